@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, then builds and runs every test
+#   1. with g++     -Wall -Wextra -Wpedantic -Werror
+#   2. with clang++ -Wall -Wextra -Wpedantic -Werror
+#   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
+#   4. a downstream project, built against the installed package, compiling
+#      the README's quick-start example exactly as written
+# and ends with one line "total: N passed, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+scripts/setup.sh
+
+jobs=${SHARDPOINT_JOBS:-2}
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
+passed=0
+failed=0
+count() { # parses ctest's summary line out of a log
+  local line
+  line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$1" | tail -n 1)
+  local bad total
+  bad=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+  passed=$((passed + total - bad))
+  failed=$((failed + bad))
+}
+
+suite() { # suite NAME CMAKE-ARGS...
+  local name=$1
+  shift
+  echo "== $name"
+  cmake -S . -B "build/$name" -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" "$@" >"build/$name.configure.log" 2>&1 ||
+    { cat "build/$name.configure.log"; exit 1; }
+  cmake --build "build/$name" -j "$jobs" || { echo "$name: build failed"; failed=$((failed + 1)); return 1; }
+  local log="build/$name.ctest.log"
+  local rc=0
+  ctest --test-dir "build/$name" --output-on-failure -j "$jobs" 2>&1 | tee "$log" || rc=$?
+  count "$log"
+  return $rc
+}
+
+mkdir -p build
+status=0
+suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
+suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+  suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSHARDPOINT_SANITIZE=address,undefined || status=1
+
+echo "== downstream: find_package(shardpoint) from the installed tree, README example"
+rm -rf build/install build/downstream
+cmake --install build/gcc --prefix build/install >/dev/null
+mkdir -p build/downstream/src
+# The README's quick-start block, exactly as written.
+sed -n '/<!-- quickstart:begin -->/,/<!-- quickstart:end -->/p' README.md |
+  sed '1,/^```cpp$/d;/^```$/,$d' >build/downstream/src/main.cpp
+if [ ! -s build/downstream/src/main.cpp ]; then
+  echo "downstream: no quick-start block found in README.md"
+  failed=$((failed + 1))
+  status=1
+elif cmake -S tests/downstream -B build/downstream/build -G Ninja \
+  -DCMAKE_PREFIX_PATH="$root/build/install" -DQUICKSTART_SOURCE="$root/build/downstream/src/main.cpp" \
+  >build/downstream.log 2>&1 &&
+  cmake --build build/downstream/build >>build/downstream.log 2>&1 &&
+  build/downstream/build/quickstart >build/downstream/out.txt; then
+  cat build/downstream/out.txt
+  passed=$((passed + 1))
+else
+  cat build/downstream.log
+  failed=$((failed + 1))
+  status=1
+fi
+
+echo "total: $passed passed, $failed failed"
+exit $status
