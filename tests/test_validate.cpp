@@ -96,6 +96,9 @@ TEST_CASE("(f) a graph input feeding several devices is a warning") {
   CHECK(ds[0].message ==
         "graph input vertex 0 feeds devices 0, 1; its data is copied to each of them");
   CHECK_FALSE(shardpoint::has_errors(ds));
+  // An input whose consumers share one device is an ordinary cut, whatever
+  // the input's own device.
+  CHECK(shardpoint::validate(g, sharding_result(3, {0, 1, 1}, {}), {}).empty());
 }
 
 TEST_CASE("pipelining needs stages and devices") {

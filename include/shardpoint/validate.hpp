@@ -42,7 +42,7 @@ enum class rule {
   backward_edge,            ///< (c) a consumer in an earlier stage than its producer
   too_many_devices,         ///< (d) more devices used than num_devices
   batches_per_step,         ///< (e) batches_per_step not a positive multiple of the stages
-  input_on_several_devices, ///< (f) a graph input feeding more than one device (warning)
+  input_on_several_devices, ///< (f) a graph input whose consumers are on several devices (warning)
   pipelining_needs_sharding ///< pipelining without stages, or stages without devices
 };
 
@@ -213,10 +213,8 @@ private:
       if (has_pred[u]) {
         continue;
       }
+      // The devices its consumers run on: where its data has to be sent.
       std::set<int> devices;
-      if (const auto d = r_.device(u)) {
-        devices.insert(*d);
-      }
       auto [ei, eend] = out_edges(by_index_[u], g_);
       for (; ei != eend; ++ei) {
         if (const auto d = r_.device(static_cast<std::size_t>(get(index_, target(*ei, g_))))) {
