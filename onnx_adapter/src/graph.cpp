@@ -1,0 +1,310 @@
+// The node graph of an ONNX model, names, points, attributes and validation.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+namespace shardpoint::onnx {
+
+namespace {
+
+using name_set = std::unordered_set<std::string>;
+
+void outer_reads(const ::onnx::GraphProto& g, const name_set& enclosing_locals, name_set& out);
+
+// The tensors a node reads from the scope it sits in: its inputs, and what
+// its subgraphs read from outside themselves. `locals` are the names defined
+// in the scope between the node and the top level (empty at top level).
+void node_reads(const ::onnx::NodeProto& node, const name_set& locals, name_set& out) {
+  for (const auto& i : node.input()) {
+    if (!i.empty() && !locals.count(i)) {
+      out.insert(i);
+    }
+  }
+  for (const auto& a : node.attribute()) {
+    if (a.has_g()) {
+      outer_reads(a.g(), locals, out);
+    }
+    for (const auto& sub : a.graphs()) {
+      outer_reads(sub, locals, out);
+    }
+  }
+}
+
+// Names a subgraph reads that it does not define itself nor are defined in
+// `enclosing_locals` (the scopes between it and the top level). Recursion
+// depth is the nesting depth of subgraphs, which protobuf's parser bounds.
+void outer_reads(const ::onnx::GraphProto& g, const name_set& enclosing_locals, name_set& out) {
+  name_set locals = enclosing_locals;
+  for (const auto& i : g.input()) {
+    locals.insert(i.name());
+  }
+  for (const auto& t : g.initializer()) {
+    locals.insert(t.name());
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    locals.insert(t.values().name());
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) {
+      locals.insert(o);
+    }
+  }
+  for (const auto& n : g.node()) {
+    node_reads(n, locals, out);
+  }
+}
+
+std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
+  const auto& n = g.node(static_cast<int>(i));
+  return "node " + std::to_string(i) +
+         (n.name().empty() ? " (unnamed " + n.op_type() + ")" : " '" + n.name() + "'");
+}
+
+std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(g.node_size()));
+  for (const auto& n : g.node()) {
+    names.push_back(n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name());
+  }
+  return names;
+}
+
+std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < most; ++i) {
+    out += (i ? ", " : "") + items[i];
+  }
+  if (items.size() > most) {
+    out += ", ... (" + std::to_string(items.size()) + " in all)";
+  }
+  return out;
+}
+
+// Levenshtein distance, for "did you mean".
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+} // namespace
+
+node_graph build_graph(const ::onnx::GraphProto& g) {
+  const auto n = static_cast<std::size_t>(g.node_size());
+  std::unordered_map<std::string, std::size_t> producer;
+  for (std::size_t v = 0; v < n; ++v) {
+    for (const auto& o : g.node(static_cast<int>(v)).output()) {
+      if (o.empty()) {
+        continue; // an omitted optional output
+      }
+      const auto [it, fresh] = producer.emplace(o, v);
+      if (!fresh) {
+        throw input_error("tensor '" + o + "' is written by both " + node_label(g, it->second) +
+                          " and " + node_label(g, v));
+      }
+    }
+  }
+  node_graph out;
+  out.reads.resize(n);
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  const name_set top_locals;
+  for (std::size_t v = 0; v < n; ++v) {
+    name_set reads;
+    node_reads(g.node(static_cast<int>(v)), top_locals, reads);
+    std::vector<std::size_t> sources;
+    for (const auto& t : reads) {
+      if (const auto it = producer.find(t); it != producer.end()) {
+        sources.push_back(it->second);
+      }
+    }
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (std::size_t u : sources) {
+      edges.emplace_back(u, v);
+    }
+    out.reads[v].assign(reads.begin(), reads.end());
+    std::sort(out.reads[v].begin(), out.reads[v].end());
+  }
+  out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
+  return out;
+}
+
+std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
+  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
+  std::vector<std::size_t> unnamed;
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto& name = g.node(v).name();
+    if (name.empty()) {
+      unnamed.push_back(static_cast<std::size_t>(v));
+    } else {
+      by_name[name].push_back(static_cast<std::size_t>(v));
+    }
+  }
+  std::vector<std::string> duplicates;
+  for (const auto& [name, nodes] : by_name) {
+    if (nodes.size() > 1) {
+      std::string where;
+      for (std::size_t v : nodes) {
+        where += (where.empty() ? "" : ", ") + std::to_string(v);
+      }
+      duplicates.push_back("'" + name + "' (nodes " + where + ")");
+    }
+  }
+  std::sort(duplicates.begin(), duplicates.end());
+  if (!duplicates.empty()) {
+    throw input_error("node names must be unique, but " + std::to_string(duplicates.size()) +
+                      " are not: " + list(duplicates));
+  }
+  if (mode == naming::strict && !unnamed.empty()) {
+    std::vector<std::string> labels;
+    for (std::size_t v : unnamed) {
+      labels.push_back(std::to_string(v) + " (" + g.node(static_cast<int>(v)).op_type() + ")");
+    }
+    throw input_error("--only_manual_sharding needs every node named, but " +
+                      std::to_string(unnamed.size()) + " are not: nodes " + list(labels));
+  }
+  for (std::size_t v : unnamed) {
+    auto& node = *g.mutable_node(static_cast<int>(v));
+    const std::string base =
+        (node.op_type().empty() ? std::string("node") : node.op_type()) + "_" + std::to_string(v);
+    std::string name = base;
+    for (int k = 1; by_name.count(name); ++k) {
+      name = base + "_" + std::to_string(k);
+    }
+    by_name[name].push_back(v);
+    node.set_name(name);
+  }
+  return unnamed;
+}
+
+std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
+                                                 const std::vector<config_entry>& entries) {
+  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
+  for (int v = 0; v < g.node_size(); ++v) {
+    by_name[g.node(v).name()].push_back(static_cast<std::size_t>(v));
+  }
+  std::map<std::size_t, const config_entry*> seen;
+  std::vector<sharding_point<std::size_t>> points;
+  for (const auto& e : entries) {
+    const auto it = by_name.find(e.node);
+    if (it == by_name.end() || e.node.empty()) {
+      std::vector<std::pair<std::size_t, std::string>> scored;
+      for (const auto& [name, nodes] : by_name) {
+        if (!name.empty()) {
+          scored.emplace_back(distance(e.node, name), name);
+        }
+      }
+      std::sort(scored.begin(), scored.end());
+      std::string hint;
+      for (std::size_t k = 0; k < scored.size() && k < 3; ++k) {
+        hint += (k ? ", '" : "'") + scored[k].second + "'";
+      }
+      throw input_error(e.where + ": no node is named '" + e.node + "'" +
+                        (hint.empty() ? "" : "; closest: " + hint));
+    }
+    if (it->second.size() > 1) {
+      throw input_error(e.where + ": node name '" + e.node + "' belongs to " +
+                        std::to_string(it->second.size()) + " nodes");
+    }
+    const std::size_t v = it->second.front();
+    if (const auto [prev, fresh] = seen.emplace(v, &e); !fresh) {
+      throw input_error(e.where + ": node '" + e.node + "' is listed twice (first at " +
+                        prev->second->where + ")");
+    }
+    points.push_back({v, e.device, e.stage});
+  }
+  return points;
+}
+
+sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
+                      const std::vector<sharding_point<std::size_t>>& points) {
+  const std::vector<std::string> names = node_names(g);
+  const auto index = get(boost::vertex_index, nodes.graph);
+  try {
+    return manual_shard(nodes.graph, points, index,
+                        boost::make_iterator_property_map(names.begin(), index));
+  } catch (const cycle_error& e) {
+    throw input_error("the model's nodes form a cycle through " +
+                          node_label(g, e.vertex().value_or(0)),
+                      e.vertex());
+  }
+}
+
+void annotate(::onnx::GraphProto& g, const sharding_result& r) {
+  for (int v = 0; v < g.node_size(); ++v) {
+    auto& node = *g.mutable_node(v);
+    auto* attrs = node.mutable_attribute();
+    attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
+                                [](const ::onnx::AttributeProto& a) {
+                                  return a.name() == ipu_attribute || a.name() == stage_attribute;
+                                }),
+                 attrs->end());
+    const auto add = [&](const char* name, std::optional<int> value) {
+      if (value) {
+        auto* a = node.add_attribute();
+        a->set_name(name);
+        a->set_type(::onnx::AttributeProto::INT);
+        a->set_i(*value);
+      }
+    };
+    add(ipu_attribute, r.device(static_cast<std::size_t>(v)));
+    add(stage_attribute, r.stage(static_cast<std::size_t>(v)));
+  }
+}
+
+sharding_result read_annotations(const ::onnx::GraphProto& g) {
+  const auto n = static_cast<std::size_t>(g.node_size());
+  std::vector<int> devices(n, sharding_result::unset);
+  std::vector<int> stages(n, sharding_result::unset);
+  bool any_device = false;
+  bool any_stage = false;
+  for (std::size_t v = 0; v < n; ++v) {
+    for (const auto& a : g.node(static_cast<int>(v)).attribute()) {
+      const bool is_ipu = a.name() == ipu_attribute;
+      if (!is_ipu && a.name() != stage_attribute) {
+        continue;
+      }
+      if (a.type() != ::onnx::AttributeProto::INT || a.i() < 0 || a.i() >= INT32_MAX) {
+        throw input_error(node_label(g, v) + ": attribute " + a.name() +
+                          " is not a non-negative INT");
+      }
+      (is_ipu ? devices : stages)[v] = static_cast<int>(a.i());
+      (is_ipu ? any_device : any_stage) = true;
+    }
+  }
+  if (!any_device) {
+    devices.clear();
+  }
+  if (!any_stage) {
+    stages.clear();
+  }
+  return sharding_result(n, std::move(devices), std::move(stages));
+}
+
+std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& nodes,
+                                 const sharding_result& result, const pipeline_options& options) {
+  const std::vector<std::string> names = node_names(g);
+  const auto index = get(boost::vertex_index, nodes.graph);
+  return shardpoint::validate(nodes.graph, result, options, index,
+                              boost::make_iterator_property_map(names.begin(), index));
+}
+
+} // namespace shardpoint::onnx

@@ -1,0 +1,264 @@
+// The report printed after sharding: groups, parameter bytes, crossings.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <onnx/shape_inference/implementation.h>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+namespace shardpoint::onnx {
+
+namespace {
+
+std::int64_t element_size(int type) {
+  using T = ::onnx::TensorProto;
+  switch (type) {
+  case T::UINT8:
+  case T::INT8:
+  case T::BOOL:
+    return 1;
+  case T::UINT16:
+  case T::INT16:
+  case T::FLOAT16:
+  case T::BFLOAT16:
+    return 2;
+  case T::FLOAT:
+  case T::INT32:
+  case T::UINT32:
+    return 4;
+  case T::DOUBLE:
+  case T::INT64:
+  case T::UINT64:
+  case T::COMPLEX64:
+    return 8;
+  case T::COMPLEX128:
+    return 16;
+  default:
+    return 0; // strings and unknown types: no fixed size
+  }
+}
+
+std::int64_t tensor_bytes(const ::onnx::TensorProto& t) {
+  std::int64_t count = 1;
+  for (auto d : t.dims()) {
+    count *= d;
+  }
+  return count * element_size(t.data_type());
+}
+
+struct sized {
+  std::int64_t bytes = 0;
+  std::string per; // symbolic dimensions, counted as 1
+};
+
+std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
+    return std::nullopt;
+  }
+  const auto size = element_size(type.tensor_type().elem_type());
+  if (size == 0) {
+    return std::nullopt;
+  }
+  sized out{size, ""};
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      out.bytes *= d.dim_value();
+    } else if (d.has_dim_param() && !d.dim_param().empty()) {
+      out.per += (out.per.empty() ? "" : "*") + d.dim_param();
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// Shapes of every top-level tensor that ONNX shape inference can work out.
+// It runs on a copy without the large initializer payloads (their dims and
+// types are kept; small ones, such as Reshape targets, keep their data).
+std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& model) {
+  ::onnx::ModelProto light;
+  light.set_ir_version(model.ir_version());
+  *light.mutable_opset_import() = model.opset_import();
+  const auto& g = model.graph();
+  auto& lg = *light.mutable_graph();
+  *lg.mutable_node() = g.node();
+  *lg.mutable_input() = g.input();
+  *lg.mutable_output() = g.output();
+  *lg.mutable_value_info() = g.value_info();
+  for (const auto& t : g.initializer()) {
+    auto& c = *lg.add_initializer();
+    if (tensor_bytes(t) <= 4096 && t.data_location() != ::onnx::TensorProto::EXTERNAL) {
+      c = t;
+    } else {
+      c.set_name(t.name());
+      c.set_data_type(t.data_type());
+      *c.mutable_dims() = t.dims();
+    }
+  }
+  std::unordered_map<std::string, sized> sizes;
+  try {
+    ::onnx::shape_inference::InferShapes(light);
+  } catch (const std::exception&) {
+    // Partial or no shapes: sizes stay unknown where inference stopped.
+  }
+  const auto note = [&](const ::onnx::ValueInfoProto& v) {
+    if (const auto b = value_bytes(v.type())) {
+      sizes[v.name()] = *b;
+    }
+  };
+  for (const auto& v : light.graph().value_info()) {
+    note(v);
+  }
+  for (const auto& v : light.graph().input()) {
+    note(v);
+  }
+  for (const auto& v : light.graph().output()) {
+    note(v);
+  }
+  return sizes;
+}
+
+std::string human(std::int64_t bytes) {
+  char buf[64];
+  if (bytes >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  } else if (bytes >= 1024) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  }
+  return buf;
+}
+
+std::string opt(int v) {
+  return v < 0 ? "-" : std::to_string(v);
+}
+
+} // namespace
+
+report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
+                   const sharding_result& result, std::vector<diagnostic> diagnostics) {
+  const auto& g = model.graph();
+  report r;
+  r.diagnostics = std::move(diagnostics);
+  std::unordered_map<std::string, std::int64_t> initializer_bytes;
+  for (const auto& t : g.initializer()) {
+    initializer_bytes[t.name()] = tensor_bytes(t);
+  }
+  std::map<std::pair<int, int>, std::pair<std::size_t, std::set<std::string>>> groups;
+  for (std::size_t v = 0; v < result.size(); ++v) {
+    auto& [count, params] = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
+    ++count;
+    for (const auto& t : nodes.reads[v]) {
+      if (initializer_bytes.count(t)) {
+        params.insert(t);
+      }
+    }
+  }
+  for (const auto& [key, group] : groups) {
+    group_report gr{key.first, key.second, group.first, 0};
+    for (const auto& t : group.second) {
+      gr.parameter_bytes += initializer_bytes[t];
+    }
+    r.groups.push_back(gr);
+  }
+
+  r.boundary = result.has_stages() ? "stage" : "device";
+  const auto side = [&](std::size_t v) {
+    return (result.has_stages() ? result.stage(v) : result.device(v)).value_or(-1);
+  };
+  std::unordered_map<std::string, std::size_t> producer;
+  for (int v = 0; v < g.node_size(); ++v) {
+    for (const auto& o : g.node(v).output()) {
+      producer.emplace(o, static_cast<std::size_t>(v));
+    }
+  }
+  std::set<std::tuple<int, int, std::string>> crossings;
+  for (std::size_t v = 0; v < result.size(); ++v) {
+    for (const auto& t : nodes.reads[v]) {
+      const auto it = producer.find(t);
+      if (it != producer.end() && side(it->second) != side(v)) {
+        crossings.emplace(side(it->second), side(v), t);
+      }
+    }
+  }
+  if (!crossings.empty()) {
+    const auto sizes = inferred_sizes(model);
+    for (const auto& [from, to, name] : crossings) {
+      crossing_tensor c{name, from, to, std::nullopt, ""};
+      if (const auto s = sizes.find(name); s != sizes.end()) {
+        c.bytes = s->second.bytes;
+        c.per = s->second.per;
+      }
+      r.crossings.push_back(std::move(c));
+    }
+  }
+  return r;
+}
+
+std::string to_table(const report& r) {
+  std::ostringstream os;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-8s %-8s %8s  %s\n", "device", "stage", "nodes", "parameters");
+  os << line;
+  for (const auto& g : r.groups) {
+    std::snprintf(line, sizeof line, "%-8s %-8s %8zu  %s (%lld bytes)\n", opt(g.device).c_str(),
+                  opt(g.stage).c_str(), g.nodes, human(g.parameter_bytes).c_str(),
+                  static_cast<long long>(g.parameter_bytes));
+    os << line;
+  }
+  os << "\ntensors crossing " << r.boundary << " boundaries: " << r.crossings.size() << '\n';
+  for (const auto& c : r.crossings) {
+    os << "  " << r.boundary << ' ' << opt(c.from) << " -> " << opt(c.to) << "  " << c.name << "  "
+       << (c.bytes ? human(*c.bytes) + " (" + std::to_string(*c.bytes) + " bytes" +
+                         (c.per.empty() ? ")" : " per " + c.per + ")")
+                   : std::string("size unknown"))
+       << '\n';
+  }
+  os << "\nvalidation: ";
+  if (r.diagnostics.empty()) {
+    os << "no problems\n";
+  } else {
+    os << r.diagnostics.size() << " finding(s)\n";
+    for (const auto& d : r.diagnostics) {
+      os << "  " << to_string(d.severity) << " [" << to_string(d.rule) << "] " << d.message << '\n';
+    }
+  }
+  return os.str();
+}
+
+std::string to_json(const report& r) {
+  nlohmann::json j;
+  j["groups"] = nlohmann::json::array();
+  for (const auto& g : r.groups) {
+    j["groups"].push_back({{"device", g.device < 0 ? nlohmann::json() : nlohmann::json(g.device)},
+                           {"stage", g.stage < 0 ? nlohmann::json() : nlohmann::json(g.stage)},
+                           {"nodes", g.nodes},
+                           {"parameter_bytes", g.parameter_bytes}});
+  }
+  j["boundary"] = r.boundary;
+  j["crossings"] = nlohmann::json::array();
+  for (const auto& c : r.crossings) {
+    j["crossings"].push_back({{"tensor", c.name},
+                              {"from", c.from},
+                              {"to", c.to},
+                              {"bytes", c.bytes ? nlohmann::json(*c.bytes) : nlohmann::json()},
+                              {"per", c.per}});
+  }
+  j["diagnostics"] = nlohmann::json::array();
+  for (const auto& d : r.diagnostics) {
+    j["diagnostics"].push_back({{"severity", std::string(to_string(d.severity))},
+                                {"rule", std::string(to_string(d.rule))},
+                                {"message", d.message},
+                                {"nodes", d.vertices}});
+  }
+  return j.dump(2) + "\n";
+}
+
+} // namespace shardpoint::onnx

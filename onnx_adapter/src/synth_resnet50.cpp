@@ -1,0 +1,206 @@
+// A ResNet-50 v1 with the names, op types and topology of the ONNX model
+// zoo's resnet50-v1-7.onnx (Gluon's resnetv17): the seed example's model.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+#include <cstring>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+namespace shardpoint::onnx {
+
+namespace {
+
+class builder {
+public:
+  builder() {
+    model_.set_ir_version(3);
+    model_.set_producer_name("shardpoint synth");
+    model_.set_producer_version("resnet50-v1-7 structure");
+    auto* opset = model_.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(7);
+    g_ = model_.mutable_graph();
+    g_->set_name("resnet50-v1-7");
+    add_value(*g_->add_input(), "data", {-1, 3, 224, 224});
+  }
+
+  ::onnx::ModelProto finish(const std::string& output) {
+    add_value(*g_->add_output(), output, {-1, 1000});
+    // ir_version 3: initializers are listed among the graph inputs too.
+    for (const auto& t : g_->initializer()) {
+      std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
+      add_value(*g_->add_input(), t.name(), dims);
+    }
+    return std::move(model_);
+  }
+
+  std::string conv(const std::string& name, const std::string& x, std::int64_t in, std::int64_t out,
+                   std::int64_t k, std::int64_t stride) {
+    const std::string w = name + "_weight";
+    weight(w, {out, in, k, k});
+    auto& n = node(name + "_fwd", "Conv", {x, w});
+    ints(n, "dilations", {1, 1});
+    integer(n, "group", 1);
+    ints(n, "kernel_shape", {k, k});
+    const std::int64_t p = k / 2;
+    ints(n, "pads", {p, p, p, p});
+    ints(n, "strides", {stride, stride});
+    return name + "_fwd";
+  }
+
+  std::string batchnorm(const std::string& name, const std::string& x, std::int64_t c) {
+    std::vector<std::string> inputs{x};
+    for (const char* p : {"gamma", "beta", "running_mean", "running_var"}) {
+      weight(name + "_" + p, {c});
+      inputs.push_back(name + "_" + p);
+    }
+    auto& n = node(name + "_fwd", "BatchNormalization", inputs);
+    real(n, "epsilon", 1e-5F);
+    real(n, "momentum", 0.9F);
+    return name + "_fwd";
+  }
+
+  std::string op(const std::string& name, const std::string& type,
+                 const std::vector<std::string>& inputs) {
+    node(name, type, inputs);
+    return name;
+  }
+
+  ::onnx::NodeProto& node(const std::string& name, const std::string& type,
+                          const std::vector<std::string>& inputs) {
+    auto& n = *g_->add_node();
+    n.set_name(name);
+    n.set_op_type(type);
+    for (const auto& i : inputs) {
+      n.add_input(i);
+    }
+    n.add_output(name);
+    return n;
+  }
+
+  void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
+    auto& t = *g_->add_initializer();
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    std::int64_t count = 1;
+    for (auto d : dims) {
+      t.add_dims(d);
+      count *= d;
+    }
+    // A deterministic pattern in [-0.05, 0.05): not trained values.
+    std::string raw(static_cast<std::size_t>(count) * 4, '\0');
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float v = 0.05F * std::sin(static_cast<float>(i + seed_) * 0.618034F);
+      std::memcpy(raw.data() + i * 4, &v, 4);
+    }
+    seed_ += 7919;
+    t.set_raw_data(std::move(raw));
+  }
+
+  static void ints(::onnx::NodeProto& n, const char* name, const std::vector<std::int64_t>& v) {
+    auto& a = *n.add_attribute();
+    a.set_name(name);
+    a.set_type(::onnx::AttributeProto::INTS);
+    for (auto x : v) {
+      a.add_ints(x);
+    }
+  }
+  static void integer(::onnx::NodeProto& n, const char* name, std::int64_t v) {
+    auto& a = *n.add_attribute();
+    a.set_name(name);
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(v);
+  }
+  static void real(::onnx::NodeProto& n, const char* name, float v) {
+    auto& a = *n.add_attribute();
+    a.set_name(name);
+    a.set_type(::onnx::AttributeProto::FLOAT);
+    a.set_f(v);
+  }
+
+private:
+  static void add_value(::onnx::ValueInfoProto& v, const std::string& name,
+                        const std::vector<std::int64_t>& dims) {
+    v.set_name(name);
+    auto& t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(::onnx::TensorProto::FLOAT);
+    for (auto d : dims) {
+      auto& dim = *t.mutable_shape()->add_dim();
+      if (d < 0) {
+        dim.set_dim_param("N");
+      } else {
+        dim.set_dim_value(d);
+      }
+    }
+  }
+
+  ::onnx::ModelProto model_;
+  ::onnx::GraphProto* g_ = nullptr;
+  std::int64_t seed_ = 1;
+};
+
+} // namespace
+
+::onnx::ModelProto synth_resnet50() {
+  builder b;
+  const std::string p = "resnetv17_";
+  std::string x = b.conv(p + "conv0", "data", 3, 64, 7, 2);
+  x = b.batchnorm(p + "batchnorm0", x, 64);
+  x = b.op(p + "relu0_fwd", "Relu", {x});
+  {
+    auto& pool = b.node(p + "pool0_fwd", "MaxPool", {x});
+    builder::ints(pool, "kernel_shape", {3, 3});
+    builder::ints(pool, "pads", {1, 1, 1, 1});
+    builder::ints(pool, "strides", {2, 2});
+    x = p + "pool0_fwd";
+  }
+  struct stage_shape {
+    int blocks;
+    std::int64_t width;
+  };
+  const stage_shape stages[] = {{3, 64}, {4, 128}, {6, 256}, {3, 512}};
+  std::int64_t channels = 64;
+  for (int s = 0; s < 4; ++s) {
+    const std::string sp = p + "stage" + std::to_string(s + 1) + "_";
+    const std::int64_t w = stages[s].width;
+    const std::int64_t out = 4 * w;
+    for (int k = 0; k < stages[s].blocks; ++k) {
+      const int c = k == 0 ? 0 : 3 * k + 1; // first conv of the block
+      const std::int64_t stride = (k == 0 && s > 0) ? 2 : 1;
+      const auto idx = [&](int i) { return std::to_string(i); };
+      std::string y = b.conv(sp + "conv" + idx(c), x, channels, w, 1, stride);
+      y = b.batchnorm(sp + "batchnorm" + idx(c), y, w);
+      y = b.op(sp + "relu" + idx(2 * k) + "_fwd", "Relu", {y});
+      y = b.conv(sp + "conv" + idx(c + 1), y, w, w, 3, 1);
+      y = b.batchnorm(sp + "batchnorm" + idx(c + 1), y, w);
+      y = b.op(sp + "relu" + idx(2 * k + 1) + "_fwd", "Relu", {y});
+      y = b.conv(sp + "conv" + idx(c + 2), y, w, out, 1, 1);
+      y = b.batchnorm(sp + "batchnorm" + idx(c + 2), y, out);
+      std::string shortcut = x;
+      if (k == 0) {
+        shortcut = b.conv(sp + "conv3", x, channels, out, 1, stride);
+        shortcut = b.batchnorm(sp + "batchnorm3", shortcut, out);
+      }
+      const std::string sum = b.op(sp + "_plus" + idx(k), "Add", {y, shortcut});
+      x = b.op(sp + "activation" + idx(k), "Relu", {sum});
+      channels = out;
+    }
+  }
+  x = b.op(p + "pool1_fwd", "GlobalAveragePool", {x});
+  {
+    auto& flatten = b.node("flatten_473", "Flatten", {x});
+    builder::integer(flatten, "axis", 1);
+    x = "flatten_473";
+  }
+  b.weight(p + "dense0_weight", {1000, 2048});
+  b.weight(p + "dense0_bias", {1000});
+  auto& dense = b.node(p + "dense0_fwd", "Gemm", {x, p + "dense0_weight", p + "dense0_bias"});
+  builder::real(dense, "alpha", 1.0F);
+  builder::real(dense, "beta", 1.0F);
+  builder::integer(dense, "transA", 0);
+  builder::integer(dense, "transB", 1);
+  return b.finish(p + "dense0_fwd");
+}
+
+} // namespace shardpoint::onnx
