@@ -1,0 +1,135 @@
+// Helpers of the ONNX tests: small models built in code, temporary folders,
+// running the command line, and where the shared test models are.
+#ifndef SHARDPOINT_TESTS_ONNX_SUPPORT_HPP
+#define SHARDPOINT_TESTS_ONNX_SUPPORT_HPP
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+namespace onnx_test {
+
+namespace fs = std::filesystem;
+
+/// ../shared/models, or empty when it is absent (tests then skip, visibly).
+inline fs::path models_dir() {
+  const fs::path dir = SHARDPOINT_MODELS_DIR;
+  return fs::is_directory(dir) ? dir : fs::path();
+}
+
+#define SKIP_WITHOUT_MODELS()                                                                      \
+  if (onnx_test::models_dir().empty()) {                                                           \
+    WARN_MESSAGE(false, "skipped: " SHARDPOINT_MODELS_DIR " not found");                           \
+    return;                                                                                        \
+  }
+
+struct node_spec {
+  std::string name;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::string op = "Relu";
+};
+
+/// A float model: graph input "x" [1, 4], the given nodes, outputs as named.
+inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
+                                     const std::vector<std::string>& outputs) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("test");
+  const auto value = [](::onnx::ValueInfoProto& v, const std::string& name) {
+    v.set_name(name);
+    auto& t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(::onnx::TensorProto::FLOAT);
+    t.mutable_shape()->add_dim()->set_dim_value(1);
+    t.mutable_shape()->add_dim()->set_dim_value(4);
+  };
+  value(*g.add_input(), "x");
+  for (const auto& spec : nodes) {
+    auto& n = *g.add_node();
+    n.set_name(spec.name);
+    n.set_op_type(spec.op);
+    for (const auto& i : spec.inputs) {
+      n.add_input(i);
+    }
+    for (const auto& o : spec.outputs) {
+      n.add_output(o);
+    }
+  }
+  for (const auto& o : outputs) {
+    value(*g.add_output(), o);
+  }
+  return m;
+}
+
+/// A fresh empty folder, removed at the end of the test.
+class temp_dir {
+public:
+  temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "shardpoint-test-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) {
+      out.push_back(e.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+private:
+  fs::path path_;
+};
+
+inline void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct run_result {
+  int code = -1;
+  std::string out; // stdout
+  std::string err; // stderr
+};
+
+/// Runs the shardpoint binary with `args` (already shell-quoted where needed).
+inline run_result shardpoint_cli(const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / ".stdout";
+  const fs::path err = scratch / ".stderr";
+  const std::string cmd = std::string("'") + SHARDPOINT_CLI + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  run_result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+} // namespace onnx_test
+
+#endif

@@ -1,0 +1,192 @@
+// The shardpoint command line: success, validation failure, and every bad
+// input -- exit code, one clear line, and no file left behind.
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+using onnx_test::write_file;
+
+namespace {
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+// a -> b -> c, all named.
+::onnx::ModelProto chain() {
+  return onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"b", {"ya"}, {"yb"}}, {"c", {"yb"}, {"yc"}}},
+                               {"yc"});
+}
+
+struct fixture {
+  temp_dir dir;
+  fs::path model = dir / "model.onnx";
+  fs::path config = dir / "shard.yaml";
+  fs::path out = dir / "out.onnx";
+  fixture() {
+    sp::save_model(chain(), model);
+    write_file(config, "- {node: a, device: 0, stage: 0}\n- {node: b, device: 1, stage: 1}\n");
+  }
+  std::string shard_args(const fs::path& m, const fs::path& c) const {
+    return "shard --input-model " + q(m) + " --manual-sharding-config " + q(c) +
+           " --output-model " + q(out);
+  }
+};
+
+// Runs a failing command and checks code, the one-line message, and that the
+// folder holds exactly what it held before (no output, no temporary file).
+void expect_failure(fixture& f, const std::string& args, int code, const std::string& message) {
+  const auto before = f.dir.files();
+  const auto r = shardpoint_cli(args, f.dir.path());
+  CAPTURE(args);
+  CHECK(r.code == code);
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(f.dir.files() == before);
+}
+
+} // namespace
+
+TEST_CASE("shard with PopRT's spellings writes the model and a report") {
+  fixture f;
+  const auto r = shardpoint_cli("shard --input_model " + q(f.model) + " --manual_sharding_config " +
+                                    q(f.config) + " --output_model out.onnx --output_dir " +
+                                    q(f.dir.path()) + " --num_ipus 3",
+                                f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("device   stage       nodes  parameters") != std::string::npos);
+  CHECK(r.out.find("stage 0 -> 1  ya") != std::string::npos);
+  const auto written = sp::load_model(f.out);
+  CHECK(sp::read_annotations(written.graph()) ==
+        shardpoint::sharding_result(3, {0, 1, 2}, {0, 1, 2}));
+}
+
+TEST_CASE("--report json, --shard flags, inspect and validate") {
+  fixture f;
+  auto r = shardpoint_cli("shard --input-model " + q(f.model) +
+                              " --shard a=0:0 --shard b=1:1 --output-model " + q(f.out) +
+                              " --report json",
+                          f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"crossings\"") != std::string::npos);
+  CHECK(r.out.find("\"tensor\": \"yb\"") != std::string::npos);
+
+  r = shardpoint_cli("inspect " + q(f.model) + " --grep '^b$'", f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out == "1\tb\tRelu\tya -> yb\n");
+
+  r = shardpoint_cli("validate " + q(f.out) + " --num-ipus 3 --batches-per-step 6", f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("validation: no problems") != std::string::npos);
+  r = shardpoint_cli("validate " + q(f.out) + " --num-ipus 2 --batches-per-step 4", f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("too-many-devices") != std::string::npos);
+  CHECK(r.out.find("batches-per-step") != std::string::npos);
+}
+
+TEST_CASE("validation failure: exit 3 and nothing written, unless --force") {
+  fixture f;
+  const std::string args = f.shard_args(f.model, f.config) + " --num-ipus 2";
+  auto r = shardpoint_cli(args, f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("too-many-devices") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.out));
+  r = shardpoint_cli(args + " --force", f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(fs::exists(f.out));
+}
+
+TEST_CASE("the input is never overwritten unless --in-place") {
+  fixture f;
+  const auto before = onnx_test::read_file(f.model);
+  auto r = shardpoint_cli("shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
+                              q(f.model),
+                          f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(onnx_test::read_file(f.model) == before);
+  r = shardpoint_cli("shard --input-model " + q(f.model) + " --shard a=0 --in-place", f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(sp::read_annotations(sp::load_model(f.model).graph()).device(0) == 0);
+}
+
+TEST_CASE("usage errors exit 1") {
+  fixture f;
+  CHECK(shardpoint_cli("", f.dir.path()).code == 1);
+  CHECK(shardpoint_cli("shard --input-model " + q(f.model), f.dir.path()).code == 1);
+  CHECK(shardpoint_cli("shard --bogus", f.dir.path()).code == 1);
+  CHECK(shardpoint_cli("inspect " + q(f.model) + " --grep '('", f.dir.path()).code == 1);
+  const auto help = shardpoint_cli("--help", f.dir.path());
+  CHECK(help.code == 0);
+  CHECK(help.out.find("3 validation failed") != std::string::npos);
+}
+
+TEST_CASE("bad models: exit 2, one line, no output") {
+  fixture f;
+  const auto bad = f.dir / "bad.onnx";
+  expect_failure(f, f.shard_args(f.dir / "missing.onnx", f.config), 2,
+                 "missing.onnx': no such file");
+  expect_failure(f, f.shard_args(f.dir.path(), f.config), 2, "is a directory");
+  write_file(bad, "");
+  expect_failure(f, f.shard_args(bad, f.config), 2, "bad.onnx': the file is empty");
+  std::string noise(4096, '\0');
+  for (std::size_t i = 0; i < noise.size(); ++i) {
+    noise[i] = static_cast<char>((i * 2654435761U) >> 13);
+  }
+  write_file(bad, noise);
+  expect_failure(f, f.shard_args(bad, f.config), 2, "bad.onnx': not");
+  const std::string whole = onnx_test::read_file(f.model);
+  write_file(bad, whole.substr(0, whole.size() / 2));
+  expect_failure(f, f.shard_args(bad, f.config), 2, "bad.onnx': not");
+  expect_failure(f, f.shard_args(f.config, f.config), 2, "shard.yaml': not");
+
+  auto cyclic =
+      onnx_test::make_model({{"a", {"x", "yb"}, {"ya"}, "Add"}, {"b", {"ya"}, {"yb"}}}, {"yb"});
+  sp::save_model(cyclic, bad);
+  expect_failure(f, f.shard_args(bad, f.config), 2, "the model's nodes form a cycle through node");
+
+  auto twice = onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"a", {"ya"}, {"yb"}}}, {"yb"});
+  sp::save_model(twice, bad);
+  expect_failure(f, f.shard_args(bad, f.config), 2,
+                 "node names must be unique, but 1 are not: 'a' (nodes 0, 1)");
+}
+
+TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
+  fixture f;
+  const auto c = f.dir / "c.yaml";
+  const auto run = [&](const std::string& text, const std::string& message) {
+    write_file(c, text);
+    expect_failure(f, f.shard_args(f.model, c), 2, message);
+  };
+  run("- {node: nope, device: 0}\n", "c.yaml:1:3: no node is named 'nope'; closest: 'a', 'b', 'c'");
+  run("- {node: a, device: 0\n", "c.yaml:2:1: YAML syntax error");
+  run("- node: a\n  device: -1\n", "c.yaml:2:11: device '-1' is not a non-negative integer");
+  run("- node: a\n  device: 99999999999999999999\n",
+      "device '99999999999999999999' is not a non-negative integer");
+  run("- node: a\n  stage: 1.5\n", "stage '1.5' is not a non-negative integer");
+  run("- node: a\n  device: zero\n", "device 'zero' is not a non-negative integer");
+  run("- {node: a, device: 0}\n- {node: a, device: 1}\n",
+      "c.yaml:2:3: node 'a' is listed twice (first at ");
+  run("- {device: 0}\n", "c.yaml:1:3: entry 1 has no 'node'");
+  run("- {node: a, devcie: 0}\n", "unknown key 'devcie'");
+  run("just a string\n",
+      "a sharding config must be a list of {node, device, stage} entries or a mapping");
+  run("", "the sharding config is empty");
+  run("sharding_info: {a: 0}\nextra: 1\n", "c.yaml:2:1: unknown key 'extra'");
+  expect_failure(f, f.shard_args(f.model, f.dir / "nope.yaml"), 2,
+                 "nope.yaml': no such sharding config file");
+
+  const auto j = f.dir / "c.json";
+  write_file(j, "{\"sharding_info\": {\"a\": 0,}}");
+  expect_failure(f, f.shard_args(f.model, j), 2, "c.json: JSON parse error at line 1, column 27");
+  write_file(j, "{\"sharding_info\": {\"a\": -2}}");
+  expect_failure(f, f.shard_args(f.model, j), 2, "device '-2' is not a non-negative integer");
+
+  expect_failure(f, "shard --input-model " + q(f.model) + " --shard a=x --output-model " + q(f.out),
+                 2, "--shard a=x: device 'x' is not a non-negative integer");
+  expect_failure(f,
+                 "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
+                     q(f.dir / "no/such/dir/out.onnx"),
+                 2, "the output folder '" + (f.dir / "no/such/dir").string() + "' does not exist");
+}

@@ -1,0 +1,265 @@
+// Every model in ../shared/models shards and round-trips; subgraph reads
+// make edges; names; configs in every format.
+#include <set>
+
+#include <onnx/checker.h>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::temp_dir;
+
+namespace {
+
+void strip(::onnx::ModelProto& m, const std::vector<std::size_t>& renamed) {
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    auto* attrs = n.mutable_attribute();
+    attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
+                                [](const auto& a) {
+                                  return a.name() == sp::ipu_attribute ||
+                                         a.name() == sp::stage_attribute;
+                                }),
+                 attrs->end());
+  }
+  for (std::size_t v : renamed) {
+    m.mutable_graph()->mutable_node(static_cast<int>(v))->clear_name();
+  }
+}
+
+} // namespace
+
+TEST_CASE("every shared model shards, passes the checker and round-trips") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  std::size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() != ".onnx") {
+      continue;
+    }
+    ++seen;
+    CAPTURE(entry.path().filename().string());
+    const auto original = sp::load_model(entry.path());
+    auto model = original;
+    auto& g = *model.mutable_graph();
+    const auto renamed = sp::assign_names(g, sp::naming::rename_empty);
+    const auto nodes = sp::build_graph(g);
+    // A point halfway through the node list, and one at the end.
+    const auto half = static_cast<std::size_t>(g.node_size() / 2);
+    const auto last = static_cast<std::size_t>(g.node_size() - 1);
+    std::vector<shardpoint::sharding_point<std::size_t>> points{{half, 0, 0}};
+    if (last != half) {
+      points.push_back({last, 1, 1});
+    }
+    const auto result = sp::shard(g, nodes, points);
+    sp::annotate(g, result);
+    const fs::path out = dir / entry.path().filename().string();
+    sp::save_model(model, out);
+
+    auto written = sp::load_model(out);
+    CHECK_NOTHROW(::onnx::checker::check_model(written));
+    for (const auto& n : written.graph().node()) {
+      int ipu = 0;
+      int stage = 0;
+      for (const auto& a : n.attribute()) {
+        ipu += a.name() == sp::ipu_attribute && a.type() == ::onnx::AttributeProto::INT;
+        stage += a.name() == sp::stage_attribute && a.type() == ::onnx::AttributeProto::INT;
+      }
+      CHECK(ipu == 1);
+      CHECK(stage == 1);
+      CHECK_FALSE(n.name().empty());
+    }
+    CHECK(sp::read_annotations(written.graph()) == result);
+    strip(written, renamed);
+    ::onnx::ModelProto round_trip;
+    REQUIRE(round_trip.ParseFromString(original.SerializeAsString()));
+    CHECK(written.SerializeAsString() == round_trip.SerializeAsString());
+  }
+  CHECK(seen >= 8);
+}
+
+TEST_CASE("sharding twice replaces the attributes, never duplicates them") {
+  auto m = onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"b", {"ya"}, {"yb"}}}, {"yb"});
+  auto& g = *m.mutable_graph();
+  const auto nodes = sp::build_graph(g);
+  sp::annotate(g, sp::shard(g, nodes, {{0, 0, 0}}));
+  sp::annotate(g, sp::shard(g, nodes, {{1, 5, std::nullopt}}));
+  CHECK(g.node(0).attribute_size() == 1); // the stale __pipeline_stage is gone
+  CHECK(g.node(0).attribute(0).i() == 5);
+  CHECK(sp::read_annotations(g) == shardpoint::sharding_result(2, {5, 5}, {}));
+}
+
+TEST_CASE("silero_vad_legacy: reads from inside If subgraphs create edges") {
+  SKIP_WITHOUT_MODELS();
+  const auto model = sp::load_model(onnx_test::models_dir() / "silero_vad_legacy.onnx");
+  const auto& g = model.graph();
+  int if_node = -1;
+  for (int v = 0; v < g.node_size(); ++v) {
+    if (g.node(v).op_type() == "If") {
+      if_node = v;
+    }
+  }
+  REQUIRE(if_node >= 0);
+  const auto nodes = sp::build_graph(g);
+  // Outer tensors read inside the If's branches that are not its inputs.
+  std::set<std::string> direct(g.node(if_node).input().begin(), g.node(if_node).input().end());
+  std::vector<std::string> through_subgraphs;
+  for (const auto& t : nodes.reads[static_cast<std::size_t>(if_node)]) {
+    if (!direct.count(t)) {
+      through_subgraphs.push_back(t);
+    }
+  }
+  REQUIRE_FALSE(through_subgraphs.empty());
+  // Each such tensor that a top-level node writes gives an edge into the If.
+  std::size_t edges_found = 0;
+  for (int u = 0; u < g.node_size(); ++u) {
+    for (const auto& o : g.node(u).output()) {
+      if (std::find(through_subgraphs.begin(), through_subgraphs.end(), o) !=
+          through_subgraphs.end()) {
+        bool edge = false;
+        for (auto [e, end] = out_edges(static_cast<std::size_t>(u), nodes.graph); e != end; ++e) {
+          edge = edge || target(*e, nodes.graph) == static_cast<std::size_t>(if_node);
+        }
+        CHECK(edge);
+        ++edges_found;
+      }
+    }
+  }
+  // Sharding at the If puts the producers of what its branches read upstream of it.
+  const auto result = sp::shard(g, nodes, {{static_cast<std::size_t>(if_node), 0, 0}});
+  for (int u = 0; u < g.node_size(); ++u) {
+    for (const auto& o : g.node(u).output()) {
+      if (std::find(through_subgraphs.begin(), through_subgraphs.end(), o) !=
+          through_subgraphs.end()) {
+        CHECK(result.device(static_cast<std::size_t>(u)) == 0);
+      }
+    }
+  }
+  MESSAGE("If node ", if_node, " reads ", through_subgraphs.size(),
+          " outer tensors through its subgraphs; ", edges_found, " come from top-level nodes");
+}
+
+TEST_CASE("subgraph reads, nested, with shadowing, in a model built here") {
+  // n0 writes t0 and t1; If n1 reads t0 inside its branch, and a nested If
+  // inside reads t1; the branch defines its own "t2" which shadows nothing
+  // outside. n2 writes t2 at top level but the If does not read it.
+  auto m = onnx_test::make_model(
+      {{"n0", {"x"}, {"t0"}}, {"n0b", {"x"}, {"t1"}}, {"n2", {"x"}, {"t2"}}}, {"t2"});
+  auto& g = *m.mutable_graph();
+  auto& iff = *g.add_node();
+  iff.set_name("if");
+  iff.set_op_type("If");
+  iff.add_input("x");
+  iff.add_output("y");
+  auto& branch = *iff.add_attribute();
+  branch.set_name("then_branch");
+  branch.set_type(::onnx::AttributeProto::GRAPH);
+  auto& bg = *branch.mutable_g();
+  auto& local = *bg.add_node();
+  local.set_op_type("Relu");
+  local.add_input("t0");
+  local.add_output("t2"); // local name, same as a top-level tensor
+  auto& use = *bg.add_node();
+  use.set_op_type("Relu");
+  use.add_input("t2"); // reads the local t2, not n2's
+  use.add_output("y_then");
+  auto& nested = *bg.add_node();
+  nested.set_op_type("If");
+  auto& inner = *nested.add_attribute();
+  inner.set_name("else_branch");
+  inner.set_type(::onnx::AttributeProto::GRAPH);
+  auto& deep = *inner.mutable_g()->add_node();
+  deep.set_op_type("Relu");
+  deep.add_input("t1");
+  deep.add_output("z");
+  const auto nodes = sp::build_graph(g);
+  CHECK(nodes.reads[3] == std::vector<std::string>{"t0", "t1", "x"});
+  std::vector<std::size_t> sources;
+  for (std::size_t u = 0; u < 3; ++u) {
+    for (auto [e, end] = out_edges(u, nodes.graph); e != end; ++e) {
+      if (target(*e, nodes.graph) == 3) {
+        sources.push_back(u);
+      }
+    }
+  }
+  CHECK(sources == std::vector<std::size_t>{0, 1});
+}
+
+TEST_CASE("node lists that are not topologically ordered are sharded correctly") {
+  // b reads a's output but comes first in the file.
+  auto m = onnx_test::make_model(
+      {{"b", {"ya"}, {"yb"}}, {"a", {"x"}, {"ya"}}, {"c", {"yb"}, {"yc"}}}, {"yc"});
+  const auto& g = m.graph();
+  const auto result = sp::shard(g, sp::build_graph(g), {{0, 0, 0}});
+  CHECK(result.device(0) == 0);
+  CHECK(result.device(1) == 0); // a is upstream of b
+  CHECK(result.device(2) == 1);
+}
+
+TEST_CASE("names: deterministic names for unnamed nodes; strict mode refuses") {
+  auto m = onnx_test::make_model(
+      {{"", {"x"}, {"y0"}, "Relu"}, {"Relu_0", {"y0"}, {"y1"}}, {"", {"y1"}, {"y2"}, "Sigmoid"}},
+      {"y2"});
+  auto strict = m;
+  CHECK_THROWS_WITH_AS(sp::assign_names(*strict.mutable_graph(), sp::naming::strict),
+                       "--only_manual_sharding needs every node named, but 2 are not: nodes 0 "
+                       "(Relu), 2 (Sigmoid)",
+                       sp::input_error);
+  const auto renamed = sp::assign_names(*m.mutable_graph(), sp::naming::rename_empty);
+  CHECK(renamed == std::vector<std::size_t>{0, 2});
+  CHECK(m.graph().node(0).name() == "Relu_0_1"); // Relu_0 was taken
+  CHECK(m.graph().node(2).name() == "Sigmoid_2");
+
+  auto dup = onnx_test::make_model({{"a", {"x"}, {"y0"}}, {"a", {"y0"}, {"y1"}}}, {"y1"});
+  CHECK_THROWS_WITH_AS(sp::assign_names(*dup.mutable_graph(), sp::naming::rename_empty),
+                       "node names must be unique, but 1 are not: 'a' (nodes 0, 1)",
+                       sp::input_error);
+}
+
+TEST_CASE("the three config formats give the same points") {
+  temp_dir dir;
+  onnx_test::write_file(dir / "list.yaml",
+                        "- {node: a, device: 0, stage: 0}\n- node: c\n  device: 1\n  stage: 1\n");
+  onnx_test::write_file(dir / "map.yaml",
+                        "sharding_info:\n  a: 0\n  c: 1\npipelining_info:\n  a: 0\n  c: 1\n");
+  onnx_test::write_file(
+      dir / "map.json",
+      R"({"sharding_info": {"a": 0, "c": 1}, "pipelining_info": {"a": 0, "c": 1}})");
+  auto m = onnx_test::make_model(
+      {{"a", {"x"}, {"ya"}}, {"b", {"ya"}, {"yb"}}, {"c", {"yb"}, {"yc"}}}, {"yc"});
+  const auto& g = m.graph();
+  const std::vector<shardpoint::sharding_point<std::size_t>> want{{0, 0, 0}, {2, 1, 1}};
+  CHECK(sp::resolve(g, sp::read_config(dir / "list.yaml")) == want);
+  CHECK(sp::resolve(g, sp::read_config(dir / "map.yaml")) == want);
+  CHECK(sp::resolve(g, sp::read_config(dir / "map.json")) == want);
+  CHECK(sp::resolve(g, {sp::parse_shard_flag("a=0:0"), sp::parse_shard_flag("c=1:1")}) == want);
+  const auto only_device = sp::parse_shard_flag("c=3");
+  CHECK(only_device.device == 3);
+  CHECK_FALSE(only_device.stage.has_value());
+}
+
+TEST_CASE("weights in external data files are never opened, and their references are kept") {
+  temp_dir dir;
+  auto m = onnx_test::make_model({{"a", {"x", "w"}, {"ya"}, "Add"}, {"b", {"ya"}, {"yb"}}}, {"yb"});
+  auto& w = *m.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::FLOAT);
+  w.add_dims(1);
+  w.add_dims(4);
+  w.set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* location = w.add_external_data();
+  location->set_key("location");
+  location->set_value("weights-that-do-not-exist.bin"); // opening it would fail
+  const fs::path in = dir / "external.onnx";
+  sp::save_model(m, in);
+  const auto r = onnx_test::shardpoint_cli("shard --input-model '" + in.string() +
+                                               "' --shard a=0:0 --output-model '" +
+                                               (dir / "out.onnx").string() + "'",
+                                           dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("  16 B (16 bytes)") != std::string::npos); // its size comes from dims
+  const auto out = sp::load_model(dir / "out.onnx");
+  REQUIRE(out.graph().initializer_size() == 1);
+  CHECK(out.graph().initializer(0).data_location() == ::onnx::TensorProto::EXTERNAL);
+  CHECK(out.graph().initializer(0).external_data(0).value() == "weights-that-do-not-exist.bin");
+}
