@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and shards a generated
-# 48-layer transformer-like graph into 4 pipeline stages, then validates it.
-# Arguments are passed to the example: scripts/demo.sh [LAYERS] [STAGES]
+# The main job: the seed example of PopRT's manual sharding, end to end.
+#   1. installs what is missing and builds the shardpoint command line;
+#   2. generates ResNet-50 v1 (the model zoo's resnet50-v1-7 structure);
+#   3. shards it with the seed's shard.yaml (three points plus the default
+#      group: 4 IPUs, 4 pipeline stages) and prints the report;
+#   4. validates the written model for num_ipus 4 and batches_per_step 16.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD_TESTS=OFF \
-  "${launcher[@]}" >/dev/null
-cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" --target example_layered >/dev/null
-exec build/demo/examples/example_layered "$@"
+  -DSHARDPOINT_BUILD_EXAMPLES=OFF -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" >/dev/null
+cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" --target shardpoint_cli >/dev/null
+shardpoint=build/demo/onnx_adapter/shardpoint
+out=build/demo/out
+mkdir -p "$out"
+
+echo "== shardpoint synth resnet50 $out/resnet50-v1-7.onnx"
+"$shardpoint" synth resnet50 "$out/resnet50-v1-7.onnx"
+echo
+echo "== shardpoint shard (the seed's command line, with shardpoint for poprt)"
+"$shardpoint" shard \
+  --input_model "$out/resnet50-v1-7.onnx" \
+  --manual_sharding_config examples/resnet50/shard.yaml \
+  --output_model resnet50-v1-7.sharded.onnx --output_dir "$out" \
+  --num-ipus 4 --enable-pipelining --batches-per-step 16
+echo
+echo "== shardpoint validate --num-ipus 4 --batches-per-step 16"
+"$shardpoint" validate "$out/resnet50-v1-7.sharded.onnx" --num-ipus 4 --batches-per-step 16 |
+  sed -n '/^validation:/,$p'

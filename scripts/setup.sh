@@ -2,7 +2,6 @@
 # Installs, from Debian's packages, whatever shardpoint needs to build and
 # test that is missing. Idempotent, and silent when everything is there.
 #
-#   scripts/setup.sh            core + tests (+ the ONNX adapter's libraries)
 set -euo pipefail
 
 packages=(
@@ -12,6 +11,8 @@ packages=(
   libboost-graph-dev librange-v3-dev
   # tests
   doctest-dev
+  # the ONNX adapter and the command line
+  libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
 )
 
 missing=()

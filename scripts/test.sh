@@ -3,6 +3,7 @@
 #   1. with g++     -Wall -Wextra -Wpedantic -Werror
 #   2. with clang++ -Wall -Wextra -Wpedantic -Werror
 #   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
+#      (the ONNX adapter and the command line included in all three)
 #   4. a downstream project, built against the installed package, compiling
 #      the README's quick-start example exactly as written
 # and ends with one line "total: N passed, M failed".
@@ -34,7 +35,7 @@ suite() { # suite NAME CMAKE-ARGS...
   local name=$1
   shift
   echo "== $name"
-  cmake -S . -B "build/$name" -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" "$@" >"build/$name.configure.log" 2>&1 ||
+  cmake -S . -B "build/$name" -G Ninja -DSHARDPOINT_WERROR=ON -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" "$@" >"build/$name.configure.log" 2>&1 ||
     { cat "build/$name.configure.log"; exit 1; }
   cmake --build "build/$name" -j "$jobs" || { echo "$name: build failed"; failed=$((failed + 1)); return 1; }
   local log="build/$name.ctest.log"
