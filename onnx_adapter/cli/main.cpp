@@ -204,11 +204,20 @@ int main(int argc, char** argv) {
 
   std::string synth_what;
   std::string synth_out;
-  auto* synth = app.add_subcommand("synth", "Generate a synthetic model");
+  int layers = 12;
+  int hidden = 8;
+  int sequence = 16;
+  auto* synth = app.add_subcommand(
+      "synth", "Generate a synthetic model: resnet50 (the seed example's ResNet-50 v1) or "
+               "decoder (29 nodes per layer)");
   synth->add_option("model", synth_what, "What to generate")
       ->required()
-      ->check(CLI::IsMember({"resnet50"}));
+      ->check(CLI::IsMember({"resnet50", "decoder"}));
   synth->add_option("output", synth_out, "Output .onnx file")->required();
+  synth->add_option("--layers", layers, "decoder: number of layers")
+      ->check(CLI::Range(1, 10'000'000));
+  synth->add_option("--hidden", hidden, "decoder: hidden size")->check(CLI::Range(1, 4096));
+  synth->add_option("--sequence", sequence, "decoder: sequence length")->check(CLI::Range(1, 4096));
 
   try {
     app.parse(argc, argv);
@@ -227,7 +236,9 @@ int main(int argc, char** argv) {
       return run_validate(validate_model, v_ipus, v_pipelining, v_bps, v_report);
     }
     if (*synth) {
-      sp::save_model(sp::synth_resnet50(), synth_out);
+      sp::save_model(synth_what == "resnet50" ? sp::synth_resnet50()
+                                              : sp::synth_decoder(layers, hidden, sequence),
+                     synth_out);
       return exit_ok;
     }
   } catch (const usage_error& e) {

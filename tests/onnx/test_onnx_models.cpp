@@ -263,3 +263,25 @@ TEST_CASE("weights in external data files are never opened, and their references
   CHECK(out.graph().initializer(0).data_location() == ::onnx::TensorProto::EXTERNAL);
   CHECK(out.graph().initializer(0).external_data(0).value() == "weights-that-do-not-exist.bin");
 }
+
+TEST_CASE("synth decoder: 29 nodes a layer, a valid model, sizes for every cut") {
+  auto m = sp::synth_decoder(6);
+  CHECK(m.graph().node_size() == 6 * 29);
+  CHECK_NOTHROW(::onnx::checker::check_model(m));
+  auto& g = *m.mutable_graph();
+  CHECK(sp::assign_names(g, sp::naming::strict).empty());
+  const auto nodes = sp::build_graph(g);
+  const auto points = sp::resolve(g, {sp::parse_shard_flag("layer1/mlp_residual=0:0"),
+                                      sp::parse_shard_flag("layer3/mlp_residual=1:1")});
+  const auto result = sp::shard(g, nodes, points);
+  const auto r = sp::make_report(m, nodes, result, {});
+  REQUIRE(r.groups.size() == 3);
+  CHECK(r.groups[0].nodes == 2 * 29);
+  CHECK(r.groups[1].nodes == 2 * 29);
+  CHECK(r.groups[2].nodes == 2 * 29);
+  // The residual stream crosses each cut: [1, 16, 8] floats.
+  REQUIRE(r.crossings.size() == 2);
+  CHECK(r.crossings[0].name == "layer1/mlp_residual");
+  CHECK(r.crossings[0].bytes == 16 * 8 * 4);
+  CHECK_THROWS_AS(sp::synth_decoder(0), sp::input_error);
+}

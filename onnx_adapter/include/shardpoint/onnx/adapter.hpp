@@ -168,6 +168,12 @@ std::string to_json(const report& r);
 /// resnet50-v1-7.onnx (175 nodes); weights are a deterministic pattern.
 ::onnx::ModelProto synth_resnet50();
 
+/// A transformer-decoder-like model of `layers` layers, 29 nodes each
+/// (decomposed LayerNorm, single-head attention, MLP, two residual adds),
+/// with hidden size `hidden` and sequence length `sequence`; weights are a
+/// deterministic pattern. Node names are `layer<L>/<op>`.
+::onnx::ModelProto synth_decoder(int layers, int hidden = 8, int sequence = 16);
+
 } // namespace shardpoint::onnx
 
 #endif // SHARDPOINT_ONNX_ADAPTER_HPP
