@@ -2,9 +2,10 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cmath>
-#include <cstring>
 
 #include <shardpoint/onnx/adapter.hpp>
+
+#include "synth_support.hpp"
 
 namespace shardpoint::onnx {
 
@@ -20,7 +21,7 @@ public:
     opset->set_version(13);
     g_ = model_.mutable_graph();
     g_->set_name("decoder");
-    value(*g_->add_input(), "tokens", {1, s_, d_});
+    synth::set_value(*g_->add_input(), "tokens", {1, s_, d_});
     constant("eps", {}, 1e-5F);
     constant("scale", {}, 1.0F / std::sqrt(static_cast<float>(d_)));
   }
@@ -42,7 +43,7 @@ public:
     const auto k = dense("k", h, d_, d_);
     const auto v = dense("v", h, d_, d_);
     auto& t = node("k_transpose", "Transpose", {k});
-    ints(t, "perm", {0, 2, 1});
+    synth::add_ints(t, "perm", {0, 2, 1});
     const auto scores = op("scores", "MatMul", {q, prefix_ + "k_transpose"});
     const auto scaled_scores = op("scores_scale", "Mul", {scores, "scale"});
     const auto probs = op("softmax", "Softmax", {scaled_scores});
@@ -57,7 +58,7 @@ public:
   }
 
   ::onnx::ModelProto finish(const std::string& out) {
-    value(*g_->add_output(), out, {1, s_, d_});
+    synth::set_value(*g_->add_output(), out, {1, s_, d_});
     return std::move(model_);
   }
 
@@ -70,19 +71,12 @@ private:
 
   ::onnx::NodeProto& node(const std::string& name, const std::string& type,
                           const std::vector<std::string>& inputs) {
-    auto& n = *g_->add_node();
-    n.set_name(prefix_ + name);
-    n.set_op_type(type);
-    for (const auto& i : inputs) {
-      n.add_input(i);
-    }
-    n.add_output(prefix_ + name);
-    return n;
+    return synth::add_node(*g_, prefix_ + name, type, inputs);
   }
 
   std::string reduce(const std::string& name, const std::string& x) {
     auto& n = node(name, "ReduceMean", {x});
-    ints(n, "axes", {-1});
+    synth::add_ints(n, "axes", {-1});
     return prefix_ + name;
   }
 
@@ -94,21 +88,7 @@ private:
   }
 
   std::string weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-    auto& t = *g_->add_initializer();
-    t.set_name(prefix_ + name);
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    std::int64_t count = 1;
-    for (auto d : dims) {
-      t.add_dims(d);
-      count *= d;
-    }
-    std::string raw(static_cast<std::size_t>(count) * 4, '\0');
-    for (std::int64_t i = 0; i < count; ++i) {
-      const float v = 0.02F * std::sin(static_cast<float>(i + seed_) * 0.618034F);
-      std::memcpy(raw.data() + i * 4, &v, 4);
-    }
-    ++seed_;
-    t.set_raw_data(std::move(raw));
+    synth::add_weight(*g_, prefix_ + name, dims, 0.02F, seed_++);
     return prefix_ + name;
   }
 
@@ -120,25 +100,6 @@ private:
       t.add_dims(d);
     }
     t.add_float_data(v);
-  }
-
-  static void ints(::onnx::NodeProto& n, const char* name, const std::vector<std::int64_t>& v) {
-    auto& a = *n.add_attribute();
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INTS);
-    for (auto x : v) {
-      a.add_ints(x);
-    }
-  }
-
-  static void value(::onnx::ValueInfoProto& v, const std::string& name,
-                    const std::vector<std::int64_t>& dims) {
-    v.set_name(name);
-    auto& t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(::onnx::TensorProto::FLOAT);
-    for (auto d : dims) {
-      t.mutable_shape()->add_dim()->set_dim_value(d);
-    }
   }
 
   std::int64_t d_;

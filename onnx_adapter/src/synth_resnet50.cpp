@@ -2,10 +2,9 @@
 // zoo's resnet50-v1-7.onnx (Gluon's resnetv17): the seed example's model.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#include <cmath>
-#include <cstring>
-
 #include <shardpoint/onnx/adapter.hpp>
+
+#include "synth_support.hpp"
 
 namespace shardpoint::onnx {
 
@@ -22,15 +21,15 @@ public:
     opset->set_version(7);
     g_ = model_.mutable_graph();
     g_->set_name("resnet50-v1-7");
-    add_value(*g_->add_input(), "data", {-1, 3, 224, 224});
+    synth::set_value(*g_->add_input(), "data", {-1, 3, 224, 224});
   }
 
   ::onnx::ModelProto finish(const std::string& output) {
-    add_value(*g_->add_output(), output, {-1, 1000});
+    synth::set_value(*g_->add_output(), output, {-1, 1000});
     // ir_version 3: initializers are listed among the graph inputs too.
     for (const auto& t : g_->initializer()) {
       std::vector<std::int64_t> dims(t.dims().begin(), t.dims().end());
-      add_value(*g_->add_input(), t.name(), dims);
+      synth::set_value(*g_->add_input(), t.name(), dims);
     }
     return std::move(model_);
   }
@@ -40,12 +39,12 @@ public:
     const std::string w = name + "_weight";
     weight(w, {out, in, k, k});
     auto& n = node(name + "_fwd", "Conv", {x, w});
-    ints(n, "dilations", {1, 1});
-    integer(n, "group", 1);
-    ints(n, "kernel_shape", {k, k});
+    synth::add_ints(n, "dilations", {1, 1});
+    synth::add_int(n, "group", 1);
+    synth::add_ints(n, "kernel_shape", {k, k});
     const std::int64_t p = k / 2;
-    ints(n, "pads", {p, p, p, p});
-    ints(n, "strides", {stride, stride});
+    synth::add_ints(n, "pads", {p, p, p, p});
+    synth::add_ints(n, "strides", {stride, stride});
     return name + "_fwd";
   }
 
@@ -56,8 +55,8 @@ public:
       inputs.push_back(name + "_" + p);
     }
     auto& n = node(name + "_fwd", "BatchNormalization", inputs);
-    real(n, "epsilon", 1e-5F);
-    real(n, "momentum", 0.9F);
+    synth::add_float(n, "epsilon", 1e-5F);
+    synth::add_float(n, "momentum", 0.9F);
     return name + "_fwd";
   }
 
@@ -69,72 +68,15 @@ public:
 
   ::onnx::NodeProto& node(const std::string& name, const std::string& type,
                           const std::vector<std::string>& inputs) {
-    auto& n = *g_->add_node();
-    n.set_name(name);
-    n.set_op_type(type);
-    for (const auto& i : inputs) {
-      n.add_input(i);
-    }
-    n.add_output(name);
-    return n;
+    return synth::add_node(*g_, name, type, inputs);
   }
 
   void weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-    auto& t = *g_->add_initializer();
-    t.set_name(name);
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    std::int64_t count = 1;
-    for (auto d : dims) {
-      t.add_dims(d);
-      count *= d;
-    }
-    // A deterministic pattern in [-0.05, 0.05): not trained values.
-    std::string raw(static_cast<std::size_t>(count) * 4, '\0');
-    for (std::int64_t i = 0; i < count; ++i) {
-      const float v = 0.05F * std::sin(static_cast<float>(i + seed_) * 0.618034F);
-      std::memcpy(raw.data() + i * 4, &v, 4);
-    }
+    synth::add_weight(*g_, name, dims, 0.05F, seed_);
     seed_ += 7919;
-    t.set_raw_data(std::move(raw));
-  }
-
-  static void ints(::onnx::NodeProto& n, const char* name, const std::vector<std::int64_t>& v) {
-    auto& a = *n.add_attribute();
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INTS);
-    for (auto x : v) {
-      a.add_ints(x);
-    }
-  }
-  static void integer(::onnx::NodeProto& n, const char* name, std::int64_t v) {
-    auto& a = *n.add_attribute();
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::INT);
-    a.set_i(v);
-  }
-  static void real(::onnx::NodeProto& n, const char* name, float v) {
-    auto& a = *n.add_attribute();
-    a.set_name(name);
-    a.set_type(::onnx::AttributeProto::FLOAT);
-    a.set_f(v);
   }
 
 private:
-  static void add_value(::onnx::ValueInfoProto& v, const std::string& name,
-                        const std::vector<std::int64_t>& dims) {
-    v.set_name(name);
-    auto& t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(::onnx::TensorProto::FLOAT);
-    for (auto d : dims) {
-      auto& dim = *t.mutable_shape()->add_dim();
-      if (d < 0) {
-        dim.set_dim_param("N");
-      } else {
-        dim.set_dim_value(d);
-      }
-    }
-  }
-
   ::onnx::ModelProto model_;
   ::onnx::GraphProto* g_ = nullptr;
   std::int64_t seed_ = 1;
@@ -150,9 +92,9 @@ private:
   x = b.op(p + "relu0_fwd", "Relu", {x});
   {
     auto& pool = b.node(p + "pool0_fwd", "MaxPool", {x});
-    builder::ints(pool, "kernel_shape", {3, 3});
-    builder::ints(pool, "pads", {1, 1, 1, 1});
-    builder::ints(pool, "strides", {2, 2});
+    synth::add_ints(pool, "kernel_shape", {3, 3});
+    synth::add_ints(pool, "pads", {1, 1, 1, 1});
+    synth::add_ints(pool, "strides", {2, 2});
     x = p + "pool0_fwd";
   }
   struct stage_shape {
@@ -190,16 +132,16 @@ private:
   x = b.op(p + "pool1_fwd", "GlobalAveragePool", {x});
   {
     auto& flatten = b.node("flatten_473", "Flatten", {x});
-    builder::integer(flatten, "axis", 1);
+    synth::add_int(flatten, "axis", 1);
     x = "flatten_473";
   }
   b.weight(p + "dense0_weight", {1000, 2048});
   b.weight(p + "dense0_bias", {1000});
   auto& dense = b.node(p + "dense0_fwd", "Gemm", {x, p + "dense0_weight", p + "dense0_bias"});
-  builder::real(dense, "alpha", 1.0F);
-  builder::real(dense, "beta", 1.0F);
-  builder::integer(dense, "transA", 0);
-  builder::integer(dense, "transB", 1);
+  synth::add_float(dense, "alpha", 1.0F);
+  synth::add_float(dense, "beta", 1.0F);
+  synth::add_int(dense, "transA", 0);
+  synth::add_int(dense, "transB", 1);
   return b.finish(p + "dense0_fwd");
 }
 
