@@ -47,6 +47,9 @@ suite() { # suite NAME CMAKE-ARGS...
 
 mkdir -p build
 status=0
+if [ ! -d ../shared/models ]; then
+  echo "note: ../shared/models not found: the tests that need the shared ONNX models skip"
+fi
 suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
 suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
