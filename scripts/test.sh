@@ -3,6 +3,7 @@
 #   1. with g++     -Wall -Wextra -Wpedantic -Werror
 #   2. with clang++ -Wall -Wextra -Wpedantic -Werror
 #   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
 #   4. a downstream project, built against the installed package, compiling
 #      the README's quick-start example exactly as written
@@ -55,6 +56,21 @@ suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || st
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHARDPOINT_SANITIZE=address,undefined || status=1
+
+echo "== tsan: the runtime's tests under ThreadSanitizer"
+if cmake -S . -B build/tsan -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_SANITIZE=thread >build/tsan.configure.log 2>&1 &&
+  cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline; then
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline)$' --output-on-failure 2>&1 |
+    tee build/tsan.ctest.log || status=1
+  count build/tsan.ctest.log
+else
+  cat build/tsan.configure.log
+  echo "tsan: build failed"
+  failed=$((failed + 1))
+  status=1
+fi
 
 echo "== downstream: find_package(shardpoint) from the installed tree, README example"
 rm -rf build/install build/downstream

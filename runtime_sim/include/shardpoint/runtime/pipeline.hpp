@@ -1,0 +1,458 @@
+// shardpoint/runtime/pipeline.hpp -- emulated pipelined execution of a
+// sharded graph on N emulated devices.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE SCHEDULE (both modes)
+//
+//   A sharded graph has stages 0..S-1, each on one device, with a cost in
+//   integer cost units (the sum of its vertices' costs). M micro-batches flow
+//   through the stages as in a GPipe-style forward pipeline: stage s takes
+//   micro-batch m from the queue before it (stage 0: from the host's input
+//   queue), computes for cost(s), then pushes it into the queue after it
+//   (the last stage: into the host's output queue). Between two stages is a
+//   ring buffer of `queue_depth` entries (rounded up to a power of two); a
+//   stage whose next queue is full waits, still holding its device, until
+//   there is room ("blocking after service"). Each device runs its work in
+//   micro-batch-major order: for m = 0..M-1, its stages in increasing order.
+//   That order is a topological order of all the dependencies, which is why
+//   threads mode cannot deadlock.
+//
+//   virtual: a deterministic discrete-event computation of that schedule in
+//            cost units, no threads: O(S x M) time, O(S x depth) memory.
+//   threads: one thread per device and real ring buffers; a cost unit is
+//            `unit` of real time, spent sleeping until a deadline (not
+//            spinning), so more devices than cores are emulated faithfully.
+//
+//   For identical micro-batches with one device per stage, the makespan is
+//   sum(cost) + (M - 1) * max(cost); `analytic_makespan` reports it beside
+//   the measured one.
+#ifndef SHARDPOINT_RUNTIME_PIPELINE_HPP
+#define SHARDPOINT_RUNTIME_PIPELINE_HPP
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/sharding_result.hpp>
+
+#include "queue_manager.hpp"
+#include "ring_buffer.hpp"
+
+namespace shardpoint::runtime {
+
+/// A sharding that cannot run as a pipeline (PopRT's checks).
+class config_error : public shardpoint::error {
+  using shardpoint::error::error;
+};
+
+struct stage_plan {
+  int stage = 0;
+  int device = 0;
+  std::size_t nodes = 0;
+  std::int64_t cost = 0; ///< cost units per micro-batch
+};
+
+/// Stages with their devices and costs, checked against PopRT's rules.
+struct pipeline_plan {
+  std::vector<stage_plan> stages; ///< by stage number
+  int num_devices = 0;
+};
+
+/// Builds the plan of `result` with `cost(i)` cost units for the vertex of
+/// index i. Throws config_error when pipelining is impossible: a vertex
+/// without device or stage, a stage on two devices, stages not numbered
+/// 0..S-1, batches_per_step not a positive multiple of S, more devices than
+/// `num_devices` (when given), or a negative cost.
+inline pipeline_plan make_plan(const sharding_result& result,
+                               const std::function<std::int64_t(std::size_t)>& cost,
+                               int batches_per_step, std::optional<int> num_devices = {}) {
+  if (!result.has_stages() || !result.has_devices()) {
+    throw config_error("pipelining needs a device and a stage on every node");
+  }
+  const int S = result.num_stages();
+  std::vector<stage_plan> stages(static_cast<std::size_t>(S));
+  std::vector<bool> seen(stages.size(), false);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    const auto d = result.device(i);
+    const auto s = result.stage(i);
+    if (!d || !s) {
+      throw config_error("pipelining needs a device and a stage on every node; vertex " +
+                         std::to_string(i) + " lacks one");
+    }
+    auto& st = stages[static_cast<std::size_t>(*s)];
+    if (seen[static_cast<std::size_t>(*s)] && st.device != *d) {
+      throw config_error("stage " + std::to_string(*s) + " is on devices " +
+                         std::to_string(st.device) + " and " + std::to_string(*d) +
+                         "; a pipeline stage must run on one device");
+    }
+    const std::int64_t c = cost(i);
+    if (c < 0) {
+      throw config_error("vertex " + std::to_string(i) + " has a negative cost");
+    }
+    seen[static_cast<std::size_t>(*s)] = true;
+    st.stage = *s;
+    st.device = *d;
+    ++st.nodes;
+    st.cost += c;
+  }
+  for (int s = 0; s < S; ++s) {
+    if (!seen[static_cast<std::size_t>(s)]) {
+      throw config_error("stages must be numbered 0.." + std::to_string(S - 1) +
+                         " without gaps; stage " + std::to_string(s) + " is empty");
+    }
+  }
+  if (batches_per_step <= 0 || batches_per_step % S != 0) {
+    throw config_error("batches_per_step is " + std::to_string(batches_per_step) +
+                       " but must be a positive multiple of the number of stages (" +
+                       std::to_string(S) + ")");
+  }
+  if (num_devices && result.num_devices() > *num_devices) {
+    throw config_error("the sharding uses " + std::to_string(result.num_devices()) +
+                       " devices but num_ipus is " + std::to_string(*num_devices));
+  }
+  return {std::move(stages), result.num_devices()};
+}
+
+/// One unit of work: stage `stage` computing micro-batch `micro_batch`.
+struct work_item {
+  int stage = 0;
+  int device = 0;
+  int micro_batch = 0;
+  double start = 0; ///< cost units from the start of the run
+  double end = 0;   ///< end of the computation (before any wait to push)
+};
+
+struct stage_metrics {
+  int stage = 0;
+  int device = 0;
+  std::size_t nodes = 0;
+  std::int64_t cost = 0;
+  double busy = 0; ///< cost units spent computing
+  double utilisation = 0;
+};
+
+struct device_metrics {
+  int device = 0;
+  double busy = 0;
+  double utilisation = 0;
+};
+
+struct run_metrics {
+  std::string mode;
+  int micro_batches = 0;
+  double makespan = 0;     ///< cost units
+  double wall_seconds = 0; ///< threads mode
+  std::int64_t analytic_makespan = 0;
+  double throughput = 0;      ///< micro-batches per cost unit
+  double bubble_fraction = 0; ///< idle share of the devices' time
+  int bottleneck_stage = 0;   ///< the stage of largest cost
+  std::vector<stage_metrics> stages;
+  std::vector<device_metrics> devices;
+  std::vector<work_item> items; ///< every work item, when kept
+};
+
+struct run_options {
+  int micro_batches = 1;
+  std::size_t queue_depth = 4;
+  /// Keep every work item (for timelines and traces); costs S x M memory.
+  bool keep_items = true;
+  /// threads mode: the real duration of one cost unit.
+  std::chrono::microseconds unit{100};
+};
+
+/// N emulated devices; in threads mode each runs on a thread of its own.
+class device_manager {
+public:
+  explicit device_manager(int count) : count_(count) {
+    if (count < 1) {
+      throw config_error("device_manager needs at least one device");
+    }
+  }
+  [[nodiscard]] int count() const noexcept { return count_; }
+
+private:
+  int count_;
+};
+
+namespace detail {
+
+inline std::int64_t analytic(const pipeline_plan& plan, int M) {
+  std::int64_t sum = 0;
+  std::int64_t most = 0;
+  for (const auto& s : plan.stages) {
+    sum += s.cost;
+    most = std::max(most, s.cost);
+  }
+  return sum + static_cast<std::int64_t>(M - 1) * most;
+}
+
+inline void summarise(const pipeline_plan& plan, run_metrics& m, int devices) {
+  m.analytic_makespan = analytic(plan, m.micro_batches);
+  m.throughput = m.makespan > 0 ? m.micro_batches / m.makespan : 0;
+  std::vector<double> device_busy(static_cast<std::size_t>(devices), 0);
+  double total_busy = 0;
+  std::int64_t most = -1;
+  for (const auto& s : plan.stages) {
+    const double busy = static_cast<double>(s.cost) * m.micro_batches;
+    m.stages.push_back(
+        {s.stage, s.device, s.nodes, s.cost, busy, m.makespan > 0 ? busy / m.makespan : 0});
+    device_busy[static_cast<std::size_t>(s.device)] += busy;
+    total_busy += busy;
+    if (s.cost > most) {
+      most = s.cost;
+      m.bottleneck_stage = s.stage;
+    }
+  }
+  std::set<int> used;
+  for (const auto& s : plan.stages) {
+    used.insert(s.device);
+  }
+  for (int d : used) {
+    const double busy = device_busy[static_cast<std::size_t>(d)];
+    m.devices.push_back({d, busy, m.makespan > 0 ? busy / m.makespan : 0});
+  }
+  const double capacity = m.makespan * static_cast<double>(used.size());
+  m.bubble_fraction = capacity > 0 ? 1.0 - total_busy / capacity : 0;
+}
+
+} // namespace detail
+
+/// Runs `plan` on `devices`: the same schedule in virtual or threads mode.
+class session {
+public:
+  session(pipeline_plan plan, const device_manager& devices)
+      : plan_(std::move(plan)), devices_(devices.count()) {
+    if (plan_.num_devices > devices_) {
+      throw config_error("the plan needs " + std::to_string(plan_.num_devices) +
+                         " devices but the device manager has " + std::to_string(devices_));
+    }
+  }
+
+  [[nodiscard]] const pipeline_plan& plan() const noexcept { return plan_; }
+
+  /// The deterministic discrete-event run, in cost units.
+  [[nodiscard]] run_metrics run_virtual(const run_options& opt) const {
+    check(opt);
+    const std::size_t S = plan_.stages.size();
+    const int M = opt.micro_batches;
+    const std::size_t Q = std::bit_ceil(opt.queue_depth);
+    run_metrics m;
+    m.mode = "virtual";
+    m.micro_batches = M;
+    if (opt.keep_items) {
+      m.items.reserve(S * static_cast<std::size_t>(M));
+    }
+    std::vector<std::int64_t> device_free(static_cast<std::size_t>(devices_), 0);
+    std::vector<std::int64_t> pushed(S, 0); // when (s, m) entered the next queue
+    // start(s, m) for the last Q micro-batches of each stage, at m % Q.
+    std::vector<std::int64_t> started(S * Q, 0);
+    std::int64_t makespan = 0;
+    for (int mb = 0; mb < M; ++mb) {
+      const std::size_t slot = static_cast<std::size_t>(mb) % Q;
+      for (std::size_t s = 0; s < S; ++s) {
+        const auto& st = plan_.stages[s];
+        auto& free = device_free[static_cast<std::size_t>(st.device)];
+        const std::int64_t input = s == 0 ? 0 : pushed[s - 1];
+        const std::int64_t start = std::max(free, input);
+        const std::int64_t end = start + st.cost;
+        std::int64_t push = end;
+        if (s + 1 < S && static_cast<std::size_t>(mb) >= Q) {
+          // Room appears when the next stage takes micro-batch mb - Q.
+          push = std::max(push, started[(s + 1) * Q + slot]);
+        }
+        started[s * Q + slot] = start;
+        pushed[s] = push;
+        free = push;
+        makespan = std::max(makespan, end);
+        if (opt.keep_items) {
+          m.items.push_back(
+              {st.stage, st.device, mb, static_cast<double>(start), static_cast<double>(end)});
+        }
+      }
+    }
+    m.makespan = static_cast<double>(makespan);
+    detail::summarise(plan_, m, devices_);
+    return m;
+  }
+
+  /// One thread per device; the host's buffers go through `queues` (its first
+  /// input and first output queue), which the caller fills from its own
+  /// thread, or, when null, through internal queues filled here.
+  [[nodiscard]] run_metrics run_threads(const run_options& opt,
+                                        queue_manager* queues = nullptr) const {
+    check(opt);
+    using clock = std::chrono::steady_clock;
+    const std::size_t S = plan_.stages.size();
+    const int M = opt.micro_batches;
+    const std::size_t Q = std::bit_ceil(opt.queue_depth);
+
+    std::unique_ptr<queue_manager> own;
+    std::vector<int> inputs;
+    std::vector<int> outputs;
+    if (queues == nullptr) {
+      own = std::make_unique<queue_manager>(std::vector<std::string>{"input"},
+                                            std::vector<std::string>{"output"},
+                                            static_cast<std::size_t>(M));
+      queues = own.get();
+      inputs.assign(static_cast<std::size_t>(M), 0);
+      outputs.assign(static_cast<std::size_t>(M), -1);
+      for (int mb = 0; mb < M; ++mb) {
+        inputs[static_cast<std::size_t>(mb)] = mb;
+        queues->enqueue_input(0, &inputs[static_cast<std::size_t>(mb)], sizeof(int));
+        queues->enqueue_output(0, &outputs[static_cast<std::size_t>(mb)], sizeof(int));
+      }
+    }
+    std::vector<std::unique_ptr<ring_buffer<int>>> links;
+    for (std::size_t s = 0; s + 1 < S; ++s) {
+      links.push_back(std::make_unique<ring_buffer<int>>(Q));
+    }
+    std::vector<std::vector<std::size_t>> stages_of(static_cast<std::size_t>(devices_));
+    for (std::size_t s = 0; s < S; ++s) {
+      stages_of[static_cast<std::size_t>(plan_.stages[s].device)].push_back(s);
+    }
+    std::vector<std::vector<work_item>> items(static_cast<std::size_t>(devices_));
+    const auto t0 = clock::now() + std::chrono::milliseconds(2); // all threads start together
+    const auto units = [&](clock::time_point t) {
+      return std::chrono::duration<double, std::micro>(t - t0).count() /
+             static_cast<double>(opt.unit.count());
+    };
+    std::vector<std::thread> threads;
+    for (int d = 0; d < devices_; ++d) {
+      if (stages_of[static_cast<std::size_t>(d)].empty()) {
+        continue;
+      }
+      threads.emplace_back([&, d] {
+        std::this_thread::sleep_until(t0);
+        auto& mine = items[static_cast<std::size_t>(d)];
+        for (int mb = 0; mb < M; ++mb) {
+          for (std::size_t s : stages_of[static_cast<std::size_t>(d)]) {
+            input_ref in{};
+            if (s == 0) {
+              in = queues->next_input(0); // the user's buffer, read in place
+            } else {
+              (void)links[s - 1]->pop();
+            }
+            const auto start = clock::now();
+            std::this_thread::sleep_until(start + plan_.stages[s].cost * opt.unit);
+            const auto end = clock::now();
+            if (s + 1 < S) {
+              links[s]->push(mb);
+            } else {
+              const output_ref out = queues->next_output(0);
+              if (out.bytes >= sizeof(int)) {
+                *static_cast<int*>(out.data) = mb; // written in place
+              }
+              if (out.done) {
+                out.done->set();
+              }
+            }
+            if (s == 0 && in.done) {
+              in.done->set();
+            }
+            if (opt.keep_items) {
+              mine.push_back({plan_.stages[s].stage, d, mb, units(start), units(end)});
+            }
+          }
+        }
+      });
+    }
+    for (auto& t : threads) {
+      t.join();
+    }
+    const auto finish = clock::now();
+    run_metrics m;
+    m.mode = "threads";
+    m.micro_batches = M;
+    m.wall_seconds = std::chrono::duration<double>(finish - t0).count();
+    double last_end = 0;
+    for (auto& per_device : items) {
+      for (auto& item : per_device) {
+        last_end = std::max(last_end, item.end);
+        m.items.push_back(item);
+      }
+    }
+    m.makespan = opt.keep_items ? last_end : units(finish);
+    detail::summarise(plan_, m, devices_);
+    return m;
+  }
+
+private:
+  void check(const run_options& opt) const {
+    if (opt.micro_batches < 1) {
+      throw config_error("at least one micro-batch is needed");
+    }
+    if (opt.queue_depth < 1) {
+      throw config_error("queue depth must be at least 1");
+    }
+    if (opt.unit.count() < 1) {
+      throw config_error("a cost unit must last at least 1 microsecond");
+    }
+  }
+
+  pipeline_plan plan_;
+  int devices_;
+};
+
+/// A row per device over `width` columns: the stage number (mod 10) where
+/// the device computes, '.' where it idles. Empty when items were not kept.
+inline std::string timeline(const run_metrics& m, int width = 72) {
+  if (m.items.empty() || m.makespan <= 0) {
+    return {};
+  }
+  std::map<int, std::string> rows;
+  for (const auto& d : m.devices) {
+    rows[d.device] = std::string(static_cast<std::size_t>(width), '.');
+  }
+  for (const auto& item : m.items) {
+    auto& row = rows[item.device];
+    const auto from = static_cast<int>(item.start / m.makespan * width);
+    const auto to = std::max(from + 1, static_cast<int>(item.end / m.makespan * width));
+    for (int c = std::max(0, from); c < std::min(width, to); ++c) {
+      row[static_cast<std::size_t>(c)] = static_cast<char>('0' + item.stage % 10);
+    }
+  }
+  std::ostringstream os;
+  for (const auto& [device, row] : rows) {
+    os << "device " << device << " |" << row << "|\n";
+  }
+  return os.str();
+}
+
+/// Chrome trace-event JSON (chrome://tracing, Perfetto): one complete event
+/// per work item, a track per device; 1 cost unit = `us_per_unit` us.
+inline std::string chrome_trace(const run_metrics& m, double us_per_unit) {
+  std::ostringstream os;
+  os << "{\"traceEvents\":[";
+  bool first = true;
+  for (const auto& d : m.devices) {
+    os << (first ? "" : ",")
+       << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" << d.device
+       << ",\"args\":{\"name\":\"device " << d.device << "\"}}";
+    first = false;
+  }
+  for (const auto& item : m.items) {
+    os << (first ? "" : ",") << "{\"name\":\"stage " << item.stage << "\",\"ph\":\"X\",\"pid\":0,"
+       << "\"tid\":" << item.device << ",\"ts\":" << item.start * us_per_unit
+       << ",\"dur\":" << (item.end - item.start) * us_per_unit
+       << ",\"args\":{\"micro_batch\":" << item.micro_batch << "}}";
+    first = false;
+  }
+  os << "],\"displayTimeUnit\":\"ms\"}\n";
+  return os.str();
+}
+
+} // namespace shardpoint::runtime
+
+#endif // SHARDPOINT_RUNTIME_PIPELINE_HPP

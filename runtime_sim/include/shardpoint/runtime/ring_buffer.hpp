@@ -1,0 +1,304 @@
+// shardpoint/runtime/ring_buffer.hpp -- a lock-free single-producer
+// single-consumer FIFO of fixed capacity.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// One thread pushes, one thread pops; any T that is move-constructible.
+// Items are constructed in place on push and destroyed on pop (and in the
+// destructor for those never popped); nothing is default-constructed.
+//
+// Design (after rigtorp/SPSCQueue and Graphcore's Model Runtime RingBuffer):
+//  * Indices count up forever (64 bits do not wrap in practice); the slot is
+//    index & mask, so the capacity is rounded up to a power of two and
+//    "full" is write - read == capacity, with no wasted slot.
+//  * Each side owns one index and keeps a cached copy of the other side's:
+//    the producer reads the consumer's index only when its cached copy says
+//    the buffer is full, and vice versa, so in steady state each side works
+//    on its own cache line and the lines do not ping-pong per item.
+//  * Blocking push/pop spin briefly, then sleep with C++20 atomic wait on the
+//    other side's index. A side about to sleep raises a "waiting" flag; the
+//    other side, after publishing its index, notifies only when the flag is
+//    up, so the non-blocking operations make no system call.
+#ifndef SHARDPOINT_RUNTIME_RING_BUFFER_HPP
+#define SHARDPOINT_RUNTIME_RING_BUFFER_HPP
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace shardpoint::runtime {
+
+namespace detail {
+
+// 64 bytes is the cache line of every x86-64 and most AArch64 parts. Not
+// std::hardware_destructive_interference_size: GCC warns that its value may
+// differ between compilations, which would make this layout part of the ABI.
+inline constexpr std::size_t cache_line = 64;
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+} // namespace detail
+
+template <class T>
+class ring_buffer {
+  static_assert(std::is_nothrow_destructible_v<T>, "ring_buffer<T> needs a noexcept destructor");
+
+public:
+  using value_type = T;
+
+  /// A buffer holding at least `min_capacity` items: the capacity is
+  /// `min_capacity` rounded up to a power of two (see `capacity()`).
+  /// Throws std::invalid_argument for 0 or a capacity that cannot be rounded.
+  explicit ring_buffer(std::size_t min_capacity)
+      : capacity_(round_up(min_capacity)), mask_(capacity_ - 1),
+        slots_(std::allocator<T>().allocate(capacity_)) {}
+
+  ring_buffer(const ring_buffer&) = delete;
+  ring_buffer& operator=(const ring_buffer&) = delete;
+
+  ~ring_buffer() {
+    // No other thread may use the buffer any more: plain loads suffice.
+    const std::size_t w = write_.load(std::memory_order_relaxed);
+    for (std::size_t r = read_.load(std::memory_order_relaxed); r != w; ++r) {
+      std::destroy_at(slot(r));
+    }
+    std::allocator<T>().deallocate(slots_, capacity_);
+  }
+
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+  /// Items in the buffer: exact from either side when the other is idle, a
+  /// snapshot otherwise.
+  [[nodiscard]] std::size_t size() const noexcept {
+    const std::size_t r = read_.load(std::memory_order_acquire);
+    const std::size_t w = write_.load(std::memory_order_acquire);
+    return w - r;
+  }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+
+  // ---- producer side -------------------------------------------------------
+
+  bool try_push(const T& value) { return try_emplace(value); }
+  bool try_push(T&& value) { return try_emplace(std::move(value)); }
+
+  /// Constructs an item in place; false (and nothing constructed) when full.
+  template <class... Args>
+  bool try_emplace(Args&&... args) {
+    // Only this thread writes write_: a relaxed load reads our own value.
+    const std::size_t w = write_.load(std::memory_order_relaxed);
+    if (w - read_cache_ == capacity_) {
+      // acquire: pairs with the consumer's publication of read_, so its
+      // destruction of the slot we are about to reuse happens before our
+      // construction in it.
+      read_cache_ = read_.load(std::memory_order_acquire);
+      if (w - read_cache_ == capacity_) {
+        return false;
+      }
+    }
+    std::construct_at(slot(w), std::forward<Args>(args)...);
+    publish_write(w + 1);
+    return true;
+  }
+
+  /// Pushes as many items of `items` as fit, copying them, with a single
+  /// index update for all; returns how many were pushed.
+  std::size_t try_push_bulk(std::span<const T> items) {
+    const std::size_t w = write_.load(std::memory_order_relaxed);
+    std::size_t free = capacity_ - (w - read_cache_);
+    if (free < items.size()) {
+      read_cache_ = read_.load(std::memory_order_acquire); // as in try_emplace
+      free = capacity_ - (w - read_cache_);
+    }
+    const std::size_t n = std::min(free, items.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      std::construct_at(slot(w + i), items[i]);
+    }
+    if (n > 0) {
+      publish_write(w + n);
+    }
+    return n;
+  }
+
+  /// Blocking push: spins briefly, then sleeps until there is room.
+  template <class U>
+  void push(U&& value) {
+    while (!try_push(std::forward<U>(value))) {
+      wait_for_room();
+    }
+  }
+
+  /// Blocking bulk push of all `items`.
+  void push_bulk(std::span<const T> items) {
+    while (!items.empty()) {
+      const std::size_t n = try_push_bulk(items);
+      items = items.subspan(n);
+      if (!items.empty()) {
+        wait_for_room();
+      }
+    }
+  }
+
+  // ---- consumer side -------------------------------------------------------
+
+  /// The oldest item, or nothing when empty.
+  std::optional<T> try_pop() {
+    const std::size_t r = read_.load(std::memory_order_relaxed); // ours
+    if (r == write_cache_) {
+      // acquire: pairs with the producer's publication of write_, so the
+      // item's construction happens before we read it.
+      write_cache_ = write_.load(std::memory_order_acquire);
+      if (r == write_cache_) {
+        return std::nullopt;
+      }
+    }
+    T* p = slot(r);
+    std::optional<T> out(std::move(*p));
+    std::destroy_at(p);
+    publish_read(r + 1);
+    return out;
+  }
+
+  /// Moves up to out.size() items into `out` (assigning over what is there),
+  /// with a single index update; returns how many were popped.
+  std::size_t try_pop_bulk(std::span<T> out) {
+    const std::size_t r = read_.load(std::memory_order_relaxed);
+    std::size_t available = write_cache_ - r;
+    if (available < out.size()) {
+      write_cache_ = write_.load(std::memory_order_acquire); // as in try_pop
+      available = write_cache_ - r;
+    }
+    const std::size_t n = std::min(available, out.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      T* p = slot(r + i);
+      out[i] = std::move(*p);
+      std::destroy_at(p);
+    }
+    if (n > 0) {
+      publish_read(r + n);
+    }
+    return n;
+  }
+
+  /// Blocking pop: spins briefly, then sleeps until an item arrives.
+  T pop() {
+    for (;;) {
+      if (auto item = try_pop()) {
+        return std::move(*item);
+      }
+      wait_for_item();
+    }
+  }
+
+  /// Blocking bulk pop: fills all of `out`.
+  void pop_bulk(std::span<T> out) {
+    while (!out.empty()) {
+      const std::size_t n = try_pop_bulk(out);
+      out = out.subspan(n);
+      if (!out.empty()) {
+        wait_for_item();
+      }
+    }
+  }
+
+private:
+  static std::size_t round_up(std::size_t n) {
+    if (n == 0 || n > (std::size_t{1} << (8 * sizeof(std::size_t) - 2)) / sizeof(T)) {
+      throw std::invalid_argument("ring_buffer: capacity must be at least 1 and fit in memory");
+    }
+    return std::bit_ceil(n);
+  }
+
+  T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
+
+  // seq_cst store, then seq_cst load of the other side's flag: with the
+  // waiter's seq_cst flag store and index load (wait_for_*) this is Dekker's
+  // pattern -- either we see its flag and notify, or it sees our index and
+  // does not sleep. A release store with a relaxed flag load could lose the
+  // wake-up. On x86 the store is one xchg; the flag sits on a line of its
+  // own that is only written around a sleep, so the load hits in cache.
+  void publish_write(std::size_t w) {
+    write_.store(w, std::memory_order_seq_cst);
+    if (consumer_waiting_.load(std::memory_order_seq_cst)) {
+      write_.notify_one();
+    }
+  }
+
+  void publish_read(std::size_t r) {
+    read_.store(r, std::memory_order_seq_cst);
+    if (producer_waiting_.load(std::memory_order_seq_cst)) {
+      read_.notify_one();
+    }
+  }
+
+  static constexpr int spins = 256;
+
+  // Producer: waits until the consumer moves read_ past a full buffer.
+  void wait_for_room() {
+    const std::size_t full_at = write_.load(std::memory_order_relaxed) - capacity_;
+    for (int i = 0; i < spins; ++i) {
+      if (read_.load(std::memory_order_acquire) != full_at) {
+        return;
+      }
+      detail::cpu_relax();
+    }
+    producer_waiting_.store(true, std::memory_order_seq_cst);
+    if (read_.load(std::memory_order_seq_cst) == full_at) {
+      read_.wait(full_at, std::memory_order_acquire);
+    }
+    producer_waiting_.store(false, std::memory_order_relaxed);
+  }
+
+  // Consumer: waits until the producer moves write_ past an empty buffer.
+  void wait_for_item() {
+    const std::size_t empty_at = read_.load(std::memory_order_relaxed);
+    for (int i = 0; i < spins; ++i) {
+      if (write_.load(std::memory_order_acquire) != empty_at) {
+        return;
+      }
+      detail::cpu_relax();
+    }
+    consumer_waiting_.store(true, std::memory_order_seq_cst);
+    if (write_.load(std::memory_order_seq_cst) == empty_at) {
+      write_.wait(empty_at, std::memory_order_acquire);
+    }
+    consumer_waiting_.store(false, std::memory_order_relaxed);
+  }
+
+  // Read-only after construction: shared by both sides without contention.
+  const std::size_t capacity_;
+  const std::size_t mask_;
+  T* const slots_;
+
+  // Producer's line: its index and its cache of the consumer's.
+  alignas(detail::cache_line) std::atomic<std::size_t> write_{0};
+  std::size_t read_cache_ = 0;
+
+  // Consumer's line: its index and its cache of the producer's.
+  alignas(detail::cache_line) std::atomic<std::size_t> read_{0};
+  std::size_t write_cache_ = 0;
+
+  // Written only around a sleep; on their own line so that the hot indices'
+  // lines are not invalidated by them.
+  alignas(detail::cache_line) std::atomic<bool> producer_waiting_{false};
+  std::atomic<bool> consumer_waiting_{false};
+  // alignas on the members makes the class 64-byte aligned, so its size is
+  // a whole number of lines: whatever is placed next starts on a fresh one.
+};
+
+} // namespace shardpoint::runtime
+
+#endif // SHARDPOINT_RUNTIME_RING_BUFFER_HPP

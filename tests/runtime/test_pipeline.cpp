@@ -1,0 +1,155 @@
+// The pipeline emulator: virtual mode equals the analytic makespan; threads
+// mode runs and reports; PopRT's checks.
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include <shardpoint/runtime/pipeline.hpp>
+
+using namespace shardpoint::runtime;
+using shardpoint::sharding_result;
+
+namespace {
+
+// A plan straight from per-stage costs, one device per stage.
+pipeline_plan plan_of(const std::vector<std::int64_t>& costs) {
+  pipeline_plan p;
+  for (std::size_t s = 0; s < costs.size(); ++s) {
+    p.stages.push_back({static_cast<int>(s), static_cast<int>(s), 1, costs[s]});
+  }
+  p.num_devices = static_cast<int>(costs.size());
+  return p;
+}
+
+// A literal, slow re-computation of the schedule: every item's start is the
+// latest of its device being free, its input being pushed, and (for the
+// push) room in the next queue -- iterated to a fixed point over a table.
+std::int64_t reference_makespan(const std::vector<std::int64_t>& c, int M, std::size_t Q) {
+  const std::size_t S = c.size();
+  std::vector<std::vector<std::int64_t>> start(S, std::vector<std::int64_t>(M, 0));
+  std::vector<std::vector<std::int64_t>> push(S, std::vector<std::int64_t>(M, 0));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t s = 0; s < S; ++s) {
+      for (int m = 0; m < M; ++m) {
+        std::int64_t st = 0;
+        if (m > 0)
+          st = std::max(st, push[s][m - 1]);
+        if (s > 0)
+          st = std::max(st, push[s - 1][m]);
+        std::int64_t pu = st + c[s];
+        if (s + 1 < S && m >= static_cast<int>(Q))
+          pu = std::max(pu, start[s + 1][m - Q]);
+        if (st != start[s][m] || pu != push[s][m]) {
+          start[s][m] = st;
+          push[s][m] = pu;
+          changed = true;
+        }
+      }
+    }
+  }
+  return start[S - 1][M - 1] + c[S - 1];
+}
+
+} // namespace
+
+TEST_CASE("virtual mode equals the analytic makespan") {
+  const device_manager devices(8);
+  for (const auto& costs : std::vector<std::vector<std::int64_t>>{
+           {1}, {1, 1, 1, 1}, {3, 1, 2}, {1, 5, 1, 5}, {7, 2, 2, 2, 9}, {15, 133, 3, 24}}) {
+    for (int M : {1, 4, 16, 64}) {
+      CAPTURE(M);
+      const session s(plan_of(costs), devices);
+      const auto m = s.run_virtual({.micro_batches = M, .queue_depth = 64});
+      CHECK(m.makespan == static_cast<double>(m.analytic_makespan));
+      CHECK(m.analytic_makespan == std::accumulate(costs.begin(), costs.end(), std::int64_t{0}) +
+                                       (M - 1) * *std::max_element(costs.begin(), costs.end()));
+      CHECK(m.items.size() == costs.size() * static_cast<std::size_t>(M));
+    }
+  }
+}
+
+TEST_CASE("virtual mode with short queues matches a literal fixed-point reference") {
+  const device_manager devices(8);
+  for (const auto& costs : std::vector<std::vector<std::int64_t>>{
+           {1, 1, 1}, {3, 1, 2}, {1, 5, 1, 5}, {2, 9, 1, 1, 4}}) {
+    for (std::size_t Q : {1, 2, 4}) {
+      CAPTURE(Q);
+      const auto m =
+          session(plan_of(costs), devices).run_virtual({.micro_batches = 12, .queue_depth = Q});
+      CHECK(m.makespan == static_cast<double>(reference_makespan(costs, 12, Q)));
+    }
+  }
+}
+
+TEST_CASE("the seed example: four stages of unit-cost nodes, 16 micro-batches") {
+  // Stage sizes of ResNet-50 v1 cut by the seed's shard.yaml: 15, 133, 3, 24 nodes.
+  std::vector<int> devices;
+  for (int s = 0; s < 4; ++s) {
+    devices.insert(devices.end(),
+                   std::vector<std::size_t>{15, 133, 3, 24}[static_cast<std::size_t>(s)], s);
+  }
+  const sharding_result r(devices.size(), devices, devices);
+  const auto plan = make_plan(
+      r, [](std::size_t) { return 1; }, 16, 4);
+  const session s(plan, device_manager(4));
+  const auto m = s.run_virtual({.micro_batches = 16});
+  CHECK(m.analytic_makespan == 175 + 15 * 133);
+  CHECK(m.makespan == 175 + 15 * 133);
+  CHECK(m.bottleneck_stage == 1);
+  CHECK(m.stages[1].utilisation == doctest::Approx(16.0 * 133 / (175 + 15 * 133)));
+  CHECK(m.bubble_fraction == doctest::Approx(1.0 - 16.0 * 175 / (4.0 * (175 + 15 * 133))));
+  CHECK(timeline(m).find("device 1 |") != std::string::npos);
+  CHECK(chrome_trace(m, 1.0).find("\"ph\":\"X\"") != std::string::npos);
+}
+
+TEST_CASE("10,000 stages x 10,000 micro-batches in virtual mode") {
+  const pipeline_plan plan = plan_of(std::vector<std::int64_t>(10'000, 1));
+  const auto m = session(plan, device_manager(10'000))
+                     .run_virtual({.micro_batches = 10'000, .keep_items = false});
+  CHECK(m.makespan == 10'000 + 9'999);
+}
+
+TEST_CASE("stages sharing a device are serialised on it") {
+  // Stages 0 and 2 on device 0, stage 1 on device 1, unit costs.
+  pipeline_plan p = plan_of({1, 1, 1});
+  p.stages[2].device = 0;
+  p.num_devices = 2;
+  const auto m = session(p, device_manager(2)).run_virtual({.micro_batches = 4});
+  // Device 0 does 3 units' work per 2 stages... 8 units of work in all on it.
+  CHECK(m.devices[0].busy == 8);
+  CHECK(m.makespan >= 8);
+  for (const auto& a : m.items) {
+    for (const auto& b : m.items) {
+      if (&a != &b && a.device == b.device) {
+        CHECK((a.end <= b.start || b.end <= a.start)); // never two at once
+      }
+    }
+  }
+}
+
+TEST_CASE("threads mode runs the same schedule and reports") {
+  const session s(plan_of({2, 4, 1}), device_manager(3));
+  const auto m =
+      s.run_threads({.micro_batches = 6, .queue_depth = 2, .unit = std::chrono::microseconds(200)});
+  CHECK(m.mode == "threads");
+  CHECK(m.items.size() == 18);
+  CHECK(m.analytic_makespan == 7 + 5 * 4);
+  CHECK(m.makespan >=
+        0.9 * static_cast<double>(m.analytic_makespan)); // real sleeps never end early
+  CHECK(m.wall_seconds > 0);
+}
+
+TEST_CASE("PopRT's checks") {
+  const auto unit = [](std::size_t) { return std::int64_t{1}; };
+  CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {}), unit, 2),
+                       "pipelining needs a device and a stage on every node", config_error);
+  CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {0, 1}), unit, 3),
+                       "batches_per_step is 3 but must be a positive multiple of the number of "
+                       "stages (2)",
+                       config_error);
+  CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {0, 1}), unit, 2, 1),
+                       "the sharding uses 2 devices but num_ipus is 1", config_error);
+  CHECK_THROWS_AS(make_plan(sharding_result(2, {0, 1}, {0, 0}), unit, 2), config_error);
+  CHECK_THROWS_AS(make_plan(sharding_result(2, {0, 1}, {0, 2}), unit, 2), config_error);
+}
