@@ -248,34 +248,29 @@ private:
 
   // Producer: waits until the consumer moves read_ past a full buffer.
   void wait_for_room() {
-    const std::size_t full_at = write_.load(std::memory_order_relaxed) - capacity_;
-    for (int i = 0; i < spins; ++i) {
-      if (read_.load(std::memory_order_acquire) != full_at) {
-        return;
-      }
-      detail::cpu_relax();
-    }
-    producer_waiting_.store(true, std::memory_order_seq_cst);
-    if (read_.load(std::memory_order_seq_cst) == full_at) {
-      read_.wait(full_at, std::memory_order_acquire);
-    }
-    producer_waiting_.store(false, std::memory_order_relaxed);
+    sleep_while_equal(read_, producer_waiting_, write_.load(std::memory_order_relaxed) - capacity_);
   }
 
   // Consumer: waits until the producer moves write_ past an empty buffer.
   void wait_for_item() {
-    const std::size_t empty_at = read_.load(std::memory_order_relaxed);
+    sleep_while_equal(write_, consumer_waiting_, read_.load(std::memory_order_relaxed));
+  }
+
+  // Spins, then sleeps, while the other side's `index` still equals `value`.
+  // The seq_cst flag store and index load pair with publish_*(): see there.
+  static void sleep_while_equal(const std::atomic<std::size_t>& index, std::atomic<bool>& waiting,
+                                std::size_t value) {
     for (int i = 0; i < spins; ++i) {
-      if (write_.load(std::memory_order_acquire) != empty_at) {
+      if (index.load(std::memory_order_acquire) != value) {
         return;
       }
       detail::cpu_relax();
     }
-    consumer_waiting_.store(true, std::memory_order_seq_cst);
-    if (write_.load(std::memory_order_seq_cst) == empty_at) {
-      write_.wait(empty_at, std::memory_order_acquire);
+    waiting.store(true, std::memory_order_seq_cst);
+    if (index.load(std::memory_order_seq_cst) == value) {
+      index.wait(value, std::memory_order_acquire);
     }
-    consumer_waiting_.store(false, std::memory_order_relaxed);
+    waiting.store(false, std::memory_order_relaxed);
   }
 
   // Read-only after construction: shared by both sides without contention.
