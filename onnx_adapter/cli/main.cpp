@@ -1,15 +1,21 @@
 // shardpoint -- PopRT-compatible manual sharding of ONNX models.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/runtime/pipeline.hpp>
 
 namespace fs = std::filesystem;
 namespace sp = shardpoint::onnx;
@@ -102,6 +108,148 @@ int run_shard(const shard_args& a) {
   sp::save_model(model, output);
   std::cerr << "shardpoint: wrote " << output.string() << '\n';
   return failed ? exit_invalid : exit_ok;
+}
+
+struct simulate_args {
+  std::string input;
+  std::string config;
+  std::vector<std::string> shard_flags;
+  int batches_per_step = 0;
+  std::optional<int> num_ipus;
+  std::string mode = "virtual";
+  std::string cost = "unit";
+  int unit_us = 100;
+  int queue_depth = 4;
+  std::string report = "table";
+  std::string trace;
+  bool strict = false;
+};
+
+// Writes `text` to `path` atomically (temporary file, then rename).
+void write_text(const fs::path& path, const std::string& text) {
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder)) {
+    throw sp::input_error("'" + path.string() + "': the output folder '" + folder.string() +
+                          "' does not exist");
+  }
+  const fs::path temp = folder / ("." + path.filename().string() + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      std::error_code ec;
+      fs::remove(temp, ec);
+      throw sp::input_error("'" + path.string() + "': cannot be written");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw sp::input_error("'" + path.string() + "': cannot be written");
+  }
+}
+
+std::string simulate_table(const shardpoint::runtime::run_metrics& m) {
+  std::ostringstream os;
+  char line[256];
+  os << "mode " << m.mode << ", " << m.micro_batches << " micro-batches, " << m.stages.size()
+     << " stages on " << m.devices.size() << " devices\n";
+  std::snprintf(line, sizeof line, "%-6s %-7s %7s %9s %12s %7s\n", "stage", "device", "nodes",
+                "cost", "busy", "util");
+  os << line;
+  for (const auto& s : m.stages) {
+    std::snprintf(line, sizeof line, "%-6d %-7d %7zu %9lld %12.0f %6.1f%%\n", s.stage, s.device,
+                  s.nodes, static_cast<long long>(s.cost), s.busy, 100 * s.utilisation);
+    os << line;
+  }
+  std::snprintf(line, sizeof line,
+                "makespan %.1f units (analytic %lld), throughput %.6f micro-batches/unit, bubble "
+                "%.1f%%\n",
+                m.makespan, static_cast<long long>(m.analytic_makespan), m.throughput,
+                100 * m.bubble_fraction);
+  os << line;
+  if (m.mode == "threads") {
+    std::snprintf(line, sizeof line, "wall time %.3f s\n", m.wall_seconds);
+    os << line;
+  }
+  os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
+     << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
+  os << "\ntimeline (a row per device, digits are stages, '.' is idle):\n"
+     << shardpoint::runtime::timeline(m);
+  return os.str();
+}
+
+std::string simulate_json(const shardpoint::runtime::run_metrics& m) {
+  nlohmann::json j;
+  j["mode"] = m.mode;
+  j["micro_batches"] = m.micro_batches;
+  j["makespan"] = m.makespan;
+  j["analytic_makespan"] = m.analytic_makespan;
+  j["throughput"] = m.throughput;
+  j["bubble_fraction"] = m.bubble_fraction;
+  j["bottleneck_stage"] = m.bottleneck_stage;
+  if (m.mode == "threads") {
+    j["wall_seconds"] = m.wall_seconds;
+  }
+  j["stages"] = nlohmann::json::array();
+  for (const auto& s : m.stages) {
+    j["stages"].push_back({{"stage", s.stage},
+                           {"device", s.device},
+                           {"nodes", s.nodes},
+                           {"cost", s.cost},
+                           {"busy", s.busy},
+                           {"utilisation", s.utilisation}});
+  }
+  j["devices"] = nlohmann::json::array();
+  for (const auto& d : m.devices) {
+    j["devices"].push_back(
+        {{"device", d.device}, {"busy", d.busy}, {"utilisation", d.utilisation}});
+  }
+  return j.dump(2) + "\n";
+}
+
+int run_simulate(const simulate_args& a) {
+  namespace rt = shardpoint::runtime;
+  if (a.config.empty() && a.shard_flags.empty()) {
+    throw usage_error(
+        "give --manual-sharding-config FILE or at least one --shard NODE=DEVICE[:STAGE]");
+  }
+  ::onnx::ModelProto model = sp::load_model(a.input);
+  std::vector<sp::config_entry> entries;
+  if (!a.config.empty()) {
+    entries = sp::read_config(a.config);
+  }
+  for (const auto& flag : a.shard_flags) {
+    entries.push_back(sp::parse_shard_flag(flag));
+  }
+  auto& graph = *model.mutable_graph();
+  sp::assign_names(graph, a.strict ? sp::naming::strict : sp::naming::rename_empty);
+  const sp::node_graph nodes = sp::build_graph(graph);
+  const auto result = sp::shard(graph, nodes, sp::resolve(graph, entries));
+  const auto costs =
+      sp::estimate_costs(model, a.cost == "flops" ? sp::cost_model::flops : sp::cost_model::unit);
+  rt::pipeline_plan plan;
+  try {
+    plan = rt::make_plan(
+        result, [&](std::size_t i) { return costs[i]; }, a.batches_per_step, a.num_ipus);
+  } catch (const rt::config_error& e) {
+    std::cerr << "shardpoint: cannot run as a pipeline: " << e.what() << '\n';
+    return exit_invalid;
+  }
+  const rt::session session(plan, rt::device_manager(plan.num_devices));
+  rt::run_options options;
+  options.micro_batches = a.batches_per_step;
+  options.queue_depth = static_cast<std::size_t>(a.queue_depth);
+  options.unit = std::chrono::microseconds(a.unit_us);
+  options.keep_items =
+      plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+  const auto m = a.mode == "threads" ? session.run_threads(options) : session.run_virtual(options);
+  if (!a.trace.empty()) {
+    write_text(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+  }
+  std::cout << (a.report == "json" ? simulate_json(m) : simulate_table(m));
+  return exit_ok;
 }
 
 int run_inspect(const std::string& input, const std::string& pattern) {
@@ -202,6 +350,40 @@ int main(int argc, char** argv) {
   validate->add_option("--report", v_report, "Report format")
       ->check(CLI::IsMember({"table", "json"}));
 
+  simulate_args sim;
+  auto* simulate = app.add_subcommand(
+      "simulate", "Emulate the pipelined execution of a sharded model (virtual or threads mode)");
+  simulate->add_option("--input-model,--input_model", sim.input, "Model to shard and run")
+      ->required();
+  simulate->add_option("--manual-sharding-config,--manual_sharding_config", sim.config,
+                       "Sharding config, as for shard");
+  simulate->add_option("--shard", sim.shard_flags,
+                       "A sharding point NODE=DEVICE[:STAGE] (repeatable)");
+  simulate
+      ->add_option("--batches-per-step,--batches_per_step", sim.batches_per_step,
+                   "Micro-batches to run (a multiple of the stages)")
+      ->required();
+  simulate->add_option("--num-ipus,--num_ipus", sim.num_ipus, "Devices available (checked)");
+  simulate
+      ->add_option("--mode", sim.mode,
+                   "virtual: discrete events in cost units; threads: a "
+                   "thread per device, --unit-us per cost unit")
+      ->check(CLI::IsMember({"virtual", "threads"}));
+  simulate->add_option("--cost", sim.cost, "unit: 1 per node; flops: estimated MFLOPs per node")
+      ->check(CLI::IsMember({"unit", "flops"}));
+  simulate->add_option("--unit-us", sim.unit_us, "threads mode: microseconds per cost unit")
+      ->check(CLI::Range(1, 10'000'000));
+  simulate
+      ->add_option("--queue-depth", sim.queue_depth,
+                   "Ring buffer entries between stages (rounded up to a power of two)")
+      ->check(CLI::Range(1, 1 << 20));
+  simulate->add_option("--report", sim.report, "Report format")
+      ->check(CLI::IsMember({"table", "json"}));
+  simulate->add_option("--trace", sim.trace,
+                       "Write Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  simulate->add_flag("--only_manual_sharding,--only-manual-sharding", sim.strict,
+                     "Require unique names on every node; rename nothing");
+
   std::string synth_what;
   std::string synth_out;
   int layers = 12;
@@ -231,6 +413,9 @@ int main(int argc, char** argv) {
     }
     if (*inspect) {
       return run_inspect(inspect_model, grep);
+    }
+    if (*simulate) {
+      return run_simulate(sim);
     }
     if (*validate) {
       return run_validate(validate_model, v_ipus, v_pipelining, v_bps, v_report);

@@ -1,6 +1,7 @@
 // The report printed after sharding: groups, parameter bytes, crossings.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -78,10 +79,10 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
   return out;
 }
 
-// Shapes of every top-level tensor that ONNX shape inference can work out.
+// Types of every top-level tensor that ONNX shape inference can work out.
 // It runs on a copy without the large initializer payloads (their dims and
 // types are kept; small ones, such as Reshape targets, keep their data).
-std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& model) {
+std::unordered_map<std::string, ::onnx::TypeProto> inferred_types(const ::onnx::ModelProto& model) {
   ::onnx::ModelProto light;
   light.set_ir_version(model.ir_version());
   *light.mutable_opset_import() = model.opset_import();
@@ -101,17 +102,13 @@ std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& 
       *c.mutable_dims() = t.dims();
     }
   }
-  std::unordered_map<std::string, sized> sizes;
+  std::unordered_map<std::string, ::onnx::TypeProto> types;
   try {
     ::onnx::shape_inference::InferShapes(light);
   } catch (const std::exception&) {
     // Partial or no shapes: sizes stay unknown where inference stopped.
   }
-  const auto note = [&](const ::onnx::ValueInfoProto& v) {
-    if (const auto b = value_bytes(v.type())) {
-      sizes[v.name()] = *b;
-    }
-  };
+  const auto note = [&](const ::onnx::ValueInfoProto& v) { types[v.name()] = v.type(); };
   for (const auto& v : light.graph().value_info()) {
     note(v);
   }
@@ -121,7 +118,40 @@ std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& 
   for (const auto& v : light.graph().output()) {
     note(v);
   }
+  for (const auto& t : g.initializer()) { // replaces, as ir 3 lists them as inputs too
+    ::onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(t.data_type());
+    auto& shape = *type.mutable_tensor_type()->mutable_shape();
+    for (auto d : t.dims()) {
+      shape.add_dim()->set_dim_value(d);
+    }
+    types[t.name()] = std::move(type);
+  }
+  return types;
+}
+
+std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& model) {
+  std::unordered_map<std::string, sized> sizes;
+  for (const auto& [name, type] : inferred_types(model)) {
+    if (const auto b = value_bytes(type)) {
+      sizes[name] = *b;
+    }
+  }
   return sizes;
+}
+
+// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
+std::optional<std::vector<std::int64_t>>
+dims_of(const std::unordered_map<std::string, ::onnx::TypeProto>& types, const std::string& name) {
+  const auto it = types.find(name);
+  if (it == types.end() || !it->second.has_tensor_type() || !it->second.tensor_type().has_shape()) {
+    return std::nullopt;
+  }
+  std::vector<std::int64_t> dims;
+  for (const auto& d : it->second.tensor_type().shape().dim()) {
+    dims.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+  }
+  return dims;
 }
 
 std::string human(std::int64_t bytes) {
@@ -200,6 +230,49 @@ report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
     }
   }
   return r;
+}
+
+std::vector<std::int64_t> estimate_costs(const ::onnx::ModelProto& model, cost_model how) {
+  const auto& g = model.graph();
+  std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
+  if (how == cost_model::unit) {
+    return costs;
+  }
+  const auto types = inferred_types(model);
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto& n = g.node(v);
+    if (n.output_size() == 0) {
+      continue;
+    }
+    const auto out = dims_of(types, n.output(0));
+    if (!out) {
+      continue;
+    }
+    double flops = 1;
+    for (auto d : *out) {
+      flops *= static_cast<double>(d);
+    }
+    const auto in0 = n.input_size() > 0 ? dims_of(types, n.input(0)) : std::nullopt;
+    const auto in1 = n.input_size() > 1 ? dims_of(types, n.input(1)) : std::nullopt;
+    if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
+      bool trans_a = false;
+      for (const auto& a : n.attribute()) {
+        trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
+      }
+      const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
+      flops *= 2.0 * static_cast<double>(k);
+    } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 &&
+               in1->size() >= 2) {
+      double per_output = 1; // weight dims: [out, in / group, kh, kw, ...]
+      for (std::size_t i = 1; i < in1->size(); ++i) {
+        per_output *= static_cast<double>((*in1)[i]);
+      }
+      flops *= 2.0 * per_output;
+    }
+    costs[static_cast<std::size_t>(v)] =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(flops / 1e6)));
+  }
+  return costs;
 }
 
 std::string to_table(const report& r) {

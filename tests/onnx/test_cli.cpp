@@ -1,5 +1,7 @@
 // The shardpoint command line: success, validation failure, and every bad
 // input -- exit code, one clear line, and no file left behind.
+#include <nlohmann/json.hpp>
+
 #include "onnx_support.hpp"
 
 namespace sp = shardpoint::onnx;
@@ -189,4 +191,41 @@ TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
                  "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
                      q(f.dir / "no/such/dir/out.onnx"),
                  2, "the output folder '" + (f.dir / "no/such/dir").string() + "' does not exist");
+}
+
+TEST_CASE("simulate: the seed example fills and drains the pipeline, as the analytic figure says") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const std::string base = "simulate --input-model " + q(dir / "resnet50.onnx") +
+                           " --manual-sharding-config " +
+                           q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml");
+  auto r = shardpoint_cli(
+      base + " --batches-per-step 16 --report json --trace " + q(dir / "t.json"), dir.path());
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["makespan"] == 2170.0); // 175 + 15 x 133
+  CHECK(j["analytic_makespan"] == 2170);
+  CHECK(j["bottleneck_stage"] == 1);
+  REQUIRE(j["stages"].size() == 4);
+  CHECK(j["stages"][1]["nodes"] == 133);
+  CHECK(j["stages"][1]["busy"] == 16.0 * 133);
+  const auto trace = nlohmann::json::parse(onnx_test::read_file(dir / "t.json"));
+  CHECK(trace["traceEvents"].size() == 4 + 4 * 16); // thread names + work items
+
+  r = shardpoint_cli(base + " --batches-per-step 16", dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("bottleneck: stage 1") != std::string::npos);
+  CHECK(r.out.find("device 3 |") != std::string::npos);
+
+  r = shardpoint_cli(base + " --batches-per-step 8 --mode threads --unit-us 20 --report json",
+                     dir.path());
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["mode"] == "threads");
+
+  r = shardpoint_cli(base + " --batches-per-step 6", dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.err == "shardpoint: cannot run as a pipeline: batches_per_step is 6 but must be a "
+                 "positive multiple of the number of stages (4)\n");
+  r = shardpoint_cli(base + " --batches-per-step 16 --num-ipus 3", dir.path());
+  CHECK(r.code == 3);
 }

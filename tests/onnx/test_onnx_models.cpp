@@ -1,5 +1,6 @@
 // Every model in ../shared/models shards and round-trips; subgraph reads
 // make edges; names; configs in every format.
+#include <numeric>
 #include <set>
 
 #include <onnx/checker.h>
@@ -284,4 +285,19 @@ TEST_CASE("synth decoder: 29 nodes a layer, a valid model, sizes for every cut")
   CHECK(r.crossings[0].name == "layer1/mlp_residual");
   CHECK(r.crossings[0].bytes == 16 * 8 * 4);
   CHECK_THROWS_AS(sp::synth_decoder(0), sp::input_error);
+}
+
+TEST_CASE("cost estimates: unit, and flops from op type and inferred shapes") {
+  const auto m = sp::synth_resnet50();
+  const auto unit = sp::estimate_costs(m, sp::cost_model::unit);
+  CHECK(unit == std::vector<std::int64_t>(175, 1));
+  const auto flops = sp::estimate_costs(m, sp::cost_model::flops);
+  // conv0: 2 x (64 x 112 x 112 outputs) x (3 x 7 x 7) = 236.03 MFLOP -> 237.
+  CHECK(flops.front() == 237);
+  // dense0: 2 x 1000 outputs x K = 2048 = 4.1 MFLOP -> 5.
+  CHECK(flops.back() == 5);
+  // ResNet-50 is about 4.1 GMACs: 8.2 GFLOP, a little more with rounding up.
+  const auto total = std::accumulate(flops.begin(), flops.end(), std::int64_t{0});
+  CHECK(total > 7'500);
+  CHECK(total < 9'000);
 }

@@ -162,6 +162,24 @@ std::string to_table(const report& r);
 std::string to_json(const report& r);
 
 // ---------------------------------------------------------------------------
+// Costs, for the pipeline emulator
+
+/// How `estimate_costs` prices a node.
+enum class cost_model {
+  unit, ///< every node costs 1
+  /// Estimated floating-point operations / 10^6, rounded up, at least 1, from
+  /// the op type and the shapes ONNX shape inference finds (symbolic
+  /// dimensions count as 1): MatMul and Gemm 2 x (output elements) x K;
+  /// Conv and ConvTranspose 2 x (output elements) x (input channels / group)
+  /// x kernel area; any other op its output elements. A node whose output
+  /// shape is unknown costs 1.
+  flops
+};
+
+/// The cost of every top-level node, in cost units.
+std::vector<std::int64_t> estimate_costs(const ::onnx::ModelProto& model, cost_model how);
+
+// ---------------------------------------------------------------------------
 // Synthetic models
 
 /// ResNet-50 v1 with the node names, op types and topology of the model zoo's
