@@ -50,6 +50,35 @@ struct shard_args {
   bool force = false;
 };
 
+struct sharded {
+  ::onnx::ModelProto model;
+  sp::node_graph nodes;
+  shardpoint::sharding_result result;
+};
+
+// What shard and simulate share: read the model and the points (config file
+// then --shard flags), name the nodes, build the node graph and shard it.
+sharded load_and_shard(const std::string& input, const std::string& config,
+                       const std::vector<std::string>& flags, bool strict) {
+  if (config.empty() && flags.empty()) {
+    throw usage_error(
+        "give --manual-sharding-config FILE or at least one --shard NODE=DEVICE[:STAGE]");
+  }
+  sharded out{sp::load_model(input), {}, {}};
+  std::vector<sp::config_entry> entries;
+  if (!config.empty()) {
+    entries = sp::read_config(config);
+  }
+  for (const auto& flag : flags) {
+    entries.push_back(sp::parse_shard_flag(flag));
+  }
+  auto& graph = *out.model.mutable_graph();
+  sp::assign_names(graph, strict ? sp::naming::strict : sp::naming::rename_empty);
+  out.nodes = sp::build_graph(graph);
+  out.result = sp::shard(graph, out.nodes, sp::resolve(graph, entries));
+  return out;
+}
+
 void print_report(const sp::report& r, const std::string& format) {
   std::cout << (format == "json" ? sp::to_json(r) : sp::to_table(r));
 }
@@ -74,24 +103,8 @@ int run_shard(const shard_args& a) {
       throw usage_error("the output model is the input model; pass --in-place to overwrite it");
     }
   }
-  if (a.config.empty() && a.shard_flags.empty()) {
-    throw usage_error(
-        "give --manual-sharding-config FILE or at least one --shard NODE=DEVICE[:STAGE]");
-  }
-
-  ::onnx::ModelProto model = sp::load_model(a.input);
-  std::vector<sp::config_entry> entries;
-  if (!a.config.empty()) {
-    entries = sp::read_config(a.config);
-  }
-  for (const auto& flag : a.shard_flags) {
-    entries.push_back(sp::parse_shard_flag(flag));
-  }
+  auto [model, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
   auto& graph = *model.mutable_graph();
-  sp::assign_names(graph, a.strict ? sp::naming::strict : sp::naming::rename_empty);
-  const sp::node_graph nodes = sp::build_graph(graph);
-  const auto points = sp::resolve(graph, entries);
-  const auto result = sp::shard(graph, nodes, points);
   sp::annotate(graph, result);
 
   shardpoint::pipeline_options options;
@@ -211,22 +224,7 @@ std::string simulate_json(const shardpoint::runtime::run_metrics& m) {
 
 int run_simulate(const simulate_args& a) {
   namespace rt = shardpoint::runtime;
-  if (a.config.empty() && a.shard_flags.empty()) {
-    throw usage_error(
-        "give --manual-sharding-config FILE or at least one --shard NODE=DEVICE[:STAGE]");
-  }
-  ::onnx::ModelProto model = sp::load_model(a.input);
-  std::vector<sp::config_entry> entries;
-  if (!a.config.empty()) {
-    entries = sp::read_config(a.config);
-  }
-  for (const auto& flag : a.shard_flags) {
-    entries.push_back(sp::parse_shard_flag(flag));
-  }
-  auto& graph = *model.mutable_graph();
-  sp::assign_names(graph, a.strict ? sp::naming::strict : sp::naming::rename_empty);
-  const sp::node_graph nodes = sp::build_graph(graph);
-  const auto result = sp::shard(graph, nodes, sp::resolve(graph, entries));
+  const auto [model, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
   const auto costs =
       sp::estimate_costs(model, a.cost == "flops" ? sp::cost_model::flops : sp::cost_model::unit);
   rt::pipeline_plan plan;
