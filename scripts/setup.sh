@@ -9,8 +9,8 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev ccache clang-format
   # core
   libboost-graph-dev librange-v3-dev
-  # tests
-  doctest-dev
+  # tests and benchmarks
+  doctest-dev libbenchmark-dev
   # the ONNX adapter and the command line
   libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
 )

@@ -5,6 +5,7 @@
 #   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
+#      and a smoke run of each benchmark binary at a tiny size
 #   4. a downstream project, built against the installed package, compiling
 #      the README's quick-start example exactly as written
 # and ends with one line "total: N passed, M failed".
@@ -51,7 +52,20 @@ status=0
 if [ ! -d ../shared/models ]; then
   echo "note: ../shared/models not found: the tests that need the shared ONNX models skip"
 fi
-suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
+suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON || status=1
+
+echo "== bench smoke: each benchmark binary once at a tiny size (no timing is checked)"
+for smoke in "bench_manual_shard --benchmark_filter=/vertices:10000/" \
+  "bench_ring_buffer --benchmark_filter=round_trip --benchmark_min_time=0.001"; do
+  if build/gcc/bench/$smoke >build/bench-smoke.log 2>&1; then
+    passed=$((passed + 1))
+  else
+    cat build/bench-smoke.log
+    echo "bench smoke failed: $smoke"
+    failed=$((failed + 1))
+    status=1
+  fi
+done
 suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -9,6 +9,7 @@
 #include "manual_shard.hpp"
 #include "sharding_point.hpp"
 #include "sharding_result.hpp"
+#include "synthetic.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 

@@ -18,7 +18,8 @@
 //  * Blocking push/pop spin briefly, then sleep with C++20 atomic wait on the
 //    other side's index. A side about to sleep raises a "waiting" flag; the
 //    other side, after publishing its index, notifies only when the flag is
-//    up, so the non-blocking operations make no system call.
+//    up, so the non-blocking operations make no system call -- and, with an
+//    asymmetric barrier (detail::light_barrier), no hardware fence either.
 #ifndef SHARDPOINT_RUNTIME_RING_BUFFER_HPP
 #define SHARDPOINT_RUNTIME_RING_BUFFER_HPP
 
@@ -33,6 +34,12 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace shardpoint::runtime {
 
@@ -49,6 +56,47 @@ inline void cpu_relax() noexcept {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
+}
+
+// The wake-up handshake between a side that publishes an index and a side
+// about to sleep is Dekker's pattern: each stores (its index, resp. its
+// "waiting" flag), then loads the other's variable, and a StoreLoad barrier
+// between the two must stop both loads from reading stale values. The
+// publishing side runs on every push and pop, the sleeping side almost
+// never, so the barrier is made asymmetric (as in Linux RCU and folly's
+// asymmetric barriers): where the kernel offers membarrier(), the sleeping
+// side issues it -- a full barrier on every running thread of the process --
+// and the hot side needs only a compiler barrier. Elsewhere both sides use a
+// seq_cst fence.
+inline bool asymmetric_barriers() noexcept {
+#if defined(__linux__) && defined(__NR_membarrier)
+  static const bool registered =
+      syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  return registered;
+#else
+  return false;
+#endif
+}
+
+/// The hot side's half of the handshake; `asymmetric` is asymmetric_barriers(),
+/// read once by the caller.
+inline void light_barrier(bool asymmetric) noexcept {
+  if (asymmetric) {
+    std::atomic_signal_fence(std::memory_order_seq_cst); // compiler only
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+}
+
+/// The sleeping side's half.
+inline void heavy_barrier() noexcept {
+#if defined(__linux__) && defined(__NR_membarrier)
+  if (asymmetric_barriers() &&
+      syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
+    return;
+  }
+#endif
+  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 } // namespace detail
@@ -224,22 +272,24 @@ private:
 
   T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
 
-  // seq_cst store, then seq_cst load of the other side's flag: with the
-  // waiter's seq_cst flag store and index load (wait_for_*) this is Dekker's
-  // pattern -- either we see its flag and notify, or it sees our index and
-  // does not sleep. A release store with a relaxed flag load could lose the
-  // wake-up. On x86 the store is one xchg; the flag sits on a line of its
-  // own that is only written around a sleep, so the load hits in cache.
+  // release: the item's construction (resp. destruction) happens before the
+  // other side's acquire load of the index. Then the hot half of the wake-up
+  // handshake (see detail::light_barrier): either we see the other side's
+  // "waiting" flag and notify, or it sees our index and does not sleep. The
+  // flags sit on a line of their own, written only around a sleep, so the
+  // load hits in cache.
   void publish_write(std::size_t w) {
-    write_.store(w, std::memory_order_seq_cst);
-    if (consumer_waiting_.load(std::memory_order_seq_cst)) {
+    write_.store(w, std::memory_order_release);
+    detail::light_barrier(asymmetric_);
+    if (consumer_waiting_.load(std::memory_order_relaxed)) {
       write_.notify_one();
     }
   }
 
   void publish_read(std::size_t r) {
-    read_.store(r, std::memory_order_seq_cst);
-    if (producer_waiting_.load(std::memory_order_seq_cst)) {
+    read_.store(r, std::memory_order_release);
+    detail::light_barrier(asymmetric_);
+    if (producer_waiting_.load(std::memory_order_relaxed)) {
       read_.notify_one();
     }
   }
@@ -257,7 +307,8 @@ private:
   }
 
   // Spins, then sleeps, while the other side's `index` still equals `value`.
-  // The seq_cst flag store and index load pair with publish_*(): see there.
+  // The flag store, heavy barrier and index load are the sleeping half of the
+  // handshake with publish_*().
   static void sleep_while_equal(const std::atomic<std::size_t>& index, std::atomic<bool>& waiting,
                                 std::size_t value) {
     for (int i = 0; i < spins; ++i) {
@@ -266,8 +317,9 @@ private:
       }
       detail::cpu_relax();
     }
-    waiting.store(true, std::memory_order_seq_cst);
-    if (index.load(std::memory_order_seq_cst) == value) {
+    waiting.store(true, std::memory_order_relaxed);
+    detail::heavy_barrier();
+    if (index.load(std::memory_order_acquire) == value) {
       index.wait(value, std::memory_order_acquire);
     }
     waiting.store(false, std::memory_order_relaxed);
@@ -277,6 +329,7 @@ private:
   const std::size_t capacity_;
   const std::size_t mask_;
   T* const slots_;
+  const bool asymmetric_ = detail::asymmetric_barriers();
 
   // Producer's line: its index and its cache of the consumer's.
   alignas(detail::cache_line) std::atomic<std::size_t> write_{0};
