@@ -62,9 +62,9 @@ const fixture& get(std::int64_t vertices, bool random_labels) {
 void counters(benchmark::State& state, const fixture& f) {
   state.counters["vertices"] = static_cast<double>(num_vertices(*f.graph));
   state.counters["edges"] = static_cast<double>(f.edges);
-  state.counters["ns_per_edge"] = benchmark::Counter(
-      static_cast<double>(f.edges) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_edge"] = benchmark::Counter(static_cast<double>(f.edges) * 1e-9,
+                                                     benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
 }
 
 void manual_shard(benchmark::State& state) {

@@ -42,6 +42,8 @@ constexpr std::size_t capacity = 1024;
 // empty, so both queues are measured doing the same thing.
 struct shardpoint_queue {
   shardpoint::runtime::ring_buffer<item> q{capacity};
+  std::size_t push_some(const item* p, std::size_t n) { return q.try_push_bulk({p, n}); }
+  std::size_t pop_some(item* p, std::size_t n) { return q.try_pop_bulk({p, n}); }
   bool push(item v) { return q.try_push(v); }
   bool pop(item& v) {
     if (auto x = q.try_pop()) {
@@ -54,6 +56,8 @@ struct shardpoint_queue {
 
 struct boost_queue {
   boost::lockfree::spsc_queue<item> q{capacity};
+  std::size_t push_some(const item* p, std::size_t n) { return q.push(p, n); }
+  std::size_t pop_some(item* p, std::size_t n) { return q.pop(p, n); }
   bool push(item v) { return q.push(v); }
   bool pop(item& v) { return q.pop(v); }
 };
@@ -82,59 +86,27 @@ void single_item(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
 }
 
+template <class Queue>
 void bulk(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  constexpr std::size_t chunk = 64;
+  constexpr std::size_t chunk = 256;
   for (auto _ : state) {
-    shardpoint::runtime::ring_buffer<item> q(capacity);
+    Queue q;
     std::thread producer = pinned_thread([&] {
       std::vector<item> buf(chunk);
       for (std::size_t i = 0; i < n; i += chunk) {
         for (std::size_t k = 0; k < chunk; ++k) {
           buf[k] = i + k;
         }
-        std::span<const item> rest(buf);
-        while (!rest.empty()) {
-          rest = rest.subspan(q.try_push_bulk(rest));
+        for (std::size_t done = 0; done < chunk;) {
+          done += q.push_some(buf.data() + done, chunk - done);
         }
       }
     });
     std::vector<item> out(chunk);
     item sum = 0;
     for (std::size_t got = 0; got < n;) {
-      const std::size_t k = q.try_pop_bulk(out);
-      for (std::size_t j = 0; j < k; ++j) {
-        sum += out[j];
-      }
-      got += k;
-    }
-    producer.join();
-    benchmark::DoNotOptimize(sum);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
-}
-
-void boost_bulk(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  constexpr std::size_t chunk = 64;
-  for (auto _ : state) {
-    boost::lockfree::spsc_queue<item> q(capacity);
-    std::thread producer = pinned_thread([&] {
-      std::vector<item> buf(chunk);
-      for (std::size_t i = 0; i < n; i += chunk) {
-        for (std::size_t k = 0; k < chunk; ++k) {
-          buf[k] = i + k;
-        }
-        std::size_t done = 0;
-        while (done < chunk) {
-          done += q.push(buf.data() + done, chunk - done);
-        }
-      }
-    });
-    std::vector<item> out(chunk);
-    item sum = 0;
-    for (std::size_t got = 0; got < n;) {
-      const std::size_t k = q.pop(out.data(), chunk);
+      const std::size_t k = q.pop_some(out.data(), chunk);
       for (std::size_t j = 0; j < k; ++j) {
         sum += out[j];
       }
@@ -176,11 +148,35 @@ void round_trip(benchmark::State& state) {
 
 } // namespace
 
-BENCHMARK(single_item<shardpoint_queue>)->Name("ring_buffer/single")->Arg(1 << 20)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(single_item<boost_queue>)->Name("boost_spsc/single")->Arg(1 << 20)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(bulk)->Name("ring_buffer/bulk64")->Arg(1 << 22)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(boost_bulk)->Name("boost_spsc/bulk64")->Arg(1 << 22)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(round_trip<shardpoint_queue>)->Name("ring_buffer/round_trip")->Arg(1 << 16)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(round_trip<boost_queue>)->Name("boost_spsc/round_trip")->Arg(1 << 16)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(single_item<shardpoint_queue>)
+    ->Name("ring_buffer/single")
+    ->Arg(1 << 20)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(single_item<boost_queue>)
+    ->Name("boost_spsc/single")
+    ->Arg(1 << 20)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bulk<shardpoint_queue>)
+    ->Name("ring_buffer/bulk256")
+    ->Arg(1 << 22)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bulk<boost_queue>)
+    ->Name("boost_spsc/bulk256")
+    ->Arg(1 << 22)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(round_trip<shardpoint_queue>)
+    ->Name("ring_buffer/round_trip")
+    ->Arg(1 << 16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(round_trip<boost_queue>)
+    ->Name("boost_spsc/round_trip")
+    ->Arg(1 << 16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
