@@ -3,7 +3,6 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -138,31 +137,6 @@ struct simulate_args {
   bool strict = false;
 };
 
-// Writes `text` to `path` atomically (temporary file, then rename).
-void write_text(const fs::path& path, const std::string& text) {
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(folder)) {
-    throw sp::input_error("'" + path.string() + "': the output folder '" + folder.string() +
-                          "' does not exist");
-  }
-  const fs::path temp = folder / ("." + path.filename().string() + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw sp::input_error("'" + path.string() + "': cannot be written");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw sp::input_error("'" + path.string() + "': cannot be written");
-  }
-}
-
 std::string simulate_table(const shardpoint::runtime::run_metrics& m) {
   std::ostringstream os;
   char line[256];
@@ -244,7 +218,7 @@ int run_simulate(const simulate_args& a) {
       plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
   const auto m = a.mode == "threads" ? session.run_threads(options) : session.run_virtual(options);
   if (!a.trace.empty()) {
-    write_text(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+    sp::write_file_atomically(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
   }
   std::cout << (a.report == "json" ? simulate_json(m) : simulate_table(m));
   return exit_ok;

@@ -90,17 +90,21 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
 }
 
 void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
+  std::string data;
+  if (!model.SerializeToString(&data)) {
+    fail(path, "the model cannot be serialised (larger than 2 GiB?)");
+  }
+  write_file_atomically(path, data);
+}
+
+void write_file_atomically(const fs::path& path, const std::string& data) {
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
     fail(path, "the output folder '" + folder.string() + "' does not exist");
   }
   if (fs::is_directory(path, ec)) {
-    fail(path, "is a directory; give a file name for the output model");
-  }
-  std::string data;
-  if (!model.SerializeToString(&data)) {
-    fail(path, "the model cannot be serialised (larger than 2 GiB?)");
+    fail(path, "is a directory; give a file name");
   }
   std::string temp = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());

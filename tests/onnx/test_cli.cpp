@@ -228,4 +228,12 @@ TEST_CASE("simulate: the seed example fills and drains the pipeline, as the anal
                  "positive multiple of the number of stages (4)\n");
   r = shardpoint_cli(base + " --batches-per-step 16 --num-ipus 3", dir.path());
   CHECK(r.code == 3);
+
+  // The trace goes through the same atomic writer as models: a bad folder is one line, exit 2,
+  // and nothing on stdout.
+  r = shardpoint_cli(base + " --batches-per-step 16 --trace " + q(dir / "no/such/t.json"),
+                     dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("the output folder") != std::string::npos);
 }

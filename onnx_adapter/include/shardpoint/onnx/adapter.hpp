@@ -43,6 +43,9 @@ inline constexpr const char* stage_attribute = "__pipeline_stage";
 /// it was and no temporary file remains. Throws input_error.
 void save_model(const ::onnx::ModelProto& model, const std::filesystem::path& path);
 
+/// Writes `bytes` to `path` atomically, as save_model does. Throws input_error.
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+
 // ---------------------------------------------------------------------------
 // The graph of top-level nodes
 
