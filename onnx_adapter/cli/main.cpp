@@ -50,7 +50,7 @@ struct shard_args {
 };
 
 struct sharded {
-  ::onnx::ModelProto model;
+  sp::loaded_model model;
   sp::node_graph nodes;
   shardpoint::sharding_result result;
 };
@@ -63,7 +63,7 @@ sharded load_and_shard(const std::string& input, const std::string& config,
     throw usage_error(
         "give --manual-sharding-config FILE or at least one --shard NODE=DEVICE[:STAGE]");
   }
-  sharded out{sp::load_model(input), {}, {}};
+  sharded out{sp::read_model(input), {}, {}};
   std::vector<sp::config_entry> entries;
   if (!config.empty()) {
     entries = sp::read_config(config);
@@ -71,7 +71,7 @@ sharded load_and_shard(const std::string& input, const std::string& config,
   for (const auto& flag : flags) {
     entries.push_back(sp::parse_shard_flag(flag));
   }
-  auto& graph = *out.model.mutable_graph();
+  auto& graph = *out.model.proto().mutable_graph();
   sp::assign_names(graph, strict ? sp::naming::strict : sp::naming::rename_empty);
   out.nodes = sp::build_graph(graph);
   out.result = sp::shard(graph, out.nodes, sp::resolve(graph, entries));
@@ -102,7 +102,8 @@ int run_shard(const shard_args& a) {
       throw usage_error("the output model is the input model; pass --in-place to overwrite it");
     }
   }
-  auto [model, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
+  auto [file, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
+  auto& model = file.proto();
   auto& graph = *model.mutable_graph();
   sp::annotate(graph, result);
 
@@ -198,7 +199,8 @@ std::string simulate_json(const shardpoint::runtime::run_metrics& m) {
 
 int run_simulate(const simulate_args& a) {
   namespace rt = shardpoint::runtime;
-  const auto [model, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
+  auto [file, nodes, result] = load_and_shard(a.input, a.config, a.shard_flags, a.strict);
+  auto& model = file.proto();
   const auto costs =
       sp::estimate_costs(model, a.cost == "flops" ? sp::cost_model::flops : sp::cost_model::unit);
   rt::pipeline_plan plan;
@@ -231,8 +233,8 @@ int run_inspect(const std::string& input, const std::string& pattern) {
   } catch (const std::regex_error& e) {
     throw usage_error("--grep '" + pattern + "' is not a valid regular expression: " + e.what());
   }
-  const ::onnx::ModelProto model = sp::load_model(input);
-  const auto& g = model.graph();
+  const auto file = sp::read_model(input);
+  const auto& g = file.proto().graph();
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
     if (!pattern.empty() && !std::regex_search(n.name(), re) &&
@@ -255,7 +257,8 @@ int run_inspect(const std::string& input, const std::string& pattern) {
 
 int run_validate(const std::string& input, std::optional<int> num_ipus, bool pipelining,
                  std::optional<int> batches_per_step, const std::string& format) {
-  const ::onnx::ModelProto model = sp::load_model(input);
+  auto file = sp::read_model(input);
+  auto& model = file.proto();
   const auto& g = model.graph();
   const sp::node_graph nodes = sp::build_graph(g);
   const auto result = sp::read_annotations(g);

@@ -2,14 +2,20 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cerrno>
+#include <climits>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <new>
+#include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <shardpoint/onnx/adapter.hpp>
 
@@ -38,7 +44,7 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   if (g.output_size() == 0) {
     fail(path, "not a complete ONNX model (the graph has no outputs; is the file truncated?)");
   }
-  std::unordered_set<std::string> defined;
+  std::unordered_set<std::string_view> defined;
   for (const auto& i : g.input()) {
     defined.insert(i.name());
   }
@@ -59,7 +65,12 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
 
 } // namespace
 
-::onnx::ModelProto load_model(const fs::path& path) {
+namespace {
+
+// Parses `path` into `model` straight from the file descriptor, in 1 MiB
+// reads: the file is never held in memory whole, so peak memory is the
+// parsed model, not the model plus its bytes (100 MB less for ResNet-50).
+void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) {
@@ -68,36 +79,90 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   if (fs::is_directory(status)) {
     fail(path, "is a directory, not a model file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     fail(path, std::string("cannot be opened: ") + std::strerror(errno));
   }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    fail(path, "read error");
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } const guard{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    fail(path, std::string("cannot be read: ") + std::strerror(errno));
   }
-  const std::string data = std::move(bytes).str();
-  if (data.empty()) {
+  if (st.st_size == 0) {
     fail(path, "the file is empty");
   }
-  ::onnx::ModelProto model;
-  if (!model.ParseFromString(data)) {
+  google::protobuf::io::FileInputStream in(fd, 1 << 20);
+  const bool parsed = model.ParseFromZeroCopyStream(&in);
+  if (in.GetErrno() != 0) {
+    fail(path, std::string("read error: ") + std::strerror(in.GetErrno()));
+  }
+  if (!parsed) {
     fail(path, "not an ONNX model (protobuf parse failed; truncated or not a model file?)");
   }
   check_structure(model, path);
+}
+
+// Arena blocks come straight from mmap with MAP_POPULATE: one system call
+// maps and faults in a whole block, where touching fresh heap pages one by one
+// costs a page fault each (the largest single cost of parsing a model of
+// 10^5 small nodes on a virtual machine). The arena grows its blocks
+// geometrically up to 16 MiB, so at most one partly used block is wasted.
+void* map_block(std::size_t size) {
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::bad_alloc();
+  }
+  return p;
+}
+
+void unmap_block(void* p, std::size_t size) {
+  ::munmap(p, size);
+}
+
+} // namespace
+
+::onnx::ModelProto load_model(const fs::path& path) {
+  ::onnx::ModelProto model;
+  parse_file(path, model);
   return model;
 }
 
-void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
-  std::string data;
-  if (!model.SerializeToString(&data)) {
-    fail(path, "the model cannot be serialised (larger than 2 GiB?)");
-  }
-  write_file_atomically(path, data);
+loaded_model::loaded_model() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 256 << 10;
+  options.max_block_size = 16 << 20;
+  options.block_alloc = map_block;
+  options.block_dealloc = unmap_block;
+  arena_ = std::make_unique<google::protobuf::Arena>(options);
+  proto_ = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(arena_.get());
 }
 
-void write_file_atomically(const fs::path& path, const std::string& data) {
+loaded_model::loaded_model(loaded_model&& other) noexcept
+    : arena_(std::move(other.arena_)), proto_(std::exchange(other.proto_, nullptr)) {}
+
+loaded_model& loaded_model::operator=(loaded_model&& other) noexcept {
+  arena_ = std::move(other.arena_);
+  proto_ = std::exchange(other.proto_, nullptr);
+  return *this;
+}
+
+loaded_model::~loaded_model() = default;
+
+loaded_model read_model(const fs::path& path) {
+  loaded_model model;
+  parse_file(path, model.proto());
+  return model;
+}
+
+namespace {
+
+// Creates a temporary file next to `path`, lets `write` fill it, then renames
+// it over `path`. On any failure nothing is left behind.
+template <class Writer> void write_atomically(const fs::path& path, Writer&& write) {
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
@@ -111,37 +176,63 @@ void write_file_atomically(const fs::path& path, const std::string& data) {
   if (fd < 0) {
     fail(path, std::string("cannot create a file in the output folder: ") + std::strerror(errno));
   }
-  const auto abandon = [&](const std::string& why) {
+  const auto abandon = [&](int err) {
     ::close(fd);
     ::unlink(temp.c_str());
-    fail(path, why);
+    fail(path, std::string("write failed: ") + std::strerror(err));
   };
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      abandon(std::string("write failed: ") + std::strerror(errno));
-    }
-    done += static_cast<std::size_t>(n);
+  if (const int err = write(fd); err != 0) {
+    abandon(err);
   }
   // Same permissions as a file created normally (mkstemp uses 0600).
   const mode_t mask = ::umask(0);
   ::umask(mask);
   if (::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
-    abandon(std::string("write failed: ") + std::strerror(errno));
+    abandon(errno);
   }
   if (::close(fd) != 0) {
+    const int err = errno;
     ::unlink(temp.c_str());
-    fail(path, std::string("write failed: ") + std::strerror(errno));
+    fail(path, std::string("write failed: ") + std::strerror(err));
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
     fail(path, std::string("cannot be written: ") + std::strerror(err));
   }
+}
+
+} // namespace
+
+void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
+  // protobuf refuses messages over 2 GiB (and logs a line of its own);
+  // refuse them first, with our one line.
+  if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
+    fail(path, "the model cannot be serialised: protobuf messages are limited to 2 GiB");
+  }
+  // Serialised straight into the file, never into a second copy in memory.
+  write_atomically(path, [&](int fd) {
+    google::protobuf::io::FileOutputStream out(fd, 1 << 20);
+    const bool ok = model.SerializeToZeroCopyStream(&out) && out.Flush();
+    return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
+  });
+}
+
+void write_file_atomically(const fs::path& path, const std::string& data) {
+  write_atomically(path, [&](int fd) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        return errno;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    return 0;
+  });
 }
 
 } // namespace shardpoint::onnx

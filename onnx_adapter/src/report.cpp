@@ -3,6 +3,8 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cmath>
 #include <cstdio>
+#include <deque>
+#include <string_view>
 #include <map>
 #include <set>
 #include <sstream>
@@ -79,76 +81,100 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
   return out;
 }
 
-// Types of every top-level tensor that ONNX shape inference can work out.
-// It runs on a copy without the large initializer payloads (their dims and
-// types are kept; small ones, such as Reshape targets, keep their data).
-std::unordered_map<std::string, ::onnx::TypeProto> inferred_types(const ::onnx::ModelProto& model) {
-  ::onnx::ModelProto light;
-  light.set_ir_version(model.ir_version());
-  *light.mutable_opset_import() = model.opset_import();
-  const auto& g = model.graph();
-  auto& lg = *light.mutable_graph();
-  *lg.mutable_node() = g.node();
-  *lg.mutable_input() = g.input();
-  *lg.mutable_output() = g.output();
-  *lg.mutable_value_info() = g.value_info();
-  for (const auto& t : g.initializer()) {
-    auto& c = *lg.add_initializer();
-    if (tensor_bytes(t) <= 4096 && t.data_location() != ::onnx::TensorProto::EXTERNAL) {
-      c = t;
-    } else {
-      c.set_name(t.name());
-      c.set_data_type(t.data_type());
-      *c.mutable_dims() = t.dims();
+// Runs ONNX shape inference on `model` itself, not on a copy (copying 10^5
+// nodes costs as much as inferring their shapes), and puts the model back as
+// it was on destruction. InferShapes writes in two places: it appends to and
+// refines `value_info`, and it refines graph outputs, in the main graph and in
+// every subgraph it enters. Both are saved for every graph beforehand and
+// swapped back afterwards; nothing else is touched (the round trip of every
+// model in the tests checks this byte for byte).
+class inferred_shapes {
+public:
+  explicit inferred_shapes(::onnx::ModelProto& model) {
+    std::vector<::onnx::GraphProto*> pending{model.mutable_graph()};
+    while (!pending.empty()) {
+      auto* g = pending.back();
+      pending.pop_back();
+      saved_.push_back({g, g->value_info(), g->output()});
+      for (auto& n : *g->mutable_node()) {
+        for (auto& a : *n.mutable_attribute()) {
+          if (a.has_g()) {
+            pending.push_back(a.mutable_g());
+          }
+          for (auto& sub : *a.mutable_graphs()) {
+            pending.push_back(&sub);
+          }
+        }
+      }
+    }
+    try {
+      ::onnx::shape_inference::InferShapes(model);
+    } catch (const std::exception&) {
+      // Partial or no shapes: sizes stay unknown where inference stopped.
+    }
+    const auto& g = model.graph();
+    const auto note = [&](const ::onnx::ValueInfoProto& v) {
+      if (v.has_type()) {
+        types_[v.name()] = &v.type();
+      }
+    };
+    for (const auto& v : g.input()) {
+      note(v);
+    }
+    for (const auto& v : g.value_info()) {
+      note(v);
+    }
+    for (const auto& v : g.output()) {
+      note(v);
+    }
+    for (const auto& t : g.initializer()) { // replaces, as ir 3 lists them as inputs too
+      auto& type = initializer_types_.emplace_back();
+      type.mutable_tensor_type()->set_elem_type(t.data_type());
+      auto& shape = *type.mutable_tensor_type()->mutable_shape();
+      for (auto d : t.dims()) {
+        shape.add_dim()->set_dim_value(d);
+      }
+      types_[t.name()] = &type;
     }
   }
-  std::unordered_map<std::string, ::onnx::TypeProto> types;
-  try {
-    ::onnx::shape_inference::InferShapes(light);
-  } catch (const std::exception&) {
-    // Partial or no shapes: sizes stay unknown where inference stopped.
-  }
-  const auto note = [&](const ::onnx::ValueInfoProto& v) { types[v.name()] = v.type(); };
-  for (const auto& v : light.graph().value_info()) {
-    note(v);
-  }
-  for (const auto& v : light.graph().input()) {
-    note(v);
-  }
-  for (const auto& v : light.graph().output()) {
-    note(v);
-  }
-  for (const auto& t : g.initializer()) { // replaces, as ir 3 lists them as inputs too
-    ::onnx::TypeProto type;
-    type.mutable_tensor_type()->set_elem_type(t.data_type());
-    auto& shape = *type.mutable_tensor_type()->mutable_shape();
-    for (auto d : t.dims()) {
-      shape.add_dim()->set_dim_value(d);
-    }
-    types[t.name()] = std::move(type);
-  }
-  return types;
-}
 
-std::unordered_map<std::string, sized> inferred_sizes(const ::onnx::ModelProto& model) {
-  std::unordered_map<std::string, sized> sizes;
-  for (const auto& [name, type] : inferred_types(model)) {
-    if (const auto b = value_bytes(type)) {
-      sizes[name] = *b;
+  inferred_shapes(const inferred_shapes&) = delete;
+  inferred_shapes& operator=(const inferred_shapes&) = delete;
+
+  ~inferred_shapes() {
+    for (auto& s : saved_) {
+      s.graph->mutable_value_info()->Swap(&s.value_info);
+      s.graph->mutable_output()->Swap(&s.output);
     }
   }
-  return sizes;
-}
+
+  /// The type of a top-level tensor, or nullptr when inference found none.
+  /// Valid while *this lives.
+  const ::onnx::TypeProto* find(std::string_view name) const {
+    const auto it = types_.find(name);
+    return it == types_.end() ? nullptr : it->second;
+  }
+
+private:
+  struct saved_graph {
+    ::onnx::GraphProto* graph;
+    google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> value_info;
+    google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> output;
+  };
+  std::vector<saved_graph> saved_;
+  std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;
+  std::deque<::onnx::TypeProto> initializer_types_;
+};
 
 // Dimensions with symbolic ones as 1; nothing when the shape is unknown.
-std::optional<std::vector<std::int64_t>>
-dims_of(const std::unordered_map<std::string, ::onnx::TypeProto>& types, const std::string& name) {
-  const auto it = types.find(name);
-  if (it == types.end() || !it->second.has_tensor_type() || !it->second.tensor_type().has_shape()) {
+std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
+                                                 std::string_view name) {
+  const auto* type = types.find(name);
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return std::nullopt;
   }
   std::vector<std::int64_t> dims;
-  for (const auto& d : it->second.tensor_type().shape().dim()) {
+  for (const auto& d : type->tensor_type().shape().dim()) {
     dims.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
   }
   return dims;
@@ -172,7 +198,7 @@ std::string opt(int v) {
 
 } // namespace
 
-report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
+report make_report(::onnx::ModelProto& model, const node_graph& nodes,
                    const sharding_result& result, std::vector<diagnostic> diagnostics) {
   const auto& g = model.graph();
   report r;
@@ -219,12 +245,14 @@ report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
     }
   }
   if (!crossings.empty()) {
-    const auto sizes = inferred_sizes(model);
+    const inferred_shapes types(model);
     for (const auto& [from, to, name] : crossings) {
       crossing_tensor c{name, from, to, std::nullopt, ""};
-      if (const auto s = sizes.find(name); s != sizes.end()) {
-        c.bytes = s->second.bytes;
-        c.per = s->second.per;
+      if (const auto* type = types.find(name)) {
+        if (const auto b = value_bytes(*type)) {
+          c.bytes = b->bytes;
+          c.per = b->per;
+        }
       }
       r.crossings.push_back(std::move(c));
     }
@@ -232,13 +260,13 @@ report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
   return r;
 }
 
-std::vector<std::int64_t> estimate_costs(const ::onnx::ModelProto& model, cost_model how) {
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how) {
   const auto& g = model.graph();
   std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
   if (how == cost_model::unit) {
     return costs;
   }
-  const auto types = inferred_types(model);
+  const inferred_shapes types(model);
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
     if (n.output_size() == 0) {

@@ -54,6 +54,10 @@ TEST_CASE("every shared model shards, passes the checker and round-trips") {
     }
     const auto result = sp::shard(g, nodes, points);
     sp::annotate(g, result);
+    // The report and the cost estimate run shape inference on the model
+    // itself; what they leave behind would show in the round trip below.
+    sp::make_report(model, nodes, result, {});
+    sp::estimate_costs(model, sp::cost_model::flops);
     const fs::path out = dir / entry.path().filename().string();
     sp::save_model(model, out);
 
@@ -287,8 +291,29 @@ TEST_CASE("synth decoder: 29 nodes a layer, a valid model, sizes for every cut")
   CHECK_THROWS_AS(sp::synth_decoder(0), sp::input_error);
 }
 
+TEST_CASE("the report's shape inference returns the model exactly as it was") {
+  auto m = sp::synth_decoder(3);
+  auto& g = *m.mutable_graph();
+  // A value_info without a shape, which inference refines in place, and a
+  // graph output without one.
+  auto* vi = g.add_value_info();
+  vi->set_name("layer0/mlp_residual");
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  g.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  const std::string before = m.SerializeAsString();
+  const auto nodes = sp::build_graph(g);
+  const auto result = sp::shard(g, nodes, {{28, 0, 0}, {57, 1, 1}});
+  const auto r = sp::make_report(m, nodes, result, {});
+  REQUIRE(r.crossings.size() == 2);
+  CHECK(r.crossings[0].name == "layer0/mlp_residual");
+  CHECK(r.crossings[0].bytes == 16 * 8 * 4); // found through the refined value_info
+  CHECK(m.SerializeAsString() == before);
+  CHECK(sp::estimate_costs(m, sp::cost_model::flops).size() == 3 * 29);
+  CHECK(m.SerializeAsString() == before);
+}
+
 TEST_CASE("cost estimates: unit, and flops from op type and inferred shapes") {
-  const auto m = sp::synth_resnet50();
+  auto m = sp::synth_resnet50();
   const auto unit = sp::estimate_costs(m, sp::cost_model::unit);
   CHECK(unit == std::vector<std::int64_t>(175, 1));
   const auto flops = sp::estimate_costs(m, sp::cost_model::flops);

@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
 #include <shardpoint/shardpoint.hpp>
@@ -37,6 +39,31 @@ inline constexpr const char* stage_attribute = "__pipeline_stage";
 /// Reads and parses a model. Never opens external data files: tensors stored
 /// outside the model keep their references untouched. Throws input_error.
 ::onnx::ModelProto load_model(const std::filesystem::path& path);
+
+/// A model read by read_model(): the ModelProto and the protobuf arena it
+/// lives in. Parsing and later edits (attributes, names) allocate from the
+/// arena, which takes its memory in large pre-faulted blocks and frees it all
+/// at once; on a model of 10^5 nodes that is about twice as fast as
+/// load_model(). Move-only; proto() must not be used after a move.
+class loaded_model {
+public:
+  loaded_model(loaded_model&& other) noexcept;
+  loaded_model& operator=(loaded_model&& other) noexcept;
+  ~loaded_model();
+
+  ::onnx::ModelProto& proto() noexcept { return *proto_; }
+  const ::onnx::ModelProto& proto() const noexcept { return *proto_; }
+
+private:
+  loaded_model();
+  friend loaded_model read_model(const std::filesystem::path& path);
+
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  ::onnx::ModelProto* proto_ = nullptr;
+};
+
+/// load_model() into an arena: the same checks and errors, faster.
+loaded_model read_model(const std::filesystem::path& path);
 
 /// Serialises `model` to `path` atomically: a temporary file in the same
 /// folder, flushed, then renamed over `path`. On any failure `path` is left as
@@ -158,7 +185,9 @@ struct report {
 /// Per device and stage: node counts and parameter bytes (the initializers a
 /// group reads; one read by two groups counts in both); the tensors crossing
 /// stage boundaries, with byte sizes where ONNX shape inference knows them.
-report make_report(const ::onnx::ModelProto& model, const node_graph& nodes,
+/// Shape inference runs on `model` itself, which is returned exactly as it was
+/// (also when an exception leaves).
+report make_report(::onnx::ModelProto& model, const node_graph& nodes,
                    const sharding_result& result, std::vector<diagnostic> diagnostics);
 
 std::string to_table(const report& r);
@@ -179,8 +208,9 @@ enum class cost_model {
   flops
 };
 
-/// The cost of every top-level node, in cost units.
-std::vector<std::int64_t> estimate_costs(const ::onnx::ModelProto& model, cost_model how);
+/// The cost of every top-level node, in cost units. Like make_report(), runs
+/// shape inference on `model` and returns it exactly as it was.
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how);
 
 // ---------------------------------------------------------------------------
 // Synthetic models
