@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -109,30 +110,67 @@ std::size_t distance(const std::string& a, const std::string& b) {
 
 node_graph build_graph(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
-  std::unordered_map<std::string, std::size_t> producer;
+  node_graph out;
+  // Keys view the model's own strings, which outlive this function; the
+  // graph keeps its own copies in out.tensors.
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+  ids.reserve(2 * n);
+  const auto intern = [&](std::string_view name) {
+    const auto [it, fresh] = ids.try_emplace(name, static_cast<std::uint32_t>(out.tensors.size()));
+    if (fresh) {
+      if (out.tensors.size() == UINT32_MAX) {
+        throw input_error("the model has more than 2^32 - 1 tensors");
+      }
+      out.tensors.emplace_back(name);
+      out.producer.push_back(node_graph::no_producer);
+    }
+    return it->second;
+  };
   for (std::size_t v = 0; v < n; ++v) {
     for (const auto& o : g.node(static_cast<int>(v)).output()) {
       if (o.empty()) {
         continue; // an omitted optional output
       }
-      const auto [it, fresh] = producer.emplace(o, v);
-      if (!fresh) {
-        throw input_error("tensor '" + o + "' is written by both " + node_label(g, it->second) +
-                          " and " + node_label(g, v));
+      auto& p = out.producer[intern(o)];
+      if (p != node_graph::no_producer) {
+        throw input_error("tensor '" + o + "' is written by both " + node_label(g, p) + " and " +
+                          node_label(g, v));
       }
+      p = v;
     }
   }
-  node_graph out;
-  out.reads.resize(n);
+  out.read_offsets.reserve(n + 1);
+  out.read_offsets.push_back(0);
   std::vector<std::pair<std::size_t, std::size_t>> edges;
+  edges.reserve(2 * n);
+  std::vector<std::uint32_t> reads;
+  std::vector<std::size_t> sources;
   const name_set top_locals;
   for (std::size_t v = 0; v < n; ++v) {
-    name_set reads;
-    node_reads(g.node(static_cast<int>(v)), top_locals, reads);
-    std::vector<std::size_t> sources;
-    for (const auto& t : reads) {
-      if (const auto it = producer.find(t); it != producer.end()) {
-        sources.push_back(it->second);
+    const auto& node = g.node(static_cast<int>(v));
+    reads.clear();
+    const bool has_subgraphs =
+        std::any_of(node.attribute().begin(), node.attribute().end(),
+                    [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
+    if (has_subgraphs) {
+      name_set names;
+      node_reads(node, top_locals, names);
+      for (const auto& t : names) {
+        reads.push_back(intern(t));
+      }
+    } else {
+      for (const auto& t : node.input()) {
+        if (!t.empty()) {
+          reads.push_back(intern(t));
+        }
+      }
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    sources.clear();
+    for (auto t : reads) {
+      if (out.producer[t] != node_graph::no_producer) {
+        sources.push_back(out.producer[t]);
       }
     }
     std::sort(sources.begin(), sources.end());
@@ -140,36 +178,52 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
     for (std::size_t u : sources) {
       edges.emplace_back(u, v);
     }
-    out.reads[v].assign(reads.begin(), reads.end());
-    std::sort(out.reads[v].begin(), out.reads[v].end());
+    out.read_ids.insert(out.read_ids.end(), reads.begin(), reads.end());
+    out.read_offsets.push_back(out.read_ids.size());
   }
   out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
   return out;
 }
 
+std::vector<std::string> node_graph::read_names(std::size_t v) const {
+  std::vector<std::string> names;
+  for (auto t : reads(v)) {
+    names.push_back(tensors[t]);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
-  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
+  // name -> its node, or `shared` when several nodes have it. Keys view the
+  // model's strings; names given below are added as owned strings.
+  constexpr std::size_t shared = static_cast<std::size_t>(-1);
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  by_name.reserve(static_cast<std::size_t>(g.node_size()));
   std::vector<std::size_t> unnamed;
+  bool any_shared = false;
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& name = g.node(v).name();
     if (name.empty()) {
       unnamed.push_back(static_cast<std::size_t>(v));
-    } else {
-      by_name[name].push_back(static_cast<std::size_t>(v));
+    } else if (const auto [it, fresh] = by_name.try_emplace(name, v); !fresh) {
+      it->second = shared;
+      any_shared = true;
     }
   }
-  std::vector<std::string> duplicates;
-  for (const auto& [name, nodes] : by_name) {
-    if (nodes.size() > 1) {
-      std::string where;
-      for (std::size_t v : nodes) {
-        where += (where.empty() ? "" : ", ") + std::to_string(v);
+  if (any_shared) {
+    std::map<std::string, std::string> where; // sorted, for the message
+    for (int v = 0; v < g.node_size(); ++v) {
+      const auto& name = g.node(v).name();
+      if (!name.empty() && by_name.at(name) == shared) {
+        auto& list = where[name];
+        list += (list.empty() ? "" : ", ") + std::to_string(v);
       }
-      duplicates.push_back("'" + name + "' (nodes " + where + ")");
     }
-  }
-  std::sort(duplicates.begin(), duplicates.end());
-  if (!duplicates.empty()) {
+    std::vector<std::string> duplicates;
+    for (const auto& [name, nodes] : where) {
+      duplicates.push_back("'" + name + "' (nodes " + nodes + ")");
+    }
     throw input_error("node names must be unique, but " + std::to_string(duplicates.size()) +
                       " are not: " + list(duplicates));
   }
@@ -181,15 +235,16 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
     throw input_error("--only_manual_sharding needs every node named, but " +
                       std::to_string(unnamed.size()) + " are not: nodes " + list(labels));
   }
+  std::unordered_set<std::string> given;
   for (std::size_t v : unnamed) {
     auto& node = *g.mutable_node(static_cast<int>(v));
     const std::string base =
         (node.op_type().empty() ? std::string("node") : node.op_type()) + "_" + std::to_string(v);
     std::string name = base;
-    for (int k = 1; by_name.count(name); ++k) {
+    for (int k = 1; by_name.count(name) || given.count(name); ++k) {
       name = base + "_" + std::to_string(k);
     }
-    by_name[name].push_back(v);
+    given.insert(name);
     node.set_name(name);
   }
   return unnamed;
@@ -197,9 +252,13 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
 
 std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
                                                  const std::vector<config_entry>& entries) {
-  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
+  // name -> its node and how many nodes have it
+  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> by_name;
+  by_name.reserve(static_cast<std::size_t>(g.node_size()));
   for (int v = 0; v < g.node_size(); ++v) {
-    by_name[g.node(v).name()].push_back(static_cast<std::size_t>(v));
+    auto& [node, count] = by_name[g.node(v).name()];
+    node = static_cast<std::size_t>(v);
+    ++count;
   }
   std::map<std::size_t, const config_entry*> seen;
   std::vector<sharding_point<std::size_t>> points;
@@ -207,9 +266,9 @@ std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
     const auto it = by_name.find(e.node);
     if (it == by_name.end() || e.node.empty()) {
       std::vector<std::pair<std::size_t, std::string>> scored;
-      for (const auto& [name, nodes] : by_name) {
+      for (const auto& [name, node] : by_name) {
         if (!name.empty()) {
-          scored.emplace_back(distance(e.node, name), name);
+          scored.emplace_back(distance(e.node, std::string(name)), std::string(name));
         }
       }
       std::sort(scored.begin(), scored.end());
@@ -220,11 +279,11 @@ std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
       throw input_error(e.where + ": no node is named '" + e.node + "'" +
                         (hint.empty() ? "" : "; closest: " + hint));
     }
-    if (it->second.size() > 1) {
+    if (it->second.second > 1) {
       throw input_error(e.where + ": node name '" + e.node + "' belongs to " +
-                        std::to_string(it->second.size()) + " nodes");
+                        std::to_string(it->second.second) + " nodes");
     }
-    const std::size_t v = it->second.front();
+    const std::size_t v = it->second.first;
     if (const auto [prev, fresh] = seen.emplace(v, &e); !fresh) {
       throw input_error(e.where + ": node '" + e.node + "' is listed twice (first at " +
                         prev->second->where + ")");

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
-#include <string_view>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -203,23 +203,37 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
   const auto& g = model.graph();
   report r;
   r.diagnostics = std::move(diagnostics);
-  std::unordered_map<std::string, std::int64_t> initializer_bytes;
-  for (const auto& t : g.initializer()) {
-    initializer_bytes[t.name()] = tensor_bytes(t);
-  }
-  std::map<std::pair<int, int>, std::pair<std::size_t, std::set<std::string>>> groups;
-  for (std::size_t v = 0; v < result.size(); ++v) {
-    auto& [count, params] = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
-    ++count;
-    for (const auto& t : nodes.reads[v]) {
-      if (initializer_bytes.count(t)) {
-        params.insert(t);
+  // Bytes of every tensor that is an initializer, by tensor index.
+  std::vector<std::int64_t> initializer_bytes(nodes.tensors.size(), -1);
+  {
+    std::unordered_map<std::string_view, std::int64_t> by_name;
+    for (const auto& t : g.initializer()) {
+      by_name.emplace(t.name(), tensor_bytes(t));
+    }
+    if (!by_name.empty()) {
+      for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+        if (const auto it = by_name.find(nodes.tensors[t]); it != by_name.end()) {
+          initializer_bytes[t] = it->second;
+        }
       }
     }
   }
-  for (const auto& [key, group] : groups) {
+  std::map<std::pair<int, int>, std::pair<std::size_t, std::vector<std::uint32_t>>> groups;
+  for (std::size_t v = 0; v < result.size(); ++v) {
+    auto& [count, params] = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
+    ++count;
+    for (auto t : nodes.reads(v)) {
+      if (initializer_bytes[t] >= 0) {
+        params.push_back(t);
+      }
+    }
+  }
+  for (auto& [key, group] : groups) {
+    auto& params = group.second;
+    std::sort(params.begin(), params.end());
+    params.erase(std::unique(params.begin(), params.end()), params.end());
     group_report gr{key.first, key.second, group.first, 0};
-    for (const auto& t : group.second) {
+    for (auto t : params) {
       gr.parameter_bytes += initializer_bytes[t];
     }
     r.groups.push_back(gr);
@@ -229,25 +243,19 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
   const auto side = [&](std::size_t v) {
     return (result.has_stages() ? result.stage(v) : result.device(v)).value_or(-1);
   };
-  std::unordered_map<std::string, std::size_t> producer;
-  for (int v = 0; v < g.node_size(); ++v) {
-    for (const auto& o : g.node(v).output()) {
-      producer.emplace(o, static_cast<std::size_t>(v));
-    }
-  }
-  std::set<std::tuple<int, int, std::string>> crossings;
+  std::set<std::tuple<int, int, std::string_view>> crossings;
   for (std::size_t v = 0; v < result.size(); ++v) {
-    for (const auto& t : nodes.reads[v]) {
-      const auto it = producer.find(t);
-      if (it != producer.end() && side(it->second) != side(v)) {
-        crossings.emplace(side(it->second), side(v), t);
+    for (auto t : nodes.reads(v)) {
+      const auto p = nodes.producer[t];
+      if (p != node_graph::no_producer && side(p) != side(v)) {
+        crossings.emplace(side(p), side(v), nodes.tensors[t]);
       }
     }
   }
   if (!crossings.empty()) {
     const inferred_shapes types(model);
     for (const auto& [from, to, name] : crossings) {
-      crossing_tensor c{name, from, to, std::nullopt, ""};
+      crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
       if (const auto* type = types.find(name)) {
         if (const auto b = value_bytes(*type)) {
           c.bytes = b->bytes;

@@ -109,7 +109,7 @@ TEST_CASE("silero_vad_legacy: reads from inside If subgraphs create edges") {
   // Outer tensors read inside the If's branches that are not its inputs.
   std::set<std::string> direct(g.node(if_node).input().begin(), g.node(if_node).input().end());
   std::vector<std::string> through_subgraphs;
-  for (const auto& t : nodes.reads[static_cast<std::size_t>(if_node)]) {
+  for (const auto& t : nodes.read_names(static_cast<std::size_t>(if_node))) {
     if (!direct.count(t)) {
       through_subgraphs.push_back(t);
     }
@@ -178,7 +178,7 @@ TEST_CASE("subgraph reads, nested, with shadowing, in a model built here") {
   deep.add_input("t1");
   deep.add_output("z");
   const auto nodes = sp::build_graph(g);
-  CHECK(nodes.reads[3] == std::vector<std::string>{"t0", "t1", "x"});
+  CHECK(nodes.read_names(3) == std::vector<std::string>{"t0", "t1", "x"});
   std::vector<std::size_t> sources;
   for (std::size_t u = 0; u < 3; ++u) {
     for (auto [e, end] = out_edges(u, nodes.graph); e != end; ++e) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,12 +82,28 @@ using csr_graph = boost::compressed_sparse_row_graph<boost::directedS>;
 /// Top-level nodes in file order as vertices; an edge u -> v when v reads a
 /// tensor u writes, directly or from inside one of v's subgraphs (If, Loop,
 /// Scan bodies, nested) through the outer scope. Graph inputs and initializers
-/// are not vertices.
+/// are not vertices. Owns copies of the tensor names it needs: it stays valid
+/// when the model is changed or destroyed.
 struct node_graph {
+  static constexpr std::size_t no_producer = static_cast<std::size_t>(-1);
+
   csr_graph graph;
-  /// Per node: the top-level tensors it reads (inputs and outer-scope reads
-  /// of its subgraphs), each once.
-  std::vector<std::vector<std::string>> reads;
+  /// Every top-level tensor some node reads or writes, each once.
+  std::vector<std::string> tensors;
+  /// Per tensor: the node writing it, or no_producer (graph inputs,
+  /// initializers, tensors nobody writes).
+  std::vector<std::size_t> producer;
+  /// The tensors node v reads (inputs and outer-scope reads of its
+  /// subgraphs), each once, as indices into `tensors`, in increasing order:
+  /// read_ids[read_offsets[v] .. read_offsets[v + 1]).
+  std::vector<std::size_t> read_offsets;
+  std::vector<std::uint32_t> read_ids;
+
+  std::span<const std::uint32_t> reads(std::size_t v) const {
+    return {read_ids.data() + read_offsets[v], read_ids.data() + read_offsets[v + 1]};
+  }
+  /// The names of the tensors node v reads, sorted.
+  std::vector<std::string> read_names(std::size_t v) const;
 };
 
 /// Throws input_error when two nodes write the same tensor.
