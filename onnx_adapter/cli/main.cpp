@@ -113,7 +113,14 @@ int run_shard(const shard_args& a) {
   options.batches_per_step = a.batches_per_step.value_or(1);
   auto diagnostics = sp::validate(graph, nodes, result, options);
   const bool failed = shardpoint::has_errors(diagnostics);
-  print_report(sp::make_report(model, nodes, result, std::move(diagnostics)), a.report);
+  if (a.report == "none") {
+    for (const auto& d : diagnostics) {
+      std::cerr << "shardpoint: " << shardpoint::to_string(d.severity) << " ["
+                << shardpoint::to_string(d.rule) << "] " << d.message << '\n';
+    }
+  } else {
+    print_report(sp::make_report(model, nodes, result, std::move(diagnostics)), a.report);
+  }
   if (failed && !a.force) {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
     return exit_invalid;
@@ -296,8 +303,10 @@ int main(int argc, char** argv) {
                   "Validate for pipelined execution");
   shard->add_option("--batches-per-step,--batches_per_step", sa.batches_per_step,
                     "Micro-batches per step (with pipelining: a multiple of the stages)");
-  shard->add_option("--report", sa.report, "Report format")
-      ->check(CLI::IsMember({"table", "json"}));
+  shard->add_option("--report", sa.report,
+                    "Report format; none prints only validation findings (on stderr) and skips "
+                    "the shape inference that sizes the crossing tensors")
+      ->check(CLI::IsMember({"table", "json", "none"}));
   shard->add_flag("--only_manual_sharding,--only-manual-sharding", sa.strict,
                   "Require unique names on every node; rename nothing");
   shard->add_flag("--in-place,--in_place", sa.in_place, "Overwrite the input model");

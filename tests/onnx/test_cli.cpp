@@ -98,6 +98,18 @@ TEST_CASE("validation failure: exit 3 and nothing written, unless --force") {
   r = shardpoint_cli(args + " --force", f.dir.path());
   CHECK(r.code == 3);
   CHECK(fs::exists(f.out));
+  fs::remove(f.out);
+
+  // --report none: nothing on stdout; the findings still reach stderr.
+  r = shardpoint_cli(args + " --report none", f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("shardpoint: error [too-many-devices]") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.out));
+  r = shardpoint_cli(f.shard_args(f.model, f.config) + " --report none", f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "shardpoint: wrote " + f.out.string() + "\n");
 }
 
 TEST_CASE("the input is never overwritten unless --in-place") {
