@@ -3,7 +3,7 @@
 # writing JSON to build/bench-results/. Not part of scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --bench
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD_BENCH=ON \

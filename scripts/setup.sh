@@ -12,8 +12,12 @@ packages=(
   # tests and benchmarks
   doctest-dev libbenchmark-dev
   # the ONNX adapter and the command line
-  libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+  libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev
 )
+# bench/run.sh also needs these (the Python reference, GNU time, the plot)
+if [ "${1:-}" = --bench ]; then
+  packages+=(python3-onnx python3-yaml time gnuplot-nox)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

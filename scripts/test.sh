@@ -56,7 +56,8 @@ suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOIN
 
 echo "== bench smoke: each benchmark binary once at a tiny size (no timing is checked)"
 for smoke in "bench_manual_shard --benchmark_filter=/vertices:10000/" \
-  "bench_ring_buffer --benchmark_filter=round_trip --benchmark_min_time=0.001"; do
+  "bench_ring_buffer --benchmark_filter=round_trip --benchmark_min_time=0.001" \
+  "bench_pipeline --benchmark_filter=4/64 --benchmark_min_time=0.001"; do
   if build/gcc/bench/$smoke >build/bench-smoke.log 2>&1; then
     passed=$((passed + 1))
   else

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# ONNX end to end: `shardpoint shard` against a bare protobuf parse and
+# serialise of the same file (bench/onnx_roundtrip) and against the same
+# procedure written with the Python onnx package (bench/poprt_reference.py),
+# on generated decoders of ~10^5 and ~10^6 nodes and on the 100 MB ResNet-50
+# of ../shared/models. Wall time (best of N runs) and peak RSS, from GNU time.
+#
+#   bench/onnx_e2e.sh BUILD_DIR OUT_DIR [--smoke]
+#
+# BUILD_DIR has SHARDPOINT_BUILD_ONNX and SHARDPOINT_BUILD_BENCH on. --smoke
+# runs a 10-layer decoder once, to keep the script working (scripts/test.sh).
+# Writes OUT_DIR/onnx_e2e.json and prints a table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: bench/onnx_e2e.sh BUILD_DIR OUT_DIR [--smoke]}
+out=${2:?usage: bench/onnx_e2e.sh BUILD_DIR OUT_DIR [--smoke]}
+smoke=${3:-}
+shardpoint=$build/onnx_adapter/shardpoint
+roundtrip=$build/bench/onnx_roundtrip
+for f in "$shardpoint" "$roundtrip"; do
+  [ -x "$f" ] || { echo "onnx_e2e: $f not built (configure with ONNX and BENCH on)" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "onnx_e2e: GNU time (/usr/bin/time) is missing" >&2; exit 1; }
+python=
+if /usr/bin/python3 -c 'import onnx, yaml' 2>/dev/null; then
+  python=/usr/bin/python3
+else
+  echo "onnx_e2e: python3-onnx or python3-yaml missing: the Python reference is skipped"
+fi
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+json=()
+printf '%-14s %10s %-22s %9s %9s %7s\n' model "size MB" tool "wall s" "RSS MB" "x rt"
+
+# measure NAME MODEL REPS TOOL-LABEL COMMAND...: best wall time, largest RSS.
+rt_wall=
+measure() {
+  local name=$1 model=$2 reps=$3 label=$4
+  shift 4
+  local best= rss=0
+  for _ in $(seq "$reps"); do
+    rm -f "$work/out.onnx"
+    if ! /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/stdout" 2>"$work/stderr"; then
+      cat "$work/stderr" >&2
+      echo "onnx_e2e: $label failed on $name" >&2
+      exit 1
+    fi
+    [ -s "$work/out.onnx" ] || { echo "onnx_e2e: $label wrote nothing on $name" >&2; exit 1; }
+    read -r wall kb <"$work/time"
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
+    [ "$kb" -gt "$rss" ] && rss=$kb
+  done
+  [ "$label" = roundtrip ] && rt_wall=$best
+  local size ratio
+  size=$(stat -c %s "$model")
+  ratio=$(awk "BEGIN{printf \"%.2f\", $best / ($rt_wall > 0 ? $rt_wall : 0.01)}")
+  printf '%-14s %10.1f %-22s %9.2f %9.1f %7s\n' "$name" "$(awk "BEGIN{print $size / 1e6}")" \
+    "$label" "$best" "$(awk "BEGIN{print $rss / 1024}")" "$ratio"
+  json+=("{\"model\": \"$name\", \"bytes\": $size, \"tool\": \"$label\", \"wall_seconds\": $best, \"peak_rss_kib\": $rss, \"vs_roundtrip\": $ratio}")
+}
+
+run_model() {
+  local name=$1 model=$2 config=$3 reps=$4
+  measure "$name" "$model" "$reps" roundtrip "$roundtrip" "$model" "$work/out.onnx"
+  measure "$name" "$model" "$reps" "shard --report none" "$shardpoint" shard --input-model "$model" \
+    --manual-sharding-config "$config" --output-model "$work/out.onnx" --report none
+  measure "$name" "$model" "$reps" "shard (table report)" "$shardpoint" shard --input-model "$model" \
+    --manual-sharding-config "$config" --output-model "$work/out.onnx"
+  if [ -n "$python" ]; then
+    measure "$name" "$model" "$reps" "python onnx" "$python" bench/poprt_reference.py "$model" \
+      "$config" "$work/out.onnx"
+  fi
+}
+
+# A decoder of `layers` layers, cut into four stages at its quarter points.
+decoder() {
+  local layers=$1 reps=$2 name=$3
+  "$shardpoint" synth decoder --layers "$layers" "$work/$name.onnx"
+  : >"$work/$name.yaml"
+  for k in 1 2 3; do
+    echo "- {node: layer$((layers * k / 4 - 1))/mlp_residual, device: $((k - 1)), stage: $((k - 1))}" \
+      >>"$work/$name.yaml"
+  done
+  run_model "$name" "$work/$name.onnx" "$work/$name.yaml" "$reps"
+  rm -f "$work/$name.onnx"
+}
+
+if [ "$smoke" = --smoke ]; then
+  decoder 10 1 decoder-290
+else
+  decoder 4000 3 decoder-116k
+  decoder 34483 1 decoder-1m
+  resnet=../shared/models/resnet50-v1-7-replica.onnx
+  if [ -f "$resnet" ]; then
+    run_model resnet50-v1-7 "$resnet" examples/resnet50/shard.yaml 3
+  else
+    echo "onnx_e2e: $resnet not found: the ResNet-50 row is skipped"
+  fi
+fi
+
+{
+  echo "["
+  for i in "${!json[@]}"; do
+    echo "  ${json[$i]}$([ "$i" -lt $((${#json[@]} - 1)) ] && echo ,)"
+  done
+  echo "]"
+} >"$out/onnx_e2e.json"
+echo "JSON in $out/onnx_e2e.json"
