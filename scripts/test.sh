@@ -67,6 +67,14 @@ for smoke in "bench_manual_shard --benchmark_filter=/vertices:10000/" \
     status=1
   fi
 done
+if bench/onnx_e2e.sh build/gcc build/e2e-smoke --smoke >build/bench-smoke.log 2>&1; then
+  passed=$((passed + 1))
+else
+  cat build/bench-smoke.log
+  echo "bench smoke failed: bench/onnx_e2e.sh --smoke"
+  failed=$((failed + 1))
+  status=1
+fi
 suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo || status=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
