@@ -45,13 +45,7 @@ struct shardpoint_queue {
   std::size_t push_some(const item* p, std::size_t n) { return q.try_push_bulk({p, n}); }
   std::size_t pop_some(item* p, std::size_t n) { return q.try_pop_bulk({p, n}); }
   bool push(item v) { return q.try_push(v); }
-  bool pop(item& v) {
-    if (auto x = q.try_pop()) {
-      v = *x;
-      return true;
-    }
-    return false;
-  }
+  bool pop(item& v) { return q.try_pop(v); }
 };
 
 struct boost_queue {

@@ -60,6 +60,12 @@ TEST_CASE("owning types are constructed on push and destroyed on pop and in the 
     CHECK(q.try_pop() == long_text);
     CHECK(q.try_push(std::string("z")));
     CHECK(q.try_pop() == std::string(50, 'y'));
+    std::string out = "old";
+    CHECK(q.try_pop(out)); // the out-parameter form moves into `out`
+    CHECK(out == "z");
+    CHECK_FALSE(q.try_pop(out));
+    CHECK(out == "z"); // untouched when empty
+    CHECK(q.try_push(long_text));
     // one string left inside: the destructor frees it (ASan would see a leak)
   }
   {
@@ -139,7 +145,12 @@ TEST_CASE("two threads: strings, bulk and single mixed, try and blocking mixed")
         mismatches += s != "item " + std::to_string(i++);
       }
     } else {
-      mismatches += q.pop() != "item " + std::to_string(i++);
+      std::string s;
+      if (i % 4 == 1 && q.try_pop(s)) {
+        mismatches += s != "item " + std::to_string(i++);
+      } else if (i % 4 != 1) {
+        mismatches += q.pop() != "item " + std::to_string(i++);
+      }
     }
   }
   producer.join();

@@ -224,6 +224,23 @@ public:
     return out;
   }
 
+  /// Moves the oldest item into `out` (assigning over it); false when empty.
+  /// try_pop() without the std::optional.
+  bool try_pop(T& out) {
+    const std::size_t r = read_.load(std::memory_order_relaxed); // ours
+    if (r == write_cache_) {
+      write_cache_ = write_.load(std::memory_order_acquire); // as in try_pop()
+      if (r == write_cache_) {
+        return false;
+      }
+    }
+    T* p = slot(r);
+    out = std::move(*p);
+    std::destroy_at(p);
+    publish_read(r + 1);
+    return true;
+  }
+
   /// Moves up to out.size() items into `out` (assigning over what is there),
   /// with a single index update; returns how many were popped.
   std::size_t try_pop_bulk(std::span<T> out) {
