@@ -7,7 +7,7 @@ set title "manual_shard (8 points) vs boost::topological_sort, layered residual 
 set xlabel "vertices"
 set ylabel "ns per edge"
 set logscale x
-set yrange [0:*]
+set logscale y
 set key top left
 set grid
 plot data using 1:2 with linespoints title "manual_shard, topological labels", \
