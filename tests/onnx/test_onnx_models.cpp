@@ -83,6 +83,24 @@ TEST_CASE("every shared model shards, passes the checker and round-trips") {
   CHECK(seen >= 8);
 }
 
+TEST_CASE("read_model: the arena-backed model equals load_model's and survives a move") {
+  temp_dir dir;
+  const auto original = sp::synth_decoder(2);
+  sp::save_model(original, dir / "m.onnx");
+  auto file = sp::read_model(dir / "m.onnx");
+  CHECK(file.proto().SerializeAsString() == sp::load_model(dir / "m.onnx").SerializeAsString());
+  sp::loaded_model moved = std::move(file);
+  auto& g = *moved.proto().mutable_graph();
+  sp::annotate(g, sp::shard(g, sp::build_graph(g), {{28, 0, 0}}));
+  sp::save_model(moved.proto(), dir / "out.onnx");
+  CHECK(sp::read_annotations(sp::load_model(dir / "out.onnx").graph()).device(57) == 1);
+  moved = sp::read_model(dir / "m.onnx"); // move-assign frees the old arena
+  CHECK_FALSE(sp::read_annotations(moved.proto().graph()).has_devices()); // a fresh read
+  CHECK_THROWS_WITH_AS(sp::read_model(dir / "missing.onnx"),
+                       ("'" + (dir / "missing.onnx").string() + "': no such file").c_str(),
+                       sp::input_error);
+}
+
 TEST_CASE("sharding twice replaces the attributes, never duplicates them") {
   auto m = onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"b", {"ya"}, {"yb"}}}, {"yb"});
   auto& g = *m.mutable_graph();
