@@ -9,14 +9,14 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev ccache clang-format
   # core
   libboost-graph-dev librange-v3-dev
-  # tests and benchmarks
-  doctest-dev libbenchmark-dev
+  # tests and benchmarks (GNU time: the ONNX end-to-end benchmark's smoke run)
+  doctest-dev libbenchmark-dev time
   # the ONNX adapter and the command line
   libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev
 )
-# bench/run.sh also needs these (the Python reference, GNU time, the plot)
+# bench/run.sh also needs these (the Python reference, the plot)
 if [ "${1:-}" = --bench ]; then
-  packages+=(python3-onnx python3-yaml time gnuplot-nox)
+  packages+=(python3-onnx python3-yaml gnuplot-nox)
 fi
 
 missing=()
