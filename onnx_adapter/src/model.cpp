@@ -91,7 +91,7 @@ void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   if (::fstat(fd, &st) != 0) {
     fail(path, std::string("cannot be read: ") + std::strerror(errno));
   }
-  if (st.st_size == 0) {
+  if (S_ISREG(st.st_mode) && st.st_size == 0) { // (a pipe has no size: just read it)
     fail(path, "the file is empty");
   }
   google::protobuf::io::FileInputStream in(fd, 1 << 20);

@@ -2,6 +2,9 @@
 // make edges; names; configs in every format.
 #include <numeric>
 #include <set>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include <onnx/checker.h>
 
@@ -96,6 +99,13 @@ TEST_CASE("read_model: the arena-backed model equals load_model's and survives a
   CHECK(sp::read_annotations(sp::load_model(dir / "out.onnx").graph()).device(57) == 1);
   moved = sp::read_model(dir / "m.onnx"); // move-assign frees the old arena
   CHECK_FALSE(sp::read_annotations(moved.proto().graph()).has_devices()); // a fresh read
+  // A pipe (e.g. the shell's <(...)) has no size; it is read all the same.
+  const fs::path fifo = dir / "fifo.onnx";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { onnx_test::write_file(fifo, original.SerializeAsString()); });
+  const auto piped = sp::read_model(fifo);
+  writer.join();
+  CHECK(piped.proto().SerializeAsString() == original.SerializeAsString());
   CHECK_THROWS_WITH_AS(sp::read_model(dir / "missing.onnx"),
                        ("'" + (dir / "missing.onnx").string() + "': no such file").c_str(),
                        sp::input_error);
