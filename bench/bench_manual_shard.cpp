@@ -115,8 +115,8 @@ BENCHMARK(topological_sort)->Apply(sizes);
 // that shards more than once sees them; the README gives both figures.
 int main(int argc, char** argv) {
   if (std::getenv("SHARDPOINT_BENCH_COLD_MEMORY") == nullptr) {
-    ::mallopt(M_MMAP_MAX, 0);              // large blocks from the heap too
-    ::mallopt(M_TRIM_THRESHOLD, INT_MAX);  // and never give it back
+    ::mallopt(M_MMAP_MAX, 0);             // large blocks from the heap too
+    ::mallopt(M_TRIM_THRESHOLD, INT_MAX); // and never give it back
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {

@@ -303,9 +303,10 @@ int main(int argc, char** argv) {
                   "Validate for pipelined execution");
   shard->add_option("--batches-per-step,--batches_per_step", sa.batches_per_step,
                     "Micro-batches per step (with pipelining: a multiple of the stages)");
-  shard->add_option("--report", sa.report,
-                    "Report format; none prints only validation findings (on stderr) and skips "
-                    "the shape inference that sizes the crossing tensors")
+  shard
+      ->add_option("--report", sa.report,
+                   "Report format; none prints only validation findings (on stderr) and skips "
+                   "the shape inference that sizes the crossing tensors")
       ->check(CLI::IsMember({"table", "json", "none"}));
   shard->add_flag("--only_manual_sharding,--only-manual-sharding", sa.strict,
                   "Require unique names on every node; rename nothing");

@@ -162,7 +162,8 @@ namespace {
 
 // Creates a temporary file next to `path`, lets `write` fill it, then renames
 // it over `path`. On any failure nothing is left behind.
-template <class Writer> void write_atomically(const fs::path& path, Writer&& write) {
+template <class Writer>
+void write_atomically(const fs::path& path, Writer&& write) {
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
