@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <shardpoint/onnx/adapter.hpp>
@@ -214,10 +215,18 @@ void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
   if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
     fail(path, "the model cannot be serialised: protobuf messages are limited to 2 GiB");
   }
-  // Serialised straight into the file, never into a second copy in memory.
+  // Serialised straight into the file, never into a second copy in memory,
+  // with the sizes ByteSizeLong() has just cached (SerializeToZeroCopyStream
+  // would walk the whole model again to compute them).
   write_atomically(path, [&](int fd) {
     google::protobuf::io::FileOutputStream out(fd, 1 << 20);
-    const bool ok = model.SerializeToZeroCopyStream(&out) && out.Flush();
+    bool ok = true;
+    {
+      google::protobuf::io::CodedOutputStream coded(&out);
+      model.SerializeWithCachedSizes(&coded);
+      ok = !coded.HadError();
+    }
+    ok = out.Flush() && ok;
     return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
   });
 }
