@@ -95,8 +95,10 @@ TEST_CASE("bulk push and pop publish many items at once, partially when short of
         std::vector<int>{5, 6, 7, 8, 9, 10, 11});
 }
 
-TEST_CASE("two threads: a million items through capacities 1 to 64, in order") {
-  for (std::size_t capacity : {1, 2, 3, 64}) {
+TEST_CASE("two threads: items through capacities 1 to 1024, in order") {
+  // 1024 is larger than the producer's prefetch distance (128 8-byte items),
+  // so the prefetching path runs too; the smaller ones never prefetch.
+  for (std::size_t capacity : {1, 2, 3, 64, 1024}) {
     CAPTURE(capacity);
     ring_buffer<std::uint64_t> q(capacity);
     constexpr std::uint64_t n = 200'000;
@@ -113,6 +115,34 @@ TEST_CASE("two threads: a million items through capacities 1 to 64, in order") {
     CHECK(mismatches == 0);
     CHECK(q.empty());
   }
+}
+
+TEST_CASE("two threads: 24-byte items, non-blocking operations, many laps") {
+  // A size that does not divide a cache line: the producer prefetches on
+  // every second push, 42 items ahead, within a capacity of 128.
+  struct triple {
+    std::uint64_t a, b, c;
+  };
+  static_assert(sizeof(triple) == 24);
+  ring_buffer<triple> q(100);
+  REQUIRE(q.capacity() == 128);
+  constexpr std::uint64_t n = 300'000;
+  std::thread producer([&] {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      while (!q.try_emplace(triple{i, ~i, i * 3})) {
+      }
+    }
+  });
+  std::uint64_t mismatches = 0;
+  triple t{};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    while (!q.try_pop(t)) {
+    }
+    mismatches += t.a != i || t.b != ~i || t.c != i * 3;
+  }
+  producer.join();
+  CHECK(mismatches == 0);
+  CHECK(q.empty());
 }
 
 TEST_CASE("two threads: strings, bulk and single mixed, try and blocking mixed") {
