@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +26,47 @@ struct tracked {
   tracked& operator=(tracked&&) noexcept = default;
   ~tracked() { --live; }
 };
+
+// Counts live objects like `tracked`, and throws from its copy constructor
+// or its move assignment when the respective countdown reaches zero.
+struct fragile {
+  static inline int live = 0;
+  static inline int copies_left = -1;
+  static inline int assignments_left = -1;
+  int value;
+  explicit fragile(int v) : value(v) { ++live; }
+  fragile(const fragile& o) : value(o.value) {
+    if (copies_left-- == 0) {
+      throw std::runtime_error("copy");
+    }
+    ++live;
+  }
+  fragile(fragile&& o) noexcept : value(o.value) { ++live; }
+  fragile& operator=(const fragile&) = default;
+  fragile& operator=(fragile&& o) { // not noexcept: bulk pop takes the per-item path
+    if (assignments_left-- == 0) {
+      throw std::runtime_error("assignment");
+    }
+    value = o.value;
+    return *this;
+  }
+  ~fragile() { --live; }
+};
+
+// `count` fragiles valued from, from + step, ...
+std::vector<fragile> fragiles(int from, int count, int step = 1) {
+  std::vector<fragile> v;
+  v.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    v.emplace_back(from + i * step);
+  }
+  return v;
+}
+
+// `count` placeholders of value -1 to pop into.
+std::vector<fragile> blanks(int count) {
+  return fragiles(-1, count, 0);
+}
 
 } // namespace
 
@@ -93,6 +135,61 @@ TEST_CASE("bulk push and pop publish many items at once, partially when short of
   CHECK(q.try_pop_bulk(rest) == 7);
   CHECK(std::vector<int>(rest.begin(), rest.begin() + 7) ==
         std::vector<int>{5, 6, 7, 8, 9, 10, 11});
+}
+
+TEST_CASE(
+    "bulk push: a throwing copy pushes nothing and leaks nothing, on either side of the wrap") {
+  // Copy number 1 is in the run before the end of the slot array, number 3
+  // in the run after the wrap.
+  for (int throw_at : {1, 3}) {
+    CAPTURE(throw_at);
+    {
+      ring_buffer<fragile> q(8);
+      const std::vector<fragile> in = fragiles(0, 6);
+      REQUIRE(q.try_push_bulk(in) == 6);
+      std::vector<fragile> out = blanks(6);
+      REQUIRE(q.try_pop_bulk(out) == 6); // the next push starts at slot 6 of 8
+      const int live_before = fragile::live;
+      const std::vector<fragile> more = fragiles(100, 5);
+      fragile::copies_left = throw_at;
+      CHECK_THROWS_AS(q.try_push_bulk(more), std::runtime_error);
+      fragile::copies_left = -1;
+      CHECK(q.empty());
+      CHECK(fragile::live == live_before + 5); // only `more` itself was added
+      CHECK(q.try_push_bulk(more) == 5);
+      std::vector<fragile> back = blanks(5);
+      CHECK(q.try_pop_bulk(back) == 5);
+      for (int i = 0; i < 5; ++i) {
+        CHECK(back[static_cast<std::size_t>(i)].value == 100 + i);
+      }
+      CHECK(q.try_push_bulk(more) == 5); // left inside for the destructor
+    }
+    CHECK(fragile::live == 0);
+  }
+}
+
+TEST_CASE("bulk pop: a throwing assignment pops the items before it and keeps the rest") {
+  {
+    ring_buffer<fragile> q(4);
+    const std::vector<fragile> in = fragiles(0, 3);
+    REQUIRE(q.try_push_bulk(in) == 3);
+    std::vector<fragile> out = blanks(2);
+    REQUIRE(q.try_pop_bulk(out) == 2);
+    REQUIRE(q.try_push_bulk(fragiles(3, 3)) == 3); // items 2..5, wrapping
+    std::vector<fragile> four = blanks(4);
+    fragile::assignments_left = 2; // the third assignment (item 4) throws
+    CHECK_THROWS_AS(q.try_pop_bulk(four), std::runtime_error);
+    fragile::assignments_left = -1;
+    CHECK(four[0].value == 2);
+    CHECK(four[1].value == 3);
+    CHECK(four[2].value == -1); // untouched
+    CHECK(q.size() == 2);
+    CHECK(q.try_pop()->value == 4);
+    CHECK(q.try_pop()->value == 5);
+    CHECK(q.empty());
+    CHECK(q.try_emplace(6)); // left inside for the destructor
+  }
+  CHECK(fragile::live == 0); // nothing destroyed twice, nothing leaked
 }
 
 TEST_CASE("two threads: items through capacities 1 to 1024, in order") {

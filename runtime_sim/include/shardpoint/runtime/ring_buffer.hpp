@@ -119,7 +119,7 @@ public:
   /// Throws std::invalid_argument for 0 or a capacity that cannot be rounded.
   explicit ring_buffer(std::size_t min_capacity)
       : capacity_(round_up(min_capacity)), mask_(capacity_ - 1),
-        slots_(std::allocator<T>().allocate(capacity_)) {}
+        slots_(static_cast<T*>(::operator new(capacity_ * sizeof(T), slot_alignment))) {}
 
   ring_buffer(const ring_buffer&) = delete;
   ring_buffer& operator=(const ring_buffer&) = delete;
@@ -130,7 +130,7 @@ public:
     for (std::size_t r = read_.load(std::memory_order_relaxed); r != w; ++r) {
       std::destroy_at(slot(r));
     }
-    std::allocator<T>().deallocate(slots_, capacity_);
+    ::operator delete(slots_, slot_alignment);
   }
 
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -172,7 +172,8 @@ public:
   }
 
   /// Pushes as many items of `items` as fit, copying them, with a single
-  /// index update for all; returns how many were pushed.
+  /// index update for all; returns how many were pushed. If copying an item
+  /// throws, nothing is pushed and the exception propagates.
   std::size_t try_push_bulk(std::span<const T> items) {
     const std::size_t w = write_.load(std::memory_order_relaxed);
     std::size_t free = capacity_ - (w - read_cache_);
@@ -181,12 +182,24 @@ public:
       free = capacity_ - (w - read_cache_);
     }
     const std::size_t n = std::min(free, items.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      std::construct_at(slot(w + i), items[i]);
+    if (n == 0) {
+      return 0;
     }
-    if (n > 0) {
-      publish_write(w + n);
+    // At most two contiguous runs of slots, the second from the start of the
+    // array after a wrap, each copied whole (a memmove for trivially copyable
+    // T) rather than item by item through a masked index: measured, 8-byte
+    // items in 256-item chunks went from 526 to 978 M items/s where the two
+    // threads share a core (README, "Ring buffer").
+    const std::size_t at = w & mask_;
+    const std::size_t first = std::min(n, capacity_ - at);
+    std::uninitialized_copy_n(items.data(), first, slots_ + at); // cleans up after itself
+    try {
+      std::uninitialized_copy_n(items.data() + first, n - first, slots_);
+    } catch (...) {
+      std::destroy_n(slots_ + at, first);
+      throw;
     }
+    publish_write(w + n);
     return n;
   }
 
@@ -247,7 +260,10 @@ public:
   }
 
   /// Moves up to out.size() items into `out` (assigning over what is there),
-  /// with a single index update; returns how many were popped.
+  /// with a single index update; returns how many were popped. If a move
+  /// assignment throws, the items before it are popped (and in `out`), that
+  /// item and the ones after it stay in the buffer, and the exception
+  /// propagates.
   std::size_t try_pop_bulk(std::span<T> out) {
     const std::size_t r = read_.load(std::memory_order_relaxed);
     std::size_t available = write_cache_ - r;
@@ -256,14 +272,33 @@ public:
       available = write_cache_ - r;
     }
     const std::size_t n = std::min(available, out.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      T* p = slot(r + i);
-      out[i] = std::move(*p);
-      std::destroy_at(p);
+    if (n == 0) {
+      return 0;
     }
-    if (n > 0) {
-      publish_read(r + n);
+    if constexpr (std::is_nothrow_move_assignable_v<T>) {
+      // Two contiguous runs, as in try_push_bulk.
+      const std::size_t at = r & mask_;
+      const std::size_t first = std::min(n, capacity_ - at);
+      std::move(slots_ + at, slots_ + at + first, out.data());
+      std::destroy_n(slots_ + at, first);
+      std::move(slots_, slots_ + (n - first), out.data() + first);
+      std::destroy_n(slots_, n - first);
+    } else {
+      std::size_t i = 0;
+      try {
+        for (; i < n; ++i) {
+          T* p = slot(r + i);
+          out[i] = std::move(*p);
+          std::destroy_at(p);
+        }
+      } catch (...) {
+        if (i > 0) {
+          publish_read(r + i); // the ones moved out and destroyed are gone
+        }
+        throw;
+      }
     }
+    publish_read(r + n);
     return n;
   }
 
@@ -297,6 +332,12 @@ private:
   }
 
   T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
+
+  // The slot array starts on a cache_line boundary: its first and last lines
+  // are shared with no other heap object (which another thread could be
+  // writing), and for item sizes that divide 64 every line holds whole
+  // items, so "once per line" below means once per line.
+  static constexpr std::align_val_t slot_alignment{std::max(alignof(T), detail::cache_line)};
 
   // Single-item pushes are tuned by measurement (bench/bench_ring_buffer.cpp;
   // README, "Ring buffer"). Reloading read_ only when the buffer looks full
