@@ -20,8 +20,10 @@ echo "== core: manual_shard vs boost::topological_sort"
 build/bench/bench/bench_manual_shard --benchmark_out="$out/manual_shard.json" \
   --benchmark_out_format=json
 echo "== ring_buffer vs boost::lockfree::spsc_queue"
-build/bench/bench/bench_ring_buffer --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+build/bench/bench/bench_ring_buffer --benchmark_repetitions=6 --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/ring_buffer.json" --benchmark_out_format=json
+bench/ring_ratios.py "$out/ring_buffer.json"
 echo "== pipeline emulation"
 build/bench/bench/bench_pipeline --benchmark_out="$out/pipeline.json" --benchmark_out_format=json
 echo "== ONNX end to end"
