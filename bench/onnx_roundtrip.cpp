@@ -19,7 +19,12 @@ int main(int argc, char** argv) {
   ::onnx::ModelProto model;
   {
     std::ifstream in(argv[1], std::ios::binary | std::ios::ate);
-    std::string data(static_cast<std::size_t>(in.tellg()), '\0');
+    const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+    if (size < 0) {
+      std::cerr << "onnx_roundtrip: cannot read " << argv[1] << '\n';
+      return 2;
+    }
+    std::string data(static_cast<std::size_t>(size), '\0');
     in.seekg(0);
     in.read(data.data(), static_cast<std::streamsize>(data.size()));
     if (!in || !model.ParseFromString(data)) {
