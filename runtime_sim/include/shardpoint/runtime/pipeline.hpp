@@ -338,7 +338,11 @@ public:
       stages_of[static_cast<std::size_t>(plan_.stages[s].device)].push_back(s);
     }
     std::vector<std::vector<work_item>> items(static_cast<std::size_t>(devices_));
-    const auto t0 = clock::now() + std::chrono::milliseconds(2); // all threads start together
+    // All threads start together at t0, the schedule's origin. Far enough
+    // ahead for every thread to be up: on a 2-vCPU VM a new thread was seen
+    // to first run up to 5.5 ms after its creation, and a thread that starts
+    // after t0 delays its first work item by as much.
+    const auto t0 = clock::now() + std::chrono::milliseconds(20);
     const auto units = [&](clock::time_point t) {
       return std::chrono::duration<double, std::micro>(t - t0).count() /
              static_cast<double>(opt.unit.count());
