@@ -119,7 +119,7 @@ public:
   /// Throws std::invalid_argument for 0 or a capacity that cannot be rounded.
   explicit ring_buffer(std::size_t min_capacity)
       : capacity_(round_up(min_capacity)), mask_(capacity_ - 1),
-        slots_(static_cast<T*>(::operator new(capacity_ * sizeof(T), slot_alignment))) {}
+        slots_(static_cast<T*>(::operator new(slot_bytes(capacity_), slot_alignment))) {}
 
   ring_buffer(const ring_buffer&) = delete;
   ring_buffer& operator=(const ring_buffer&) = delete;
@@ -333,11 +333,16 @@ private:
 
   T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
 
-  // The slot array starts on a cache_line boundary: its first and last lines
-  // are shared with no other heap object (which another thread could be
-  // writing), and for item sizes that divide 64 every line holds whole
-  // items, so "once per line" below means once per line.
+  // The slot array starts on a cache_line boundary and its size is rounded up to
+  // whole cache_line blocks: no other heap object (which another thread could
+  // be writing) shares its first or last line, and for item sizes that divide
+  // 64 every line holds whole items, so "once per line" below means once per
+  // line.
   static constexpr std::align_val_t slot_alignment{std::max(alignof(T), detail::cache_line)};
+  static std::size_t slot_bytes(std::size_t capacity) noexcept {
+    const std::size_t block = static_cast<std::size_t>(slot_alignment);
+    return (capacity * sizeof(T) + block - 1) / block * block;
+  }
 
   // Single-item pushes are tuned by measurement (bench/bench_ring_buffer.cpp;
   // README, "Ring buffer"). Reloading read_ only when the buffer looks full
