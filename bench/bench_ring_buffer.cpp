@@ -34,7 +34,7 @@ void pin(int cpu) {
 // on this project's 2-vCPU VM, the new thread first runs 1.7-5.5 ms after
 // std::thread's constructor (an idle vCPU is slow to wake), which is a third
 // of a whole bulk iteration and made every such figure a multiple of ~4 ms
-// (the README's figures before 2026-11-23 afternoon include it).
+// (figures measured before this function existed include it).
 template <class Producer, class Consumer>
 double timed_pair(Producer producer, Consumer consumer) {
   pin(0);
