@@ -6,8 +6,9 @@
 #   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
 #      and a smoke run of each benchmark binary at a tiny size
-#   4. a downstream project, built against the installed package, compiling
-#      the README's quick-start example exactly as written
+#   4. a downstream project, built against the installed package in Release
+#      -O3 -Werror with g++ and with clang++: the README's quick-start example
+#      exactly as written, every installed header, every exported target
 # and ends with one line "total: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,7 +89,7 @@ else
   status=1
 fi
 
-echo "== downstream: find_package(shardpoint) from the installed tree, README example"
+echo "== downstream: find_package(shardpoint) from the installed tree, Release -O3 -Werror"
 rm -rf build/install build/downstream
 cmake --install build/gcc --prefix build/install >/dev/null
 mkdir -p build/downstream/src
@@ -99,17 +100,25 @@ if [ ! -s build/downstream/src/main.cpp ]; then
   echo "downstream: no quick-start block found in README.md"
   failed=$((failed + 1))
   status=1
-elif cmake -S tests/downstream -B build/downstream/build -G Ninja \
-  -DCMAKE_PREFIX_PATH="$root/build/install" -DQUICKSTART_SOURCE="$root/build/downstream/src/main.cpp" \
-  >build/downstream.log 2>&1 &&
-  cmake --build build/downstream/build >>build/downstream.log 2>&1 &&
-  build/downstream/build/quickstart >build/downstream/out.txt; then
-  cat build/downstream/out.txt
-  passed=$((passed + 1))
 else
-  cat build/downstream.log
-  failed=$((failed + 1))
-  status=1
+  for cxx in g++ clang++; do
+    dir=build/downstream/$cxx
+    if cmake -S tests/downstream -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=$cxx \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG" "${launcher[@]}" \
+      -DCMAKE_PREFIX_PATH="$root/build/install" -DQUICKSTART_SOURCE="$root/build/downstream/src/main.cpp" \
+      >"$dir.log" 2>&1 &&
+      cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1 &&
+      "$dir/quickstart" >"$dir.out" && "$dir/uses_everything" >>"$dir.out"; then
+      echo "downstream ($cxx):"
+      cat "$dir.out"
+      passed=$((passed + 1))
+    else
+      cat "$dir.log"
+      echo "downstream ($cxx) failed"
+      failed=$((failed + 1))
+      status=1
+    fi
+  done
 fi
 
 echo "total: $passed passed, $failed failed"

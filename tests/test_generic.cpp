@@ -43,7 +43,8 @@ TEST_CASE("adjacency_list<vecS, vecS, bidirectionalS>") {
   CHECK(shardpoint::manual_shard(g, points) == expected());
 }
 
-TEST_CASE("adjacency_list<listS, listS> with an explicit index map and names") {
+// The fixed DAG as a listS graph with names; its index map and points.
+struct named_lists {
   struct node {
     std::string name;
   };
@@ -52,21 +53,34 @@ TEST_CASE("adjacency_list<listS, listS> with an explicit index map and names") {
   graph g;
   std::vector<vertex> vs;
   std::map<vertex, std::size_t> index;
-  for (std::size_t i = 0; i < n; ++i) {
-    vs.push_back(add_vertex(node{"n" + std::to_string(i)}, g));
-    index[vs.back()] = i;
-  }
-  for (auto [u, v] : edges) {
-    add_edge(vs[u], vs[v], g);
-  }
   std::vector<shardpoint::sharding_point<vertex>> pts;
-  for (const auto& p : points) {
-    pts.push_back({vs[p.vertex], p.device, p.stage});
+
+  named_lists() {
+    for (std::size_t i = 0; i < n; ++i) {
+      vs.push_back(add_vertex(node{"n" + std::to_string(i)}, g));
+      index[vs.back()] = i;
+    }
+    for (auto [u, v] : edges) {
+      add_edge(vs[u], vs[v], g);
+    }
+    for (const auto& p : points) {
+      pts.push_back({vs[p.vertex], p.device, p.stage});
+    }
   }
-  const boost::associative_property_map<std::map<vertex, std::size_t>> index_map(index);
+  auto index_map() const {
+    return boost::const_associative_property_map<std::map<vertex, std::size_t>>(index);
+  }
+  auto name_map() const { return get(&node::name, g); }
+};
+
+TEST_CASE("adjacency_list<listS, listS> with an explicit index map and names") {
+  named_lists l;
+  const auto& g = l.g;
+  auto& pts = l.pts;
+  const auto index_map = l.index_map();
   CHECK(shardpoint::manual_shard(g, pts, index_map) == expected());
 
-  const auto names = get(&node::name, g);
+  const auto names = l.name_map();
   CHECK(shardpoint::manual_shard(g, pts, index_map, names) == expected());
   pts.push_back(pts.front());
   CHECK_THROWS_WITH_AS(shardpoint::manual_shard(g, pts, index_map, names),
@@ -148,3 +162,43 @@ concept can_shard = requires(const G& g, const std::vector<test::point>& p) {
 static_assert(can_shard<test::graph>);
 static_assert(!can_shard<int>);
 static_assert(!can_shard<std::vector<std::vector<int>>>);
+
+TEST_CASE("points of another integer type, and a braced list of points") {
+  const auto g = test::make_graph(n, edges);
+  const std::vector<shardpoint::sharding_point<int>> ints{{1, 0, 0}, {4, 1, 0}, {5, 2, 1}};
+  CHECK(shardpoint::manual_shard(g, ints) == expected());
+  CHECK(shardpoint::manual_shard(g, {{1, 0, 0}, {4, 1, 0}, {5, 2, 1}}) == expected());
+  // A negative int is no vertex: reported, not wrapped around silently.
+  CHECK_THROWS_AS(
+      shardpoint::manual_shard(g, std::vector<shardpoint::sharding_point<int>>{{-1, 0, 0}}),
+      shardpoint::vertex_out_of_range_error);
+}
+
+TEST_CASE("indexed(g, index, names) serves every entry point") {
+  named_lists l;
+  using graph = named_lists::graph;
+  static_assert(!shardpoint::indexed_graph<graph>); // and no hard error asking
+  const auto view = shardpoint::indexed(l.g, l.index_map(), l.name_map());
+  static_assert(shardpoint::sharding_graph<decltype(view)>);
+  static_assert(shardpoint::indexed_graph<decltype(view)>);
+  const auto& pts = l.pts;
+  const auto r = shardpoint::manual_shard(view, pts);
+  CHECK(r == expected());
+  const auto by_view = shardpoint::validate(view, r, {.num_devices = 1});
+  const auto plain =
+      shardpoint::validate(test::make_graph(n, edges), expected(), {.num_devices = 1});
+  REQUIRE(by_view.size() == plain.size());
+  REQUIRE_FALSE(by_view.empty());
+  CHECK(by_view[0].rule == plain[0].rule);
+  CHECK(shardpoint::evaluate(view, r).bottleneck ==
+        shardpoint::evaluate(test::make_graph(n, edges), expected()).bottleneck);
+  CHECK_THROWS_WITH_AS(shardpoint::manual_shard(view, std::vector{pts[0], pts[0]}),
+                       "shardpoint: vertex 1 ('n1') is listed as a sharding point more than once",
+                       shardpoint::duplicate_point_error);
+}
+
+static_assert(!shardpoint::indexed_graph<
+              boost::adjacency_list<boost::vecS, boost::listS, boost::bidirectionalS>>);
+static_assert(shardpoint::indexed_graph<
+              boost::adjacency_list<boost::vecS, boost::listS, boost::directedS,
+                                    boost::property<boost::vertex_index_t, std::size_t>>>);

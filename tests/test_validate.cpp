@@ -87,10 +87,13 @@ TEST_CASE("(e) batches_per_step must be a positive multiple of the stages") {
 }
 
 TEST_CASE("(f) a graph input feeding several devices is a warning") {
-  // 0 feeds 1 (device 0) and 2 (device 1).
+  // 0 feeds 1 (device 0) and 2 (device 1); the caller marks 0 as an input.
   const auto g = make_graph(3, {{0, 1}, {0, 2}});
   const sharding_result r(3, {0, 0, 1}, {});
-  const auto ds = shardpoint::validate(g, r, {});
+  const std::vector<bool> input{true, false, false};
+  const auto inputs = shardpoint::graph_inputs(
+      boost::make_iterator_property_map(input.begin(), get(boost::vertex_index, g)));
+  const auto ds = shardpoint::validate(g, r, {}, inputs);
   REQUIRE(rules_of(ds) == std::vector{rule::input_on_several_devices});
   CHECK(ds[0].severity == severity::warning);
   CHECK(ds[0].message ==
@@ -98,7 +101,18 @@ TEST_CASE("(f) a graph input feeding several devices is a warning") {
   CHECK_FALSE(shardpoint::has_errors(ds));
   // An input whose consumers share one device is an ordinary cut, whatever
   // the input's own device.
-  CHECK(shardpoint::validate(g, sharding_result(3, {0, 1, 1}, {}), {}).empty());
+  CHECK(shardpoint::validate(g, sharding_result(3, {0, 1, 1}, {}), {}, inputs).empty());
+  // Unmarked, vertex 0 is an operation like any other: its consumers on two
+  // devices are an ordinary cut, not a copied input.
+  CHECK(shardpoint::validate(g, r, {}).empty());
+}
+
+TEST_CASE("(f) no warning on an ordinary cut of a random DAG (issue: 43 warnings)") {
+  const auto d = shardpoint::synthetic::random_dag(10'000, 30'000, 11);
+  const auto g = make_graph(d.num_vertices, test::edge_list(d.edges.begin(), d.edges.end()));
+  const auto points = shardpoint::synthetic::evenly_spaced_points(d, 5);
+  const auto ds = shardpoint::validate(g, shardpoint::manual_shard(g, points));
+  CHECK(ds.empty());
 }
 
 TEST_CASE("pipelining needs stages and devices") {
@@ -120,8 +134,11 @@ TEST_CASE("every problem is reported, errors before warnings") {
   // too many devices, bad batches_per_step, input on several devices.
   const auto g = make_graph(4, {{0, 1}, {0, 2}, {2, 3}});
   const sharding_result r(4, {0, 0, 4, 1}, {1, 1, 3, 1});
+  const std::vector<bool> input{true, false, false, false};
   const auto ds = shardpoint::validate(
-      g, r, {.num_devices = 2, .enable_pipelining = true, .batches_per_step = 3});
+      g, r, {.num_devices = 2, .enable_pipelining = true, .batches_per_step = 3},
+      shardpoint::graph_inputs(
+          boost::make_iterator_property_map(input.begin(), get(boost::vertex_index, g))));
   CHECK(rules_of(ds) == std::vector{rule::stage_on_several_devices, rule::stage_numbering,
                                     rule::backward_edge, rule::too_many_devices,
                                     rule::batches_per_step, rule::input_on_several_devices});
@@ -140,4 +157,22 @@ TEST_CASE("validate of a manual_shard result, and a size mismatch") {
 TEST_CASE("rule and severity names") {
   CHECK(shardpoint::to_string(rule::backward_edge) == "backward-edge");
   CHECK(shardpoint::to_string(severity::warning) == "warning");
+}
+
+TEST_CASE("messages call the options what the caller calls them") {
+  pipeline_options o{.num_devices = 1, .enable_pipelining = true, .batches_per_step = 3};
+  o.spelling = {"--num-ipus", "--batches-per-step"};
+  const auto ds = shardpoint::validate(chain, good, o);
+  REQUIRE(ds.size() == 2);
+  CHECK(ds[0].message == "the sharding uses devices 0..1 (2) but --num-ipus is 1");
+  CHECK(ds[1].message ==
+        "--batches-per-step is 3 but must be a positive multiple of the number of stages (2)");
+}
+
+TEST_CASE("pipelining needs every vertex in a stage, too") {
+  const sharding_result partial(4, {0, 0, 1, 1}, {0, 0, unset, 1});
+  const auto ds = shardpoint::validate(chain, partial, pipelined);
+  REQUIRE(rules_of(ds) == std::vector{rule::pipelining_needs_sharding});
+  CHECK(ds[0].message ==
+        "pipelining needs every vertex in a stage, but 1 vertex(es) have none, e.g. vertex 2");
 }

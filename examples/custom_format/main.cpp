@@ -1,8 +1,9 @@
 // Manual sharding of a graph read from a small text format (model.txt):
 // the core needs nothing ONNX-specific, only a Boost graph and a name for
-// each vertex.
+// each vertex; shardpoint::config (no protobuf) reads the points -- the same
+// `--shard` flags and shard.yaml files the ONNX command line takes.
 //
-//   custom_format MODEL.txt NAME=DEVICE[:STAGE] ...
+//   custom_format MODEL.txt [NAME=DEVICE[:STAGE] | shard.yaml] ...
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/property_map/property_map.hpp>
 
+#include <shardpoint/io/config.hpp>
 #include <shardpoint/shardpoint.hpp>
 
 namespace {
@@ -69,27 +71,25 @@ int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : CUSTOM_FORMAT_MODEL;
   try {
     model m = read_model(path);
-    std::vector<shardpoint::sharding_point<std::size_t>> points;
     std::vector<std::string> specs(argv + std::min(argc, 2), argv + argc);
     if (specs.empty()) {
       specs = {"add1=0:0", "add2=1:1"};
     }
-    for (const auto& spec : specs) { // NAME=DEVICE[:STAGE]
-      const auto eq = spec.find('=');
-      const auto colon = spec.find(':', eq);
-      const auto it = m.index.find(spec.substr(0, eq));
-      if (eq == std::string::npos || it == m.index.end()) {
-        throw std::runtime_error("'" + spec + "': expected NAME=DEVICE[:STAGE] with a known NAME");
+    std::vector<shardpoint::config::entry> entries;
+    for (const auto& spec : specs) { // NAME=DEVICE[:STAGE], or a config file
+      if (spec.find('=') == std::string::npos) {
+        const auto more = shardpoint::config::read_file(spec);
+        entries.insert(entries.end(), more.begin(), more.end());
+      } else {
+        entries.push_back(shardpoint::config::parse_shard_flag(spec));
       }
-      const int device = std::stoi(spec.substr(eq + 1, colon - eq - 1));
-      const std::optional<int> stage = colon == std::string::npos
-                                           ? std::nullopt
-                                           : std::optional(std::stoi(spec.substr(colon + 1)));
-      points.push_back({it->second, device, stage});
     }
+    const auto points = shardpoint::config::resolve(
+        entries, m.names.size(), [&](std::size_t v) -> std::string_view { return m.names[v]; });
     const auto index = get(boost::vertex_index, m.g);
     const auto names = boost::make_iterator_property_map(m.names.begin(), index);
-    const shardpoint::sharding_result r = shardpoint::manual_shard(m.g, points, index, names);
+    const shardpoint::sharding_result r =
+        shardpoint::manual_shard(shardpoint::indexed(m.g, index, names), points);
     for (std::size_t v = 0; v < r.size(); ++v) {
       std::cout << m.names[v] << ": device " << *r.device(v);
       if (const auto s = r.stage(v)) {

@@ -9,13 +9,24 @@
 #include <cstddef>
 #include <iterator>
 #include <ostream>
+#include <type_traits>
 #include <utility>
 
 #include <boost/graph/properties.hpp>
+#include <boost/pending/property.hpp>
 #include <range/v3/range/concepts.hpp>
 #include <range/v3/range/traits.hpp>
 
 #include "sharding_point.hpp"
+
+namespace boost {
+// Declared (not defined) here so that the trait below can recognise it
+// without pulling in all of adjacency_list.hpp.
+template <class OutEdgeListS, class VertexListS, class DirectedS, class VertexProperty,
+          class EdgeProperty, class GraphProperty, class EdgeListS>
+class adjacency_list;
+struct vecS;
+} // namespace boost
 
 namespace shardpoint {
 
@@ -31,6 +42,18 @@ using vertex_iterator_t = decltype(vertices(std::declval<const G&>()).first);
 template <class G>
 using out_edge_iterator_t =
     decltype(out_edges(*std::declval<vertex_iterator_t<G>>(), std::declval<const G&>()).first);
+
+// Whether `get(boost::vertex_index, g)` may even be asked. Boost answers that
+// question for an adjacency_list whose vertices are not in a vecS with a hard
+// error deep inside its property lookup ("forming reference to void") unless
+// the vertex property holds a vertex_index_t, so it is answered here first.
+template <class G>
+struct may_have_vertex_index : std::true_type {};
+
+template <class OE, class VL, class D, class VP, class EP, class GP, class EL>
+struct may_have_vertex_index<boost::adjacency_list<OE, VL, D, VP, EP, GP, EL>>
+    : std::bool_constant<std::is_same_v<VL, boost::vecS> ||
+                         boost::lookup_one_property<VP, boost::vertex_index_t>::found> {};
 
 } // namespace detail
 
@@ -81,6 +104,15 @@ concept readable_property_map = requires(const M& m, const K& k) {
 template <class M, class G>
 concept vertex_index_map = readable_property_map<M, vertex_t<G>, std::size_t>;
 
+/// A readable property map from the vertices of `G` to a number: a cost, a
+/// memory size, the bytes of an output. Integral and floating-point values
+/// alike (the algorithms compute in double).
+template <class M, class G>
+concept vertex_weight_map = requires(const M& m, const vertex_t<G>& v) {
+  get(m, v);
+  requires std::is_arithmetic_v<std::remove_cvref_t<decltype(get(m, v))>>;
+};
+
 /// A writable property map that accepts `int` values for the vertices of `G`.
 template <class M, class G>
 concept vertex_int_output_map = requires(M m, const vertex_t<G>& v) {
@@ -94,16 +126,44 @@ concept vertex_name_map = requires(const M& m, const vertex_t<G>& v, std::ostrea
   os << get(m, v);
 };
 
-/// A graph whose vertices carry the internal `boost::vertex_index` property.
+/// A readable property map from vertices to bool (e.g. which vertices are
+/// the graph's inputs).
+template <class M, class G>
+concept vertex_predicate_map = readable_property_map < M,
+        vertex_t<G>,
+bool > ;
+
+/// A graph whose vertices carry the internal `boost::vertex_index` property
+/// (every vecS adjacency_list, compressed_sparse_row_graph, and any type
+/// that answers `get(boost::vertex_index, g)`). A listS adjacency_list
+/// without a vertex_index_t property is not one: give it an index map.
 template <class G>
-concept indexed_graph = requires(const G& g) {
+concept indexed_graph = detail::may_have_vertex_index<G>::value && requires(const G& g) {
   { get(boost::vertex_index, g) } -> vertex_index_map<G>;
 };
 
-/// Any input range of `sharding_point<vertex_t<G>>`.
+namespace detail {
+
+template <class P, class V>
+struct is_point_of : std::false_type {};
+
+template <class W, class V>
+struct is_point_of<sharding_point<W>, V> : std::is_convertible<W, V> {};
+
+} // namespace detail
+
+/// A point for graph G: a `sharding_point<W>` whose vertex type W converts
+/// to G's vertex descriptor (so `sharding_point<int>` serves a graph whose
+/// vertices are `std::size_t`), or anything convertible to
+/// `sharding_point<vertex_t<G>>`.
+template <class P, class G>
+concept sharding_point_for = detail::is_point_of<std::remove_cvref_t<P>, vertex_t<G>>::value ||
+    std::convertible_to<P, sharding_point<vertex_t<G>>>;
+
+/// Any input range of points for G (see sharding_point_for).
 template <class R, class G>
-concept sharding_point_range = ranges::input_range<R> &&
-    std::convertible_to<ranges::range_reference_t<R>, sharding_point<vertex_t<G>>>;
+concept sharding_point_range =
+    ranges::input_range<R> && sharding_point_for<ranges::range_reference_t<R>, G>;
 
 } // namespace shardpoint
 

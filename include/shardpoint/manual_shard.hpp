@@ -55,11 +55,14 @@
 //
 // REQUIREMENTS
 //
-//   G models VertexListGraph and IncidenceGraph (`sharding_graph<G>`); the
-//   index map is a readable property map onto [0, num_vertices(g)), checked to
-//   be one-to-one. Vertex descriptors passed in points must belong to g: a
-//   vertex whose index is out of range is reported, but the index map is read
-//   for it, which for node-based graphs (listS) needs a valid descriptor.
+//   G models VertexListGraph and IncidenceGraph (`sharding_graph<G>`) with an
+//   internal vertex index, or is `indexed(g, index_map[, name_map])`
+//   (graph_access.hpp); the index map is checked to be one-to-one onto
+//   [0, num_vertices(g)). Vertex descriptors passed in points must belong to
+//   g: a vertex whose index is out of range is reported, but the index map is
+//   read for it, which for node-based graphs (listS) needs a valid descriptor.
+//   The topological order with its tie rule, and the report of a cycle, are
+//   topological_order.hpp's.
 #ifndef SHARDPOINT_MANUAL_SHARD_HPP
 #define SHARDPOINT_MANUAL_SHARD_HPP
 
@@ -68,52 +71,42 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <limits>
+#include <initializer_list>
 #include <optional>
-#include <queue>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "concepts.hpp"
-#include "detail/describe.hpp"
-#include "detail/index_vertices.hpp"
 #include "error.hpp"
+#include "graph_access.hpp"
 #include "sharding_point.hpp"
 #include "sharding_result.hpp"
+#include "topological_order.hpp"
 
 namespace shardpoint {
 namespace detail {
 
-using rank_t = std::uint32_t;
-inline constexpr rank_t no_rank = std::numeric_limits<rank_t>::max();
+using rank_t = vertex_id;
+inline constexpr rank_t no_rank = no_vertex;
 
 inline constexpr std::size_t device_attr = 0;
 inline constexpr std::size_t stage_attr = 1;
 
-template <class V>
 struct point_record {
   std::size_t index;
-  V vertex;
   std::array<std::optional<int>, 2> value; // device, stage
 };
 
-template <class G, class Index, class Names>
+template <class Ref>
 class sharder {
-  using V = vertex_t<G>;
-
 public:
-  sharder(const G& g, Index index, const Names& names)
-      : g_(g), index_(index), names_(names), n_(num_vertices(g)) {}
+  explicit sharder(const Ref& g) : g_(g), n_(g.size()) {}
 
   template <class Points>
   sharding_result run(Points&& points) {
-    if (n_ >= no_rank) {
-      throw error("shardpoint: graphs of more than " + std::to_string(no_rank - 1) +
-                  " vertices are not supported");
-    }
-    by_index_ = index_vertices(g_, index_);
+    check_graph_size(n_);
     collect(std::forward<Points>(points));
 
     // Which attributes are carried, and whether both come from the same points
@@ -140,7 +133,7 @@ public:
       seed_by_index(a, ranks[a]);
     }
     if (!dispatch_propagate(walks, ranks, nullptr)) {
-      const std::vector<rank_t> order = kahn_order(walks, ranks);
+      const std::vector<rank_t> order = kahn_ranks(walks, ranks);
       dispatch_propagate(walks, ranks, &order);
     }
 
@@ -157,24 +150,21 @@ public:
   }
 
 private:
-  std::string describe_index(std::size_t i) const {
-    return detail::describe(i, by_index_[i], names_);
-  }
-
   template <class Points>
   void collect(Points&& points) {
+    using graph = typename Ref::graph_type;
     for (auto&& item : points) {
-      const sharding_point<V> p = item;
-      const std::size_t i = static_cast<std::size_t>(get(index_, p.vertex));
+      const sharding_point<vertex_t<graph>> p = to_point<graph>(item);
+      const std::size_t i = g_.index(p.vertex);
       if (i >= n_) {
-        throw vertex_out_of_range_error("shardpoint: sharding point vertex " + std::to_string(i) +
-                                            " is outside the graph (" + std::to_string(n_) +
-                                            " vertices)",
-                                        i);
+        std::string msg = "shardpoint: sharding point vertex ";
+        msg.append(std::to_string(i)).append(" is outside the graph (");
+        msg.append(std::to_string(n_)).append(" vertices)");
+        throw vertex_out_of_range_error(msg, i);
       }
       check_value(p.device, "device", i);
       check_value(p.stage, "stage", i);
-      points_.push_back({i, p.vertex, {p.device, p.stage}});
+      points_.push_back({i, {p.device, p.stage}});
     }
     std::sort(points_.begin(), points_.end(),
               [](const auto& a, const auto& b) { return a.index < b.index; });
@@ -182,9 +172,9 @@ private:
         std::adjacent_find(points_.begin(), points_.end(),
                            [](const auto& a, const auto& b) { return a.index == b.index; });
     if (dup != points_.end()) {
-      throw duplicate_point_error("shardpoint: " + describe_index(dup->index) +
-                                      " is listed as a sharding point more than once",
-                                  dup->index);
+      std::string msg = "shardpoint: ";
+      msg.append(g_.describe(dup->index)).append(" is listed as a sharding point more than once");
+      throw duplicate_point_error(msg, dup->index);
     }
   }
 
@@ -193,11 +183,11 @@ private:
       return;
     }
     if (*value < 0 || *value == INT_MAX) {
-      throw invalid_value_error("shardpoint: sharding point " + describe_index(i) + " has " +
-                                    (*value < 0 ? "negative " : "too large a ") + what + " " +
-                                    std::to_string(*value) +
-                                    (*value < 0 ? "" : " (the default group would overflow)"),
-                                i);
+      std::string msg = "shardpoint: sharding point ";
+      msg.append(g_.describe(i)).append(" has ").append(*value < 0 ? "negative " : "too large a ");
+      msg.append(what).append(" ").append(std::to_string(*value));
+      msg.append(*value < 0 ? "" : " (the default group would overflow)");
+      throw invalid_value_error(msg, i);
     }
   }
 
@@ -255,9 +245,9 @@ private:
       for (std::size_t a = 0; a < K; ++a) {
         best[a] = rank[a][i];
       }
-      auto [ei, eend] = out_edges(by_index_[i], g_);
+      auto [ei, eend] = g_.out_edges_of(i);
       for (; ei != eend; ++ei) {
-        const std::size_t t = static_cast<std::size_t>(get(index_, target(*ei, g_)));
+        const std::size_t t = g_.target_index(*ei);
         if (!order && t <= i) {
           return false;
         }
@@ -272,156 +262,99 @@ private:
     return true;
   }
 
-  // Kahn's algorithm: a topological order of all vertices (returned), and for
-  // each walked attribute the ranks of its points in the order of step 1.
-  std::vector<rank_t> kahn_order(const std::vector<std::size_t>& walks,
+  // A topological order of all vertices (returned), and for each walked
+  // attribute the ranks of its points in the order of step 1: Kahn's
+  // algorithm with the attribute's points keyed (topological_order.hpp).
+  std::vector<rank_t> kahn_ranks(const std::vector<std::size_t>& walks,
                                  std::array<std::vector<rank_t>, 2>& ranks) {
-    std::vector<rank_t> indegree(n_, 0);
-    for (std::size_t i = 0; i < n_; ++i) {
-      auto [ei, eend] = out_edges(by_index_[i], g_);
-      for (; ei != eend; ++ei) {
-        ++indegree[static_cast<std::size_t>(get(index_, target(*ei, g_)))];
-      }
-    }
-    // Which point (position in points_) sits at each index.
-    std::vector<rank_t> point_at(n_, no_rank);
+    const std::vector<vertex_id> indegree = indegrees(g_);
+    std::vector<rank_t> point_at(n_, no_rank); // position in points_ of each point
     for (std::size_t k = 0; k < points_.size(); ++k) {
       point_at[points_[k].index] = static_cast<rank_t>(k);
     }
-
     std::vector<rank_t> order;
     if (walks.empty()) {
-      order = kahn(indegree, point_at, std::nullopt, nullptr);
+      order = kahn_order(
+          g_, indegree, [](std::size_t) { return false; }, [](std::size_t) {});
     }
     for (std::size_t a : walks) {
       ranks[a].assign(n_, no_rank);
       rank_order_[a].clear();
-      order = kahn(indegree, point_at, a, &ranks[a]);
+      order = kahn_order(
+          g_, indegree,
+          [&](std::size_t i) {
+            return point_at[i] != no_rank && points_[point_at[i]].value[a].has_value();
+          },
+          [&](std::size_t i) {
+            ranks[a][i] = static_cast<rank_t>(rank_order_[a].size());
+            rank_order_[a].push_back(point_at[i]);
+          });
     }
     return order;
   }
 
-  std::vector<rank_t> kahn(std::vector<rank_t> indegree, const std::vector<rank_t>& point_at,
-                           std::optional<std::size_t> attr, std::vector<rank_t>* rank) {
-    const auto is_member = [&](std::size_t i) {
-      return attr && point_at[i] != no_rank && points_[point_at[i]].value[*attr].has_value();
-    };
-    std::vector<rank_t> order;
-    order.reserve(n_);
-    std::vector<rank_t> ready; // non-members: taken first, in any order
-    std::priority_queue<rank_t, std::vector<rank_t>, std::greater<>> ready_points;
-    const auto release = [&](std::size_t i) {
-      if (is_member(i)) {
-        ready_points.push(static_cast<rank_t>(i));
-      } else {
-        ready.push_back(static_cast<rank_t>(i));
-      }
-    };
-    for (std::size_t i = 0; i < n_; ++i) {
-      if (indegree[i] == 0) {
-        release(i);
-      }
-    }
-    while (!ready.empty() || !ready_points.empty()) {
-      std::size_t i;
-      if (!ready.empty()) {
-        i = ready.back();
-        ready.pop_back();
-      } else {
-        i = ready_points.top();
-        ready_points.pop();
-        (*rank)[i] = static_cast<rank_t>(rank_order_[*attr].size());
-        rank_order_[*attr].push_back(point_at[i]);
-      }
-      order.push_back(static_cast<rank_t>(i));
-      auto [ei, eend] = out_edges(by_index_[i], g_);
-      for (; ei != eend; ++ei) {
-        const std::size_t t = static_cast<std::size_t>(get(index_, target(*ei, g_)));
-        if (--indegree[t] == 0) {
-          release(t);
-        }
-      }
-    }
-    if (order.size() != n_) {
-      throw_cycle(indegree);
-    }
-    return order;
-  }
-
-  // Vertices Kahn never reached (indegree left > 0) hold every cycle; an
-  // iterative depth-first search among them finds an edge back to a vertex on
-  // the current path, which lies on a cycle.
-  [[noreturn]] void throw_cycle(const std::vector<rank_t>& indegree) const {
-    enum : std::uint8_t { white, grey, black };
-    std::vector<std::uint8_t> colour(n_, white);
-    using edge_iterator = decltype(out_edges(by_index_[0], g_).first);
-    std::vector<std::pair<std::size_t, std::pair<edge_iterator, edge_iterator>>> stack;
-    for (std::size_t s = 0; s < n_; ++s) {
-      if (indegree[s] == 0 || colour[s] != white) {
-        continue;
-      }
-      colour[s] = grey;
-      stack.emplace_back(s, out_edges(by_index_[s], g_));
-      while (!stack.empty()) {
-        auto& [v, range] = stack.back();
-        if (range.first == range.second) {
-          colour[v] = black;
-          stack.pop_back();
-          continue;
-        }
-        const std::size_t t = static_cast<std::size_t>(get(index_, target(*range.first, g_)));
-        ++range.first;
-        if (indegree[t] == 0) {
-          continue;
-        }
-        if (colour[t] == grey) {
-          throw cycle_error("shardpoint: the graph has a cycle through " + describe_index(t), t);
-        }
-        if (colour[t] == white) {
-          colour[t] = grey;
-          stack.emplace_back(t, out_edges(by_index_[t], g_));
-        }
-      }
-    }
-    throw cycle_error("shardpoint: the graph has a cycle");
-  }
-
-  const G& g_;
-  Index index_;
-  const Names& names_;
+  const Ref& g_;
   std::size_t n_;
-  std::vector<V> by_index_;
-  std::vector<point_record<V>> points_; // sorted by index
+  std::vector<point_record> points_; // sorted by index
   // Per attribute: positions in points_ of its points, in rank order.
   std::array<std::vector<rank_t>, 2> rank_order_;
 };
 
+template <class G, class Points>
+sharding_result shard(const G& g, Points&& points) {
+  const auto ref = access(g);
+  return sharder<decltype(ref)>(ref).run(std::forward<Points>(points));
+}
+
 } // namespace detail
 
-/// Manual sharding with an explicit vertex index map, naming vertices in error
-/// messages through `names` (a readable property map to something printable).
+/// Manual sharding of `g`: a graph with an internal vertex index, or
+/// `indexed(g, index_map[, name_map])`. `points` is any input range of
+/// sharding_point whose vertex type converts to the graph's, or a braced
+/// list `{{v, device, stage}, ...}`.
 ///
 /// Returns the device and stage of every vertex, by index. Throws
 /// `cycle_error`, `duplicate_point_error`, `invalid_value_error`,
 /// `vertex_out_of_range_error` or `invalid_index_map_error` (all derived from
 /// `shardpoint::error`) and then has no other effect.
-template <sharding_graph G, sharding_point_range<G> Points, vertex_index_map<G> Index,
+template <vertex_list_graph G, ranges::input_range Points>
+sharding_result manual_shard(const G& g, Points&& points) {
+  if constexpr (!detail::accessible<G>) {
+    detail::require_graph<G>();
+    return {};
+  } else if constexpr (!sharding_point_for<ranges::range_reference_t<Points>, G>) {
+    detail::require_point<ranges::range_reference_t<Points>, G>();
+    return {};
+  } else {
+    return detail::shard(g, std::forward<Points>(points));
+  }
+}
+
+/// The same with the points as a braced list.
+template <vertex_list_graph G>
+sharding_result manual_shard(const G& g,
+                             std::initializer_list<sharding_point<vertex_t<G>>> points) {
+  if constexpr (!detail::accessible<G>) {
+    detail::require_graph<G>();
+    return {};
+  } else {
+    return detail::shard(g, points);
+  }
+}
+
+/// Manual sharding with an explicit vertex index map (e.g. for listS
+/// graphs): `manual_shard(indexed(g, index), points)`.
+template <sharding_graph G, ranges::input_range Points, vertex_index_map<G> Index>
+sharding_result manual_shard(const G& g, Points&& points, Index index) {
+  return manual_shard(indexed(g, std::move(index)), std::forward<Points>(points));
+}
+
+/// With an index map and a name map for messages:
+/// `manual_shard(indexed(g, index, names), points)`.
+template <sharding_graph G, ranges::input_range Points, vertex_index_map<G> Index,
           vertex_name_map<G> Names>
 sharding_result manual_shard(const G& g, Points&& points, Index index, const Names& names) {
-  return detail::sharder<G, Index, Names>(g, index, names).run(std::forward<Points>(points));
-}
-
-/// Manual sharding with an explicit vertex index map (e.g. for listS graphs).
-template <sharding_graph G, sharding_point_range<G> Points, vertex_index_map<G> Index>
-sharding_result manual_shard(const G& g, Points&& points, Index index) {
-  const no_names names;
-  return detail::sharder<G, Index, no_names>(g, index, names).run(std::forward<Points>(points));
-}
-
-/// Manual sharding of a graph with an internal `boost::vertex_index` map.
-template <indexed_graph G, sharding_point_range<G> Points>
-requires sharding_graph<G> sharding_result manual_shard(const G& g, Points&& points) {
-  return manual_shard(g, std::forward<Points>(points), get(boost::vertex_index, g));
+  return manual_shard(indexed(g, std::move(index), names), std::forward<Points>(points));
 }
 
 namespace detail {
@@ -429,8 +362,13 @@ namespace detail {
 template <class G, class Points, class Index, class DeviceMap, class StageMap, class Names>
 void shard_into(const G& g, Points&& points, Index index, DeviceMap& device_out,
                 StageMap& stage_out, const Names& names) {
-  const sharding_result r =
-      sharder<G, Index, Names>(g, index, names).run(std::forward<Points>(points));
+  const sharding_result r = [&] {
+    if constexpr (std::is_same_v<Names, no_names>) {
+      return manual_shard(indexed(g, index), std::forward<Points>(points));
+    } else {
+      return manual_shard(indexed(g, index, names), std::forward<Points>(points));
+    }
+  }();
   auto [vi, vend] = vertices(g);
   for (; vi != vend; ++vi) {
     const auto i = static_cast<std::size_t>(get(index, *vi));
@@ -462,8 +400,7 @@ template <sharding_graph G, sharding_point_range<G> Points, vertex_index_map<G> 
           vertex_int_output_map<G> DeviceMap, vertex_int_output_map<G> StageMap>
 void manual_shard(const G& g, Points&& points, Index index, DeviceMap device_out,
                   StageMap stage_out) {
-  const no_names names;
-  detail::shard_into(g, std::forward<Points>(points), index, device_out, stage_out, names);
+  detail::shard_into(g, std::forward<Points>(points), index, device_out, stage_out, no_names{});
 }
 
 } // namespace shardpoint

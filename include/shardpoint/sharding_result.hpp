@@ -99,16 +99,18 @@ private:
 
   void check(const std::vector<int>& values, const char* what) const {
     if (!values.empty() && values.size() != size_) {
-      throw size_mismatch_error("shardpoint: sharding_result given " +
-                                std::to_string(values.size()) + " " + what + " values for " +
-                                std::to_string(size_) + " vertices");
+      std::string msg = "shardpoint: sharding_result given ";
+      msg.append(std::to_string(values.size())).append(" ").append(what).append(" values for ");
+      msg.append(std::to_string(size_)).append(" vertices");
+      throw size_mismatch_error(msg);
     }
     const auto bad = std::find_if(values.begin(), values.end(), [](int x) { return x < unset; });
     if (bad != values.end()) {
       const auto i = static_cast<std::size_t>(bad - values.begin());
-      throw invalid_value_error("shardpoint: negative " + std::string(what) + " " +
-                                    std::to_string(*bad) + " for vertex " + std::to_string(i),
-                                i);
+      std::string msg = "shardpoint: negative ";
+      msg.append(what).append(" ").append(std::to_string(*bad)).append(" for vertex ");
+      msg.append(std::to_string(i));
+      throw invalid_value_error(msg, i);
     }
   }
 

@@ -4,11 +4,17 @@
 #ifndef SHARDPOINT_SHARDPOINT_HPP
 #define SHARDPOINT_SHARDPOINT_HPP
 
+// The pieces every algorithm shares first, then the algorithms.
 #include "concepts.hpp"
 #include "error.hpp"
-#include "manual_shard.hpp"
+#include "graph_access.hpp"
+#include "pipeline_rules.hpp"
 #include "sharding_point.hpp"
 #include "sharding_result.hpp"
+#include "topological_order.hpp"
+
+#include "evaluate.hpp"
+#include "manual_shard.hpp"
 #include "synthetic.hpp"
 #include "validate.hpp"
 #include "version.hpp"

@@ -3,13 +3,14 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <boost/property_map/property_map.hpp>
 
-#include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/onnx/graph.hpp>
 
 namespace shardpoint::onnx {
 
@@ -68,15 +69,6 @@ std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
          (n.name().empty() ? " (unnamed " + n.op_type() + ")" : " '" + n.name() + "'");
 }
 
-std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
-  std::vector<std::string> names;
-  names.reserve(static_cast<std::size_t>(g.node_size()));
-  for (const auto& n : g.node()) {
-    names.push_back(n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name());
-  }
-  return names;
-}
-
 std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
   std::string out;
   for (std::size_t i = 0; i < items.size() && i < most; ++i) {
@@ -88,25 +80,16 @@ std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
   return out;
 }
 
-// Levenshtein distance, for "did you mean".
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 } // namespace
+
+std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(g.node_size()));
+  for (const auto& n : g.node()) {
+    names.push_back(n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name());
+  }
+  return names;
+}
 
 node_graph build_graph(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
@@ -250,47 +233,19 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
   return unnamed;
 }
 
+std::vector<config_entry> read_config(const std::filesystem::path& path) {
+  return config::read_file(path);
+}
+
+config_entry parse_shard_flag(const std::string& text) {
+  return config::parse_shard_flag(text);
+}
+
 std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
                                                  const std::vector<config_entry>& entries) {
-  // name -> its node and how many nodes have it
-  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> by_name;
-  by_name.reserve(static_cast<std::size_t>(g.node_size()));
-  for (int v = 0; v < g.node_size(); ++v) {
-    auto& [node, count] = by_name[g.node(v).name()];
-    node = static_cast<std::size_t>(v);
-    ++count;
-  }
-  std::map<std::size_t, const config_entry*> seen;
-  std::vector<sharding_point<std::size_t>> points;
-  for (const auto& e : entries) {
-    const auto it = by_name.find(e.node);
-    if (it == by_name.end() || e.node.empty()) {
-      std::vector<std::pair<std::size_t, std::string>> scored;
-      for (const auto& [name, node] : by_name) {
-        if (!name.empty()) {
-          scored.emplace_back(distance(e.node, std::string(name)), std::string(name));
-        }
-      }
-      std::sort(scored.begin(), scored.end());
-      std::string hint;
-      for (std::size_t k = 0; k < scored.size() && k < 3; ++k) {
-        hint += (k ? ", '" : "'") + scored[k].second + "'";
-      }
-      throw input_error(e.where + ": no node is named '" + e.node + "'" +
-                        (hint.empty() ? "" : "; closest: " + hint));
-    }
-    if (it->second.second > 1) {
-      throw input_error(e.where + ": node name '" + e.node + "' belongs to " +
-                        std::to_string(it->second.second) + " nodes");
-    }
-    const std::size_t v = it->second.first;
-    if (const auto [prev, fresh] = seen.emplace(v, &e); !fresh) {
-      throw input_error(e.where + ": node '" + e.node + "' is listed twice (first at " +
-                        prev->second->where + ")");
-    }
-    points.push_back({v, e.device, e.stage});
-  }
-  return points;
+  return config::resolve(
+      entries, static_cast<std::size_t>(g.node_size()),
+      [&](std::size_t v) -> std::string_view { return g.node(static_cast<int>(v)).name(); });
 }
 
 sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
@@ -298,8 +253,9 @@ sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
   const std::vector<std::string> names = node_names(g);
   const auto index = get(boost::vertex_index, nodes.graph);
   try {
-    return manual_shard(nodes.graph, points, index,
-                        boost::make_iterator_property_map(names.begin(), index));
+    return manual_shard(
+        indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index)),
+        points);
   } catch (const cycle_error& e) {
     throw input_error("the model's nodes form a cycle through " +
                           node_label(g, e.vertex().value_or(0)),
@@ -307,15 +263,19 @@ sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
   }
 }
 
+namespace {
+
+bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
+  return a.name() == ipu_attribute || a.name() == stage_attribute;
+}
+
+} // namespace
+
 void annotate(::onnx::GraphProto& g, const sharding_result& r) {
   for (int v = 0; v < g.node_size(); ++v) {
     auto& node = *g.mutable_node(v);
     auto* attrs = node.mutable_attribute();
-    attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
-                                [](const ::onnx::AttributeProto& a) {
-                                  return a.name() == ipu_attribute || a.name() == stage_attribute;
-                                }),
-                 attrs->end());
+    attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute), attrs->end());
     const auto add = [&](const char* name, std::optional<int> value) {
       if (value) {
         auto* a = node.add_attribute();
@@ -327,6 +287,36 @@ void annotate(::onnx::GraphProto& g, const sharding_result& r) {
     add(ipu_attribute, r.device(static_cast<std::size_t>(v)));
     add(stage_attribute, r.stage(static_cast<std::size_t>(v)));
   }
+}
+
+std::size_t strip_annotations(::onnx::GraphProto& g) {
+  std::size_t removed = 0;
+  for (auto& node : *g.mutable_node()) {
+    auto* attrs = node.mutable_attribute();
+    const auto keep = std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute);
+    removed += static_cast<std::size_t>(attrs->end() - keep);
+    attrs->erase(keep, attrs->end());
+    for (auto& a : *attrs) {
+      if (a.has_g()) {
+        removed += strip_annotations(*a.mutable_g());
+      }
+      for (auto& sub : *a.mutable_graphs()) {
+        removed += strip_annotations(sub);
+      }
+    }
+  }
+  return removed;
+}
+
+bool has_annotations(const ::onnx::GraphProto& g) {
+  for (const auto& node : g.node()) {
+    for (const auto& a : node.attribute()) {
+      if (is_sharding_attribute(a)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 sharding_result read_annotations(const ::onnx::GraphProto& g) {
@@ -362,8 +352,44 @@ std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& 
                                  const sharding_result& result, const pipeline_options& options) {
   const std::vector<std::string> names = node_names(g);
   const auto index = get(boost::vertex_index, nodes.graph);
-  return shardpoint::validate(nodes.graph, result, options, index,
-                              boost::make_iterator_property_map(names.begin(), index));
+  auto out = shardpoint::validate(
+      indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index)), result,
+      options);
+  if (!result.has_devices()) {
+    return out;
+  }
+  // Rule (f) in ONNX's sense: graph inputs and initializers are tensors, not
+  // vertices. One read on several devices is copied to each.
+  std::unordered_set<std::string_view> inputs;
+  for (const auto& i : g.input()) {
+    inputs.insert(i.name());
+  }
+  std::unordered_set<std::string_view> initializers;
+  for (const auto& t : g.initializer()) {
+    initializers.insert(t.name());
+  }
+  std::map<std::uint32_t, std::pair<std::set<int>, std::size_t>> readers; // devices, a node
+  for (std::size_t v = 0; v < result.size(); ++v) {
+    const auto d = result.device(v);
+    for (auto t : nodes.reads(v)) {
+      if (d && nodes.producer[t] == node_graph::no_producer) {
+        auto& [devices, node] = readers[t];
+        node = devices.empty() ? v : node;
+        devices.insert(*d);
+      }
+    }
+  }
+  for (const auto& [t, reader] : readers) {
+    const auto& [devices, node] = reader;
+    const std::string& name = nodes.tensors[t];
+    const bool input = inputs.count(name) > 0;
+    if (devices.size() < 2 || (!input && !initializers.count(name))) {
+      continue;
+    }
+    out.push_back(rules::input_on_several_devices(
+        (input ? "graph input '" : "initializer '") + name + "'", devices, {node}));
+  }
+  return out;
 }
 
 } // namespace shardpoint::onnx

@@ -17,8 +17,10 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-#include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/onnx/model.hpp>
 
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
@@ -159,66 +161,34 @@ loaded_model read_model(const fs::path& path) {
   return model;
 }
 
-namespace {
-
-// Creates a temporary file next to `path`, lets `write` fill it, then renames
-// it over `path`. On any failure nothing is left behind.
-template <class Writer>
-void write_atomically(const fs::path& path, Writer&& write) {
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
-    fail(path, "the output folder '" + folder.string() + "' does not exist");
+loaded_model parse_model(std::string_view bytes, const std::string& source) {
+  if (bytes.empty()) {
+    fail(source, "the model is empty");
   }
-  if (fs::is_directory(path, ec)) {
-    fail(path, "is a directory; give a file name");
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+    throw unsupported_error("'" + source + "': protobuf messages are limited to 2 GiB");
   }
-  // (Built with append, not operator+: GCC 12 at -O3 gives a false -Wrestrict
-  // on `"." + std::string(...)`, GCC bug 105329.)
-  std::string temp = folder / ".";
-  temp.append(path.filename().string()).append(".XXXXXX");
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
-    fail(path, std::string("cannot create a file in the output folder: ") + std::strerror(errno));
+  loaded_model model;
+  google::protobuf::io::ArrayInputStream in(bytes.data(), static_cast<int>(bytes.size()));
+  if (!model.proto().ParseFromZeroCopyStream(&in)) {
+    fail(source, "not an ONNX model (protobuf parse failed; truncated or not a model file?)");
   }
-  const auto abandon = [&](int err) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    fail(path, std::string("write failed: ") + std::strerror(err));
-  };
-  if (const int err = write(fd); err != 0) {
-    abandon(err);
-  }
-  // Same permissions as a file created normally (mkstemp uses 0600).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
-    abandon(errno);
-  }
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    fail(path, std::string("write failed: ") + std::strerror(err));
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    fail(path, std::string("cannot be written: ") + std::strerror(err));
-  }
+  check_structure(model.proto(), source);
+  return model;
 }
-
-} // namespace
 
 void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
   // protobuf refuses messages over 2 GiB (and logs a line of its own);
   // refuse them first, with our one line.
   if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
-    fail(path, "the model cannot be serialised: protobuf messages are limited to 2 GiB");
+    throw unsupported_error("'" + path.string() +
+                            "': the model cannot be serialised: protobuf messages are limited "
+                            "to 2 GiB");
   }
   // Serialised straight into the file, never into a second copy in memory,
   // with the sizes ByteSizeLong() has just cached (SerializeToZeroCopyStream
   // would walk the whole model again to compute them).
-  write_atomically(path, [&](int fd) {
+  io::write_atomically(path, [&](int fd) {
     google::protobuf::io::FileOutputStream out(fd, 1 << 20);
     bool ok = true;
     {
@@ -232,20 +202,17 @@ void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
 }
 
 void write_file_atomically(const fs::path& path, const std::string& data) {
-  write_atomically(path, [&](int fd) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) {
-          continue;
-        }
-        return errno;
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    return 0;
-  });
+  io::write_file_atomically(path, data);
+}
+
+std::string serialize_model(const ::onnx::ModelProto& model) {
+  if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
+    throw unsupported_error(
+        "the model cannot be serialised: protobuf messages are limited to 2 GiB");
+  }
+  std::string out;
+  model.SerializeToString(&out);
+  return out;
 }
 
 } // namespace shardpoint::onnx

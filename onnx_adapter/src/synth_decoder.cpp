@@ -3,7 +3,8 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cmath>
 
-#include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/error.hpp>
+#include <shardpoint/onnx/synth.hpp>
 
 #include "synth_support.hpp"
 
@@ -114,7 +115,7 @@ private:
 
 ::onnx::ModelProto synth_decoder(int layers, int hidden, int sequence) {
   if (layers < 1 || hidden < 1 || sequence < 1) {
-    throw input_error("synth decoder: layers, hidden and sequence must be positive");
+    throw bad_input_error("synth decoder: layers, hidden and sequence must be positive");
   }
   decoder_builder b(hidden, sequence);
   std::string x = "tokens";

@@ -2,7 +2,8 @@
 // zoo's resnet50-v1-7.onnx (Gluon's resnetv17): the seed example's model.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/error.hpp>
+#include <shardpoint/onnx/synth.hpp>
 
 #include "synth_support.hpp"
 

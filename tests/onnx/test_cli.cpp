@@ -236,7 +236,8 @@ TEST_CASE("simulate: the seed example fills and drains the pipeline, as the anal
 
   r = shardpoint_cli(base + " --batches-per-step 6", dir.path());
   CHECK(r.code == 3);
-  CHECK(r.err == "shardpoint: cannot run as a pipeline: batches_per_step is 6 but must be a "
+  // In the flag's own words (issue 17).
+  CHECK(r.err == "shardpoint: cannot run as a pipeline: --batches-per-step is 6 but must be a "
                  "positive multiple of the number of stages (4)\n");
   r = shardpoint_cli(base + " --batches-per-step 16 --num-ipus 3", dir.path());
   CHECK(r.code == 3);
@@ -248,4 +249,74 @@ TEST_CASE("simulate: the seed example fills and drains the pipeline, as the anal
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("the output folder") != std::string::npos);
+}
+
+TEST_CASE("issue 17: --version, and flags misspelled") {
+  fixture f;
+  auto r = shardpoint_cli("--version", f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out == "shardpoint 0.1.0\n");
+  r = shardpoint_cli(f.shard_args(f.model, f.config) + " --num_ipu 4", f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "shardpoint: usage: unknown option '--num_ipu' for 'shard'; did you mean '--num_ipus'?\n");
+  r = shardpoint_cli(f.shard_args(f.model, f.config) + " --output-modle x.onnx", f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("did you mean '--output-model'?") != std::string::npos);
+  CHECK_FALSE(fs::exists(f.out));
+}
+
+TEST_CASE("issue 17: messages name the flag as written, --num-ipus") {
+  fixture f;
+  const auto r = shardpoint_cli(f.shard_args(f.model, f.config) + " --num-ipus 2", f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("the sharding uses devices 0..2 (3) but --num-ipus is 2") != std::string::npos);
+  CHECK(r.out.find("num_devices") == std::string::npos);
+}
+
+TEST_CASE("issue 17: simulate and inspect read a model written by shard") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const auto config = fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml";
+  auto r = shardpoint_cli("shard --input-model " + q(dir / "resnet50.onnx") +
+                              " --manual-sharding-config " + q(config) + " --output-model " +
+                              q(dir / "sharded.onnx") + " --report none",
+                          dir.path());
+  REQUIRE(r.code == 0);
+  const std::string tail = " --batches-per-step 16 --report json";
+  const auto with_config = shardpoint_cli("simulate --input-model " + q(dir / "resnet50.onnx") +
+                                              " --manual-sharding-config " + q(config) + tail,
+                                          dir.path());
+  const auto from_model =
+      shardpoint_cli("simulate --input-model " + q(dir / "sharded.onnx") + tail, dir.path());
+  REQUIRE(with_config.code == 0);
+  REQUIRE(from_model.code == 0);
+  CHECK(from_model.out == with_config.out);
+
+  r = shardpoint_cli("inspect " + q(dir / "sharded.onnx") + " --grep '^resnetv17_stage4__plus0$'",
+                     dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\tAdd\tdevice 2\tstage 2\t") != std::string::npos);
+  r = shardpoint_cli("inspect " + q(dir / "resnet50.onnx") + " --grep '^resnetv17_stage4__plus0$'",
+                     dir.path());
+  CHECK(r.out.find("device") == std::string::npos);
+
+  // An unsharded model and no config: say what to give.
+  r = shardpoint_cli("simulate --input-model " + q(dir / "resnet50.onnx") + tail, dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("the model has no sharding attributes") != std::string::npos);
+}
+
+TEST_CASE("strip removes the sharding attributes, nothing else") {
+  fixture f;
+  REQUIRE(shardpoint_cli(f.shard_args(f.model, f.config), f.dir.path()).code == 0);
+  const auto stripped = f.dir / "stripped.onnx";
+  const auto r = shardpoint_cli(
+      "strip --input-model " + q(f.out) + " --output-model " + q(stripped), f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.err.find("removed 6 sharding attribute(s)") != std::string::npos);
+  CHECK(onnx_test::read_file(stripped) == onnx_test::read_file(f.model));
+  CHECK(shardpoint_cli("strip --input-model " + q(f.out) + " --output-model " + q(f.out),
+                       f.dir.path())
+            .code == 1);
 }

@@ -4,7 +4,10 @@
 
 #include <numeric>
 
+#include <boost/graph/adjacency_list.hpp>
+
 #include <shardpoint/runtime/pipeline.hpp>
+#include <shardpoint/shardpoint.hpp>
 
 using namespace shardpoint::runtime;
 using shardpoint::sharding_result;
@@ -142,14 +145,53 @@ TEST_CASE("threads mode runs the same schedule and reports") {
 
 TEST_CASE("PopRT's checks") {
   const auto unit = [](std::size_t) { return std::int64_t{1}; };
+  // The words of validate() (pipeline_rules.hpp), the first rule broken.
   CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {}), unit, 2),
-                       "pipelining needs a device and a stage on every node", config_error);
+                       "pipelining is enabled but no vertex has a pipeline stage", config_error);
+  CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, -1}, {0, 1}), unit, 2),
+                       "pipelining needs every vertex on a device, but 1 vertex(es) have none, "
+                       "e.g. vertex 1",
+                       config_error);
   CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {0, 1}), unit, 3),
                        "batches_per_step is 3 but must be a positive multiple of the number of "
                        "stages (2)",
                        config_error);
   CHECK_THROWS_WITH_AS(make_plan(sharding_result(2, {0, 1}, {0, 1}), unit, 2, 1),
-                       "the sharding uses 2 devices but num_ipus is 1", config_error);
+                       "the sharding uses devices 0..1 (2) but num_devices is 1", config_error);
   CHECK_THROWS_AS(make_plan(sharding_result(2, {0, 1}, {0, 0}), unit, 2), config_error);
   CHECK_THROWS_AS(make_plan(sharding_result(2, {0, 1}, {0, 2}), unit, 2), config_error);
+}
+
+TEST_CASE("the plan breaks on the rules validate reports, in the same words") {
+  const auto unit = [](std::size_t) { return std::int64_t{1}; };
+  const boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS> chain(4);
+  const shardpoint::pipeline_options options{
+      .num_devices = 1, .enable_pipelining = true, .batches_per_step = 4};
+  for (const sharding_result& r :
+       {sharding_result(4, {0, 0, 1, 1}, {0, 0, 1, 1}),
+        sharding_result(4, {0, 1, 1, 1}, {0, 0, 1, 1}),
+        sharding_result(4, {0, 0, 0, 0}, {0, 0, 2, 2}), sharding_result(4, {0, 0, 0, 0}, {})}) {
+    const auto diagnostics = shardpoint::validate(chain, r, options);
+    REQUIRE_FALSE(diagnostics.empty());
+    CHECK_THROWS_WITH_AS(make_plan(r, unit, options), diagnostics.front().message.c_str(),
+                         config_error);
+  }
+}
+
+TEST_CASE("costs from a property map; per-stage costs are evaluate()'s") {
+  namespace syn = shardpoint::synthetic;
+  auto d = syn::layered_residual(10, 5, 3);
+  syn::assign_costs(d, 4);
+  const boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS> g(
+      d.edges.begin(), d.edges.end(), d.num_vertices);
+  const auto r = shardpoint::manual_shard(g, syn::evenly_spaced_points(d, 3, syn::spacing::cost));
+  const auto plan = make_plan(r, d.cost.data(), 3);
+  const auto index = get(boost::vertex_index, g);
+  const auto m =
+      shardpoint::evaluate(g, r, boost::make_iterator_property_map(d.cost.begin(), index));
+  REQUIRE(plan.stages.size() == m.stages.size());
+  for (std::size_t s = 0; s < m.stages.size(); ++s) {
+    CHECK(static_cast<double>(plan.stages[s].cost) == m.stages[s].cost);
+    CHECK(plan.stages[s].nodes == m.stages[s].vertices);
+  }
 }

@@ -1,0 +1,25 @@
+// shardpoint/io/units.hpp -- byte sizes as people write and read them.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_IO_UNITS_HPP
+#define SHARDPOINT_IO_UNITS_HPP
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardpoint::io {
+
+/// "900MiB", "16GB", "1.5 GiB", "4096", "2e9": bytes as a double; decimal
+/// units (kB, MB, GB, TB) are powers of 1000, binary ones (KiB, MiB, GiB,
+/// TiB) of 1024; "B" optional. Nothing for anything else or a negative
+/// value.
+std::optional<double> parse_bytes(std::string_view text);
+
+/// "12.3 MiB", "4.0 KiB", "17 B".
+std::string human_bytes(double bytes);
+
+} // namespace shardpoint::io
+
+#endif // SHARDPOINT_IO_UNITS_HPP

@@ -1,0 +1,398 @@
+// Sharding configs: shard.yaml lists, sharding_info / pipelining_info
+// mappings (YAML or JSON), --shard flags, name resolution, shard.yaml out.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <map>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/config.hpp>
+#include <shardpoint/io/files.hpp>
+
+namespace shardpoint::config {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A device or stage: decimal digits only, below INT_MAX (the default group
+// is largest + 1).
+std::optional<int> parse_value(const std::string& text) {
+  if (text.empty() || text.size() > 10 ||
+      !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return std::nullopt;
+  }
+  const long long value = std::stoll(text);
+  if (value >= INT_MAX) {
+    return std::nullopt;
+  }
+  return static_cast<int>(value);
+}
+
+int value_or_throw(const std::string& text, const char* what, const std::string& where) {
+  if (const auto v = parse_value(text)) {
+    return *v;
+  }
+  throw bad_input_error(where + ": " + what + " '" + text +
+                        "' is not a non-negative integer below 2147483647");
+}
+
+// ---- YAML ------------------------------------------------------------------
+
+std::string at(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.line < 0) {
+    return path;
+  }
+  return path + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const char* what) {
+  if (!node.IsScalar()) {
+    throw bad_input_error(at(path, node) + ": " + what + " must be a single value");
+  }
+  return node.Scalar();
+}
+
+std::vector<entry> yaml_list(const std::string& path, const YAML::Node& root) {
+  std::vector<entry> out;
+  for (std::size_t k = 0; k < root.size(); ++k) {
+    const YAML::Node item = root[k];
+    const std::string where = at(path, item);
+    if (!item.IsMap()) {
+      throw bad_input_error(where + ": entry " + std::to_string(k + 1) +
+                            " must be a mapping with 'node', 'device' and/or 'stage'");
+    }
+    entry e;
+    e.where = where;
+    bool has_node = false;
+    for (const auto& kv : item) {
+      const std::string key = scalar(path, kv.first, "a key");
+      if (key == "node") {
+        e.node = scalar(path, kv.second, "'node'");
+        has_node = true;
+      } else if (key == "device") {
+        e.device =
+            value_or_throw(scalar(path, kv.second, "'device'"), "device", at(path, kv.second));
+      } else if (key == "stage") {
+        e.stage = value_or_throw(scalar(path, kv.second, "'stage'"), "stage", at(path, kv.second));
+      } else {
+        throw bad_input_error(at(path, kv.first) + ": unknown key '" + key +
+                              "' (expected node, device, stage)");
+      }
+    }
+    if (!has_node) {
+      throw bad_input_error(where + ": entry " + std::to_string(k + 1) + " has no 'node'");
+    }
+    if (!e.device && !e.stage) {
+      throw bad_input_error(where + ": entry for node '" + e.node +
+                            "' has neither device nor stage");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Merges {node: value} mappings into entries, in first-mention order.
+struct mapping_builder {
+  std::vector<entry> entries;
+  std::map<std::string, std::size_t> index;
+
+  entry& at_node(const std::string& node, const std::string& where) {
+    const auto [it, fresh] = index.emplace(node, entries.size());
+    if (fresh) {
+      entries.push_back({node, std::nullopt, std::nullopt, where});
+    }
+    return entries[it->second];
+  }
+};
+
+std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root) {
+  mapping_builder b;
+  for (const auto& kv : root) {
+    const std::string key = scalar(path, kv.first, "a key");
+    const bool devices = key == "sharding_info";
+    if (!devices && key != "pipelining_info") {
+      throw bad_input_error(at(path, kv.first) + ": unknown key '" + key +
+                            "' (expected sharding_info, pipelining_info)");
+    }
+    if (!kv.second.IsMap()) {
+      throw bad_input_error(at(path, kv.second) + ": '" + key + "' must map node names to numbers");
+    }
+    std::map<std::string, std::string> seen;
+    for (const auto& item : kv.second) {
+      const std::string node = scalar(path, item.first, "a node name");
+      const std::string where = at(path, item.first);
+      if (const auto [it, fresh] = seen.emplace(node, where); !fresh) {
+        throw bad_input_error(where + ": node '" + node + "' is listed twice in '" + key +
+                              "' (first at " + it->second + ")");
+      }
+      const int value = value_or_throw(scalar(path, item.second, "a value"),
+                                       devices ? "device" : "stage", at(path, item.second));
+      auto& e = b.at_node(node, where);
+      (devices ? e.device : e.stage) = value;
+    }
+  }
+  return b.entries;
+}
+
+std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw bad_input_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+  try {
+    if (root.IsSequence()) {
+      return yaml_list(path, root);
+    }
+    if (root.IsMap()) {
+      return yaml_mapping(path, root);
+    }
+  } catch (const YAML::Exception& e) {
+    throw bad_input_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                          std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  throw bad_input_error(path +
+                        ": a sharding config must be a list of {node, device, stage} entries or a "
+                        "mapping with sharding_info / pipelining_info");
+}
+
+// ---- JSON ------------------------------------------------------------------
+
+std::vector<entry> read_json(const std::string& path, const std::string& text) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string msg = e.what();
+    if (const auto p = msg.find("] "); p != std::string::npos) {
+      msg = msg.substr(p + 2); // drop "[json.exception.parse_error.101] "
+    }
+    throw bad_input_error(path + ": JSON " + msg);
+  }
+  const auto number = [&](const nlohmann::json& v, const char* what, const std::string& where) {
+    std::string text = v.dump();
+    if (v.is_string()) {
+      text = v.get<std::string>();
+    }
+    return value_or_throw(text, what, where);
+  };
+  mapping_builder b;
+  if (root.is_array()) {
+    for (std::size_t k = 0; k < root.size(); ++k) {
+      const auto& item = root[k];
+      const std::string where = path + ": entry " + std::to_string(k + 1);
+      if (!item.is_object() || !item.contains("node") || !item["node"].is_string()) {
+        throw bad_input_error(where + " must be an object with a string 'node'");
+      }
+      entry e{item["node"].get<std::string>(), std::nullopt, std::nullopt, where};
+      for (const auto& [key, value] : item.items()) {
+        if (key == "device") {
+          e.device = number(value, "device", where);
+        } else if (key == "stage") {
+          e.stage = number(value, "stage", where);
+        } else if (key != "node") {
+          throw bad_input_error(where + ": unknown key '" + key + "'");
+        }
+      }
+      if (!e.device && !e.stage) {
+        throw bad_input_error(where + ": entry for node '" + e.node +
+                              "' has neither device nor stage");
+      }
+      b.entries.push_back(std::move(e));
+    }
+    return b.entries;
+  }
+  if (!root.is_object()) {
+    throw bad_input_error(
+        path + ": a sharding config must be a list of {node, device, stage} entries or a "
+               "mapping with sharding_info / pipelining_info");
+  }
+  for (const auto& [key, table] : root.items()) {
+    const bool devices = key == "sharding_info";
+    if (!devices && key != "pipelining_info") {
+      throw bad_input_error(path + ": unknown key '" + key +
+                            "' (expected sharding_info, pipelining_info)");
+    }
+    if (!table.is_object()) {
+      throw bad_input_error(path + ": '" + key + "' must map node names to numbers");
+    }
+    for (const auto& [node, value] : table.items()) {
+      const std::string where = path + ": " + key + "." + node;
+      auto& e = b.at_node(node, where);
+      (devices ? e.device : e.stage) = number(value, devices ? "device" : "stage", where);
+    }
+  }
+  return b.entries;
+}
+
+} // namespace
+
+std::vector<entry> parse(std::string_view text, const std::string& source, bool json) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw bad_input_error("'" + source + "': the sharding config is empty");
+  }
+  const std::string s(text);
+  return json ? read_json(source, s) : read_yaml(source, s);
+}
+
+std::vector<entry> read_file(const fs::path& path) {
+  const std::string text = io::read_text_file(path, "sharding config");
+  auto ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return parse(text, path.string(), ext == ".json");
+}
+
+entry parse_shard_flag(const std::string& text) {
+  const std::string where = "--shard " + text;
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw bad_input_error(where + ": expected NODE=DEVICE[:STAGE]");
+  }
+  entry e;
+  e.where = where;
+  e.node = text.substr(0, eq);
+  const std::string rest = text.substr(eq + 1);
+  const auto colon = rest.find(':');
+  e.device = value_or_throw(rest.substr(0, colon), "device", where);
+  if (colon != std::string::npos) {
+    e.stage = value_or_throw(rest.substr(colon + 1), "stage", where);
+  }
+  return e;
+}
+
+std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>& sharding_info,
+                                 const std::vector<std::pair<std::string, int>>& pipelining_info,
+                                 const std::string& source) {
+  mapping_builder b;
+  const auto add = [&](const auto& table, bool devices) {
+    const char* key = devices ? "sharding_info" : "pipelining_info";
+    std::map<std::string, bool> seen;
+    for (const auto& [node, value] : table) {
+      const std::string where = source + ": " + key + "['" + node + "']";
+      if (!seen.emplace(node, true).second) {
+        throw bad_input_error(where + ": node '" + node + "' is listed twice");
+      }
+      if (value < 0 || value == INT_MAX) {
+        throw bad_input_error(where + ": " + (devices ? "device" : "stage") + " '" +
+                              std::to_string(value) +
+                              "' is not a non-negative integer below 2147483647");
+      }
+      auto& e = b.at_node(node, where);
+      (devices ? e.device : e.stage) = value;
+    }
+  };
+  add(sharding_info, true);
+  add(pipelining_info, false);
+  return b.entries;
+}
+
+namespace {
+
+// Levenshtein distance, for "did you mean".
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+} // namespace
+
+std::vector<std::string>
+closest(std::string_view name, const std::vector<std::string_view>& candidates, std::size_t most) {
+  std::vector<std::pair<std::size_t, std::string_view>> scored;
+  scored.reserve(candidates.size());
+  for (auto c : candidates) {
+    if (!c.empty()) {
+      scored.emplace_back(distance(name, c), c);
+    }
+  }
+  const std::size_t k = std::min(most, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < k; ++i) {
+    out.emplace_back(scored[i].second);
+  }
+  return out;
+}
+
+std::vector<sharding_point<std::size_t>>
+resolve(const std::vector<entry>& entries, std::size_t num_vertices,
+        const std::function<std::string_view(std::size_t)>& name_of) {
+  // name -> its vertex and how many vertices have it
+  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> by_name;
+  by_name.reserve(num_vertices);
+  for (std::size_t v = 0; v < num_vertices; ++v) {
+    auto& [vertex, count] = by_name[name_of(v)];
+    vertex = v;
+    ++count;
+  }
+  std::map<std::size_t, const entry*> seen;
+  std::vector<sharding_point<std::size_t>> points;
+  for (const auto& e : entries) {
+    const auto it = by_name.find(e.node);
+    if (it == by_name.end() || e.node.empty()) {
+      std::vector<std::string_view> names;
+      names.reserve(by_name.size());
+      for (const auto& kv : by_name) {
+        names.push_back(kv.first);
+      }
+      std::string hint;
+      for (const auto& c : closest(e.node, names)) {
+        hint += (hint.empty() ? "'" : ", '") + c + "'";
+      }
+      throw bad_input_error(e.where + ": no node is named '" + e.node + "'" +
+                            (hint.empty() ? "" : "; closest: " + hint));
+    }
+    if (it->second.second > 1) {
+      throw bad_input_error(e.where + ": node name '" + e.node + "' belongs to " +
+                            std::to_string(it->second.second) + " nodes");
+    }
+    const std::size_t v = it->second.first;
+    if (const auto [prev, fresh] = seen.emplace(v, &e); !fresh) {
+      throw bad_input_error(e.where + ": node '" + e.node + "' is listed twice (first at " +
+                            prev->second->where + ")");
+    }
+    points.push_back({v, e.device, e.stage});
+  }
+  return points;
+}
+
+std::string to_shard_yaml(const std::vector<entry>& entries) {
+  YAML::Emitter out;
+  out << YAML::BeginSeq;
+  for (const auto& e : entries) {
+    out << YAML::BeginMap << YAML::Key << "node" << YAML::Value << e.node;
+    if (e.device) {
+      out << YAML::Key << "device" << YAML::Value << *e.device;
+    }
+    if (e.stage) {
+      out << YAML::Key << "stage" << YAML::Value << *e.stage;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  return std::string(out.c_str()) + "\n";
+}
+
+} // namespace shardpoint::config

@@ -1,0 +1,75 @@
+// Byte sizes as people write and read them.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <shardpoint/io/units.hpp>
+
+namespace shardpoint::io {
+
+std::optional<double> parse_bytes(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  if (text.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.')) {
+    return std::nullopt;
+  }
+  const std::string all(text);
+  char* stop = nullptr;
+  const double value = std::strtod(all.c_str(), &stop);
+  if (stop == all.c_str() || !std::isfinite(value) || value < 0) {
+    return std::nullopt;
+  }
+  const std::size_t end = static_cast<std::size_t>(stop - all.c_str());
+  std::string unit(text.substr(end));
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) {
+    unit.erase(0, 1);
+  }
+  for (auto& c : unit) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  static const std::pair<const char*, double> units[] = {{"", 1},
+                                                         {"b", 1},
+                                                         {"k", 1e3},
+                                                         {"kb", 1e3},
+                                                         {"m", 1e6},
+                                                         {"mb", 1e6},
+                                                         {"g", 1e9},
+                                                         {"gb", 1e9},
+                                                         {"t", 1e12},
+                                                         {"tb", 1e12},
+                                                         {"kib", 1024.0},
+                                                         {"mib", 1048576.0},
+                                                         {"gib", 1073741824.0},
+                                                         {"tib", 1099511627776.0}};
+  for (const auto& [name, factor] : units) {
+    if (unit == name) {
+      return value * factor;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string human_bytes(double bytes) {
+  char buf[64];
+  if (bytes >= 1024.0 * 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  } else if (bytes >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1 << 20));
+  } else if (bytes >= 1024) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  }
+  return buf;
+}
+
+} // namespace shardpoint::io

@@ -1,0 +1,89 @@
+// shardpoint simulate: run a sharded model through the pipeline emulator.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <memory>
+
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/metrics.hpp>
+#include <shardpoint/runtime/pipeline.hpp>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "options.hpp"
+
+namespace shardpoint::cli {
+
+namespace {
+
+struct simulate_options {
+  model_points model;
+  int batches_per_step = 0;
+  std::optional<int> num_ipus;
+  std::string mode = "virtual";
+  std::string cost = "unit";
+  int unit_us = 100;
+  int queue_depth = 4;
+  report_flag report;
+  std::string trace;
+};
+
+int run(const simulate_options& a) {
+  namespace rt = shardpoint::runtime;
+  auto [file, nodes, result, from_attributes] = load_sharded(a.model);
+  const auto costs = onnx::estimate_costs(file.proto(), a.cost == "flops" ? onnx::cost_model::flops
+                                                                          : onnx::cost_model::unit);
+  pipeline_options options;
+  options.enable_pipelining = true;
+  options.batches_per_step = a.batches_per_step;
+  options.num_devices = a.num_ipus;
+  options.spelling = flag_spelling;
+  rt::pipeline_plan plan;
+  try {
+    plan = rt::make_plan(result, costs.data(), options);
+  } catch (const rt::config_error& e) {
+    throw check_failed(std::string("cannot run as a pipeline: ") + e.what());
+  }
+  const rt::session session(plan, rt::device_manager(plan.num_devices));
+  rt::run_options run;
+  run.micro_batches = a.batches_per_step;
+  run.queue_depth = static_cast<std::size_t>(a.queue_depth);
+  run.unit = std::chrono::microseconds(a.unit_us);
+  run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+  const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
+  if (!a.trace.empty()) {
+    io::write_file_atomically(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+  }
+  std::cout << (a.report.format == "json" ? io::to_json(m) : io::to_table(m));
+  return exit_ok;
+}
+
+} // namespace
+
+action add_simulate(CLI::App& app) {
+  auto a = std::make_shared<simulate_options>();
+  auto* cmd = app.add_subcommand(
+      "simulate", "Emulate the pipelined execution of a sharded model (virtual or threads mode)");
+  a->model.add_to(*cmd, "Model to shard and run");
+  cmd->add_option("--batches-per-step,--batches_per_step", a->batches_per_step,
+                  "Micro-batches to run (a multiple of the stages)")
+      ->required();
+  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)");
+  cmd->add_option("--mode", a->mode,
+                  "virtual: discrete events in cost units; threads: a "
+                  "thread per device, --unit-us per cost unit")
+      ->check(CLI::IsMember({"virtual", "threads"}));
+  cmd->add_option("--cost", a->cost, "unit: 1 per node; flops: estimated MFLOPs per node")
+      ->check(CLI::IsMember({"unit", "flops"}));
+  cmd->add_option("--unit-us", a->unit_us, "threads mode: microseconds per cost unit")
+      ->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--queue-depth", a->queue_depth,
+                  "Ring buffer entries between stages (rounded up to a power of two)")
+      ->check(CLI::Range(1, 1 << 20));
+  a->report.add_to(*cmd, {"table", "json"});
+  cmd->add_option("--trace", a->trace,
+                  "Write Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  return [a] { return run(*a); };
+}
+
+} // namespace shardpoint::cli

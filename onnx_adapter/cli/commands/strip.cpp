@@ -1,0 +1,43 @@
+// shardpoint strip: remove the sharding attributes from a model (ONNX
+// Runtime's Gemm + activation fusion rejects models that carry them).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "options.hpp"
+
+namespace shardpoint::cli {
+
+namespace {
+
+struct strip_options {
+  std::string input;
+  std::string output;
+};
+
+int run(const strip_options& a) {
+  check_output_is_not_input(a.output, a.input);
+  auto file = onnx::read_model(a.input);
+  const std::size_t removed = onnx::strip_annotations(*file.proto().mutable_graph());
+  onnx::save_model(file.proto(), a.output);
+  std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote " << a.output
+            << '\n';
+  return exit_ok;
+}
+
+} // namespace
+
+action add_strip(CLI::App& app) {
+  auto a = std::make_shared<strip_options>();
+  auto* cmd = app.add_subcommand(
+      "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node");
+  cmd->add_option("--input-model,--input_model", a->input, "Sharded model")->required();
+  cmd->add_option("--output-model,--output_model", a->output, "Where to write the model")
+      ->required();
+  return [a] { return run(*a); };
+}
+
+} // namespace shardpoint::cli

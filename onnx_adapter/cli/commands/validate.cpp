@@ -1,0 +1,46 @@
+// shardpoint validate: check the sharding attributes already in a model.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "options.hpp"
+
+namespace shardpoint::cli {
+
+namespace {
+
+struct validate_options {
+  std::string model;
+  pipeline_flags pipeline;
+  report_flag report;
+};
+
+int run(const validate_options& a) {
+  auto file = onnx::read_model(a.model);
+  auto& model = file.proto();
+  const auto& g = model.graph();
+  const onnx::node_graph nodes = onnx::build_graph(g);
+  const auto result = onnx::read_annotations(g);
+  auto diagnostics = onnx::validate(g, nodes, result, a.pipeline.options(result));
+  const bool failed = has_errors(diagnostics);
+  const auto r = onnx::make_report(model, nodes, result, std::move(diagnostics));
+  std::cout << (a.report.format == "json" ? io::to_json(r) : io::to_table(r));
+  return failed ? exit_invalid : exit_ok;
+}
+
+} // namespace
+
+action add_validate(CLI::App& app) {
+  auto a = std::make_shared<validate_options>();
+  a->pipeline.batches_enable_pipelining = true;
+  auto* cmd = app.add_subcommand("validate", "Check the sharding attributes already in a model");
+  cmd->add_option("model", a->model, "Model to check")->required();
+  a->pipeline.add_to(*cmd, "Micro-batches per step (turns on the pipelining checks)");
+  a->report.add_to(*cmd, {"table", "json"});
+  return [a] { return run(*a); };
+}
+
+} // namespace shardpoint::cli

@@ -1,0 +1,76 @@
+// Option groups shared by several commands, declared once, and the steps
+// they share (loading a model with its sharding).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_CLI_OPTIONS_HPP
+#define SHARDPOINT_CLI_OPTIONS_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+namespace shardpoint::cli {
+
+/// What the option names say in messages: the flags' own spelling.
+inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
+
+/// --input-model, --manual-sharding-config, --shard, --only-manual-sharding.
+struct model_points {
+  std::string input;
+  std::string config;
+  std::vector<std::string> shard_flags;
+  bool strict = false;
+
+  void add_to(CLI::App& cmd, const std::string& what = "Model to shard");
+  [[nodiscard]] bool has_points() const { return !config.empty() || !shard_flags.empty(); }
+};
+
+/// A model with the sharding of every node.
+struct sharded_model {
+  onnx::loaded_model model;
+  onnx::node_graph nodes;
+  sharding_result result;
+  bool from_attributes = false; ///< read from the model, not from points
+};
+
+/// Reads the model and shards it by the config then the --shard flags.
+/// With neither, the model's own __ipu_number / __pipeline_stage attributes
+/// are its sharding when it has any; otherwise a usage error.
+sharded_model load_sharded(const model_points& m);
+
+/// --num-ipus, --enable-pipelining, --batches-per-step.
+struct pipeline_flags {
+  std::optional<int> num_ipus;
+  bool pipelining = false;
+  std::optional<int> batches_per_step;
+
+  /// Whether --batches-per-step alone turns the pipelining checks on (when
+  /// the sharding has stages), as `validate` has it; `shard` needs
+  /// --enable-pipelining, as PopRT does.
+  bool batches_enable_pipelining = false;
+
+  void add_to(CLI::App& cmd, const std::string& bps_help);
+  [[nodiscard]] pipeline_options options(const sharding_result& r) const;
+};
+
+/// --report with the given formats.
+struct report_flag {
+  std::string format = "table";
+  void add_to(CLI::App& cmd, const std::vector<std::string>& formats,
+              const std::string& help = "Report format");
+};
+
+/// Validation findings on stderr, one line each.
+void print_findings(const std::vector<diagnostic>& diagnostics);
+
+/// Fails with a usage error unless `path` can be an output file that is not
+/// the input; `--in-place` is how to overwrite the input.
+void check_output_is_not_input(const std::string& output, const std::string& input);
+
+} // namespace shardpoint::cli
+
+#endif // SHARDPOINT_CLI_OPTIONS_HPP

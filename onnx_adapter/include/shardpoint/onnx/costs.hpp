@@ -1,0 +1,58 @@
+// shardpoint/onnx/costs.hpp -- what each node of a model costs: compute
+// (for the emulator and the balanced partitioner), the parameter bytes it
+// reads, the bytes of its output.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_ONNX_COSTS_HPP
+#define SHARDPOINT_ONNX_COSTS_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "graph.hpp"
+
+namespace shardpoint::onnx {
+
+/// How `estimate_costs` prices a node.
+enum class cost_model {
+  unit, ///< every node costs 1
+  /// Estimated floating-point operations / 10^6, rounded up, at least 1, from
+  /// the op type and the shapes ONNX shape inference finds (symbolic
+  /// dimensions count as 1): MatMul and Gemm 2 x (output elements) x K;
+  /// Conv and ConvTranspose 2 x (output elements) x (input channels / group)
+  /// x kernel area; any other op its output elements. A node whose output
+  /// shape is unknown costs 1.
+  flops,
+  /// The parameter bytes the node reads (initializers), at least 1: what
+  /// balancing by parameters weighs.
+  params
+};
+
+/// The cost of every top-level node, in cost units. Like make_report(), runs
+/// shape inference on `model` and returns it exactly as it was.
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how);
+
+/// What the balanced partitioner needs of a model, per top-level node.
+struct node_weights {
+  std::vector<std::int64_t> cost;
+  /// The bytes of the initializers the node reads; an initializer read by
+  /// several nodes counts in each (so a stage's sum is never below what the
+  /// report counts for it).
+  std::vector<std::int64_t> parameter_bytes;
+  /// The bytes of the node's outputs read by other nodes (0 where the shape
+  /// is unknown; symbolic dimensions count as 1).
+  std::vector<std::int64_t> output_bytes;
+  /// Per initializer (index into nodes.tensors) its bytes, -1 for tensors
+  /// that are no initializer: for the exact per-stage figure.
+  std::vector<std::int64_t> initializer_bytes;
+};
+
+/// Costs as estimate_costs, parameter bytes and output bytes in one shape
+/// inference. `model` is returned exactly as it was.
+node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_COSTS_HPP

@@ -1,0 +1,35 @@
+// shardpoint/onnx/report.hpp -- the report of a sharded ONNX model: groups
+// with their parameter bytes, tensors crossing boundaries with their sizes
+// from ONNX shape inference, validation. Rendering is io/report.hpp's.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_ONNX_REPORT_HPP
+#define SHARDPOINT_ONNX_REPORT_HPP
+
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/io/report.hpp>
+
+#include "graph.hpp"
+
+namespace shardpoint::onnx {
+
+using io::crossing_tensor;
+using io::group_report;
+using report = io::sharding_report;
+using io::to_json;
+using io::to_table;
+
+/// Per device and stage: node counts and parameter bytes (the initializers a
+/// group reads; one read by two groups counts in both); the tensors crossing
+/// stage boundaries, with byte sizes where ONNX shape inference knows them.
+/// Shape inference runs on `model` itself, which is returned exactly as it was
+/// (also when an exception leaves).
+report make_report(::onnx::ModelProto& model, const node_graph& nodes,
+                   const sharding_result& result, std::vector<diagnostic> diagnostics);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_REPORT_HPP

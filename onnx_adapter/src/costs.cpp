@@ -1,0 +1,131 @@
+// What each node costs: compute, parameter bytes, output bytes.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+#include <shardpoint/onnx/costs.hpp>
+
+#include "shapes.hpp"
+
+namespace shardpoint::onnx {
+
+using shapes::dims_of;
+using shapes::inferred_shapes;
+
+namespace {
+
+// MFLOPs of every node from the shapes inference found (see cost_model).
+std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types) {
+  std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto& n = g.node(v);
+    if (n.output_size() == 0) {
+      continue;
+    }
+    const auto out = dims_of(types, n.output(0));
+    if (!out) {
+      continue;
+    }
+    double flops = 1;
+    for (auto d : *out) {
+      flops *= static_cast<double>(d);
+    }
+    const auto in0 = n.input_size() > 0 ? dims_of(types, n.input(0)) : std::nullopt;
+    const auto in1 = n.input_size() > 1 ? dims_of(types, n.input(1)) : std::nullopt;
+    if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
+      bool trans_a = false;
+      for (const auto& a : n.attribute()) {
+        trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
+      }
+      const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
+      flops *= 2.0 * static_cast<double>(k);
+    } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 &&
+               in1->size() >= 2) {
+      double per_output = 1; // weight dims: [out, in / group, kh, kw, ...]
+      for (std::size_t i = 1; i < in1->size(); ++i) {
+        per_output *= static_cast<double>((*in1)[i]);
+      }
+      flops *= 2.0 * per_output;
+    }
+    costs[static_cast<std::size_t>(v)] =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(flops / 1e6)));
+  }
+  return costs;
+}
+
+std::vector<std::int64_t> parameter_bytes(const node_graph& nodes,
+                                          const std::vector<std::int64_t>& initializer_bytes) {
+  const std::size_t n = nodes.read_offsets.empty() ? 0 : nodes.read_offsets.size() - 1;
+  std::vector<std::int64_t> out(n, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    for (auto t : nodes.reads(v)) {
+      out[v] += std::max<std::int64_t>(0, initializer_bytes[t]);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how) {
+  const auto& g = model.graph();
+  if (how == cost_model::unit) {
+    return std::vector<std::int64_t>(static_cast<std::size_t>(g.node_size()), 1);
+  }
+  if (how == cost_model::params) {
+    const node_graph nodes = build_graph(g);
+    auto costs = parameter_bytes(nodes, shapes::initializer_sizes(g, nodes));
+    for (auto& c : costs) {
+      c = std::max<std::int64_t>(c, 1);
+    }
+    return costs;
+  }
+  const inferred_shapes types(model);
+  return flops_costs(g, types);
+}
+
+node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how) {
+  const auto& g = model.graph();
+  const auto n = static_cast<std::size_t>(g.node_size());
+  node_weights w;
+  w.initializer_bytes = shapes::initializer_sizes(g, nodes);
+  w.parameter_bytes = parameter_bytes(nodes, w.initializer_bytes);
+  const inferred_shapes types(model);
+  if (how == cost_model::flops) {
+    w.cost = flops_costs(g, types);
+  } else if (how == cost_model::params) {
+    w.cost = w.parameter_bytes;
+    for (auto& c : w.cost) {
+      c = std::max<std::int64_t>(c, 1);
+    }
+  } else {
+    w.cost.assign(n, 1);
+  }
+  // The outputs some other node reads, each sized once.
+  std::vector<bool> read(nodes.tensors.size(), false);
+  for (std::size_t v = 0; v < n; ++v) {
+    for (auto t : nodes.reads(v)) {
+      if (nodes.producer[t] != v) {
+        read[t] = true;
+      }
+    }
+  }
+  w.output_bytes.assign(n, 0);
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    const auto p = nodes.producer[t];
+    if (p == node_graph::no_producer || !read[t]) {
+      continue;
+    }
+    if (const auto* type = types.find(nodes.tensors[t])) {
+      if (const auto b = shapes::value_bytes(*type)) {
+        w.output_bytes[p] += b->bytes;
+      }
+    }
+  }
+  return w;
+}
+
+} // namespace shardpoint::onnx

@@ -1,0 +1,75 @@
+// Sizes and shapes of a model's tensors, from ONNX shape inference run on
+// the model in place (internal to the adapter).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_ONNX_SHAPES_HPP
+#define SHARDPOINT_ONNX_SHAPES_HPP
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/onnx/graph.hpp>
+
+namespace shardpoint::onnx::shapes {
+
+/// Bytes per element of an ONNX tensor type; 0 for strings and unknown types.
+std::int64_t element_size(int type);
+
+/// The bytes of an initializer's data (from its dims and type).
+std::int64_t tensor_bytes(const ::onnx::TensorProto& t);
+
+struct sized {
+  std::int64_t bytes = 0;
+  std::string per; // symbolic dimensions, counted as 1
+};
+
+/// The bytes of a value of `type`, or nothing when its shape is unknown.
+std::optional<sized> value_bytes(const ::onnx::TypeProto& type);
+
+// Runs ONNX shape inference on `model` itself, not on a copy (copying 10^5
+// nodes costs as much as inferring their shapes), and puts the model back as
+// it was on destruction. InferShapes writes in two places: it appends to and
+// refines `value_info`, and it refines graph outputs, in the main graph and in
+// every subgraph it enters. Both are saved for every graph beforehand and
+// swapped back afterwards; nothing else is touched (the round trip of every
+// model in the tests checks this byte for byte).
+class inferred_shapes {
+public:
+  explicit inferred_shapes(::onnx::ModelProto& model);
+  inferred_shapes(const inferred_shapes&) = delete;
+  inferred_shapes& operator=(const inferred_shapes&) = delete;
+  ~inferred_shapes();
+
+  /// The type of a top-level tensor, or nullptr when inference found none.
+  /// Valid while *this lives.
+  const ::onnx::TypeProto* find(std::string_view name) const;
+
+private:
+  struct saved_graph {
+    ::onnx::GraphProto* graph;
+    google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> value_info;
+    google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> output;
+  };
+  std::vector<saved_graph> saved_;
+  std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;
+  std::deque<::onnx::TypeProto> initializer_types_;
+};
+
+/// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
+std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
+                                                 std::string_view name);
+
+/// Bytes of every tensor of `nodes` that is an initializer, by tensor
+/// index; -1 for the others.
+std::vector<std::int64_t> initializer_sizes(const ::onnx::GraphProto& g, const node_graph& nodes);
+
+} // namespace shardpoint::onnx::shapes
+
+#endif // SHARDPOINT_ONNX_SHAPES_HPP

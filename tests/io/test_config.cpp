@@ -1,0 +1,119 @@
+// shardpoint::config on its own: no graph format, names through a lookup.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/config.hpp>
+
+namespace config = shardpoint::config;
+using entries = std::vector<config::entry>;
+
+namespace {
+
+const std::vector<std::string> names{"embed", "attn", "add1", "mlp", "add2"};
+
+std::string_view name_of(std::size_t i) {
+  return names[i];
+}
+
+std::string error_of(const auto& f) {
+  try {
+    f();
+  } catch (const shardpoint::bad_input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("shard.yaml list, mapping in YAML and JSON: the same entries") {
+  const auto list = config::parse("- {node: add1, device: 0, stage: 0}\n"
+                                  "- node: add2\n  device: 1\n  stage: 1\n",
+                                  "list.yaml");
+  REQUIRE(list.size() == 2);
+  CHECK(list[0].node == "add1");
+  CHECK(list[0].device == 0);
+  CHECK(list[1].stage == 1);
+  CHECK(list[1].where == "list.yaml:2:3");
+  const auto yaml = config::parse("sharding_info: {add1: 0, add2: 1}\n"
+                                  "pipelining_info: {add1: 0, add2: 1}\n",
+                                  "map.yaml");
+  const auto json = config::parse(R"({"sharding_info": {"add1": 0, "add2": 1},
+                                      "pipelining_info": {"add1": 0, "add2": 1}})",
+                                  "map.json", true);
+  for (const auto* e : {&yaml, &json}) {
+    REQUIRE(e->size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+      CHECK((*e)[k].node == list[k].node);
+      CHECK((*e)[k].device == list[k].device);
+      CHECK((*e)[k].stage == list[k].stage);
+    }
+  }
+  const auto python = config::from_mappings({{"add1", 0}, {"add2", 1}}, {{"add2", 1}});
+  REQUIRE(python.size() == 2);
+  CHECK(python[0].device == 0);
+  CHECK_FALSE(python[0].stage.has_value());
+  CHECK(python[1].stage == 1);
+}
+
+TEST_CASE("--shard flags split at the last '='") {
+  const auto e = config::parse_shard_flag("a=b=3:2");
+  CHECK(e.node == "a=b");
+  CHECK(e.device == 3);
+  CHECK(e.stage == 2);
+  CHECK(error_of([] { config::parse_shard_flag("x"); }) ==
+        "--shard x: expected NODE=DEVICE[:STAGE]");
+  CHECK(error_of([] { config::parse_shard_flag("a=1:-2"); }) ==
+        "--shard a=1:-2: stage '-2' is not a non-negative integer below 2147483647");
+}
+
+TEST_CASE("resolve through the caller's lookup, with suggestions") {
+  const auto points =
+      config::resolve(config::parse("- {node: mlp, device: 1}\n", "c.yaml"), names.size(), name_of);
+  REQUIRE(points.size() == 1);
+  CHECK(points[0].vertex == 3);
+  CHECK(points[0].device == 1);
+  CHECK(error_of([] {
+          config::resolve(config::parse("- {node: ad1, device: 0}\n", "c.yaml"), names.size(),
+                          name_of);
+        }) == "c.yaml:1:3: no node is named 'ad1'; closest: 'add1', 'add2', 'attn'");
+  const std::vector<std::string> twice{"a", "a"};
+  CHECK(error_of([&] {
+          config::resolve({{"a", 0, {}, "here"}}, 2,
+                          [&](std::size_t i) -> std::string_view { return twice[i]; });
+        }) == "here: node name 'a' belongs to 2 nodes");
+  CHECK(error_of([] {
+          config::resolve({{"mlp", 0, {}, "one"}, {"mlp", 1, {}, "two"}}, names.size(), name_of);
+        }) == "two: node 'mlp' is listed twice (first at one)");
+  CHECK(config::closest("mpl", {"mlp", "attn", ""}, 5) == std::vector<std::string>{"mlp", "attn"});
+}
+
+TEST_CASE("shard.yaml written back reads as the same points, odd names quoted") {
+  const entries in{{"resnetv17_stage1__plus0", 0, 0, ""},
+                   {"a: b", 1, std::nullopt, ""},
+                   {"- dash", std::nullopt, 2, ""}};
+  const std::string text = config::to_shard_yaml(in);
+  CHECK(text.rfind("- node: resnetv17_stage1__plus0\n  device: 0\n  stage: 0\n", 0) == 0);
+  const auto back = config::parse(text, "out.yaml");
+  REQUIRE(back.size() == in.size());
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    CHECK(back[k].node == in[k].node);
+    CHECK(back[k].device == in[k].device);
+    CHECK(back[k].stage == in[k].stage);
+  }
+}
+
+TEST_CASE("bad configs: one line naming the place") {
+  CHECK(error_of([] { config::parse("   \n", "e.yaml"); }) ==
+        "'e.yaml': the sharding config is empty");
+  CHECK(error_of([] { config::parse("- {node: a}\n", "c.yaml"); }) ==
+        "c.yaml:1:3: entry for node 'a' has neither device nor stage");
+  CHECK(error_of([] {
+          config::from_mappings({{"a", -1}}, {});
+        }) ==
+        "sharding_info/pipelining_info: sharding_info['a']: device '-1' is not a non-negative "
+        "integer below 2147483647");
+}

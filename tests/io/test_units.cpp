@@ -1,0 +1,29 @@
+// Byte sizes as people write them.
+#include <doctest/doctest.h>
+
+#include <shardpoint/io/units.hpp>
+
+using shardpoint::io::human_bytes;
+using shardpoint::io::parse_bytes;
+
+TEST_CASE("sizes with and without units") {
+  CHECK(parse_bytes("4096") == 4096.0);
+  CHECK(parse_bytes("900MiB") == 900.0 * 1024 * 1024);
+  CHECK(parse_bytes("16GB") == 16e9);
+  CHECK(parse_bytes("1.5 GiB") == 1.5 * 1024 * 1024 * 1024);
+  CHECK(parse_bytes("2e9") == 2e9);
+  CHECK(parse_bytes("32gib") == 32.0 * (1ULL << 30));
+  CHECK(parse_bytes("10 kB") == 10000.0);
+  CHECK_FALSE(parse_bytes("").has_value());
+  CHECK_FALSE(parse_bytes("-1").has_value());
+  CHECK_FALSE(parse_bytes("12 parsecs").has_value());
+  CHECK_FALSE(parse_bytes("GiB").has_value());
+  CHECK_FALSE(parse_bytes("inf").has_value());
+}
+
+TEST_CASE("human-readable sizes") {
+  CHECK(human_bytes(17) == "17 B");
+  CHECK(human_bytes(4096) == "4.0 KiB");
+  CHECK(human_bytes(3.5 * 1024 * 1024) == "3.5 MiB");
+  CHECK(human_bytes(2.0 * 1024 * 1024 * 1024) == "2.00 GiB");
+}
