@@ -1,0 +1,494 @@
+// shardpoint/balanced_shard.hpp -- automatic balanced partitioning into
+// pipeline stages: the smallest bottleneck, under a memory cap, on any DAG.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE PROBLEM
+//
+//   A DAG with, per vertex, a compute cost c(v) >= 0, a memory weight
+//   m(v) >= 0 and the bytes b(v) of its output. Split it into S non-empty
+//   stages (stage s on device s), every edge going to the same or a later
+//   stage, every stage's memory at most the cap, minimising the bottleneck:
+//   the largest stage load, load(X) = c(X) + w * (the bytes of every vertex
+//   outside X with a consumer in X, each once), w the communication weight.
+//
+// THE ALGORITHM
+//
+//   1. Layout. The vertices are laid out in the lexicographically smallest
+//      topological order (the index order when it is topological, checked in
+//      one pass). A stage that is an interval of this order always respects
+//      the edges.
+//
+//   2. The best split into intervals, exactly.
+//      w = 0: loads are monotone (a sub-interval never weighs more), so for a
+//      bound B the greedy probe -- extend each stage as far as B and the cap
+//      allow, O(S log V) with prefix sums and binary search -- decides
+//      feasibility exactly, and extra stages can always be split off. The
+//      optimum B* is the load of some interval. Bisection keeps both ends on
+//      such values: a feasible probe lowers the upper end to the bottleneck
+//      its partition actually has; an infeasible one raises the lower end to
+//      the smallest load any of its stages would have had with one more
+//      vertex (below that, every probe builds the same failing partition).
+//      It ends when the ends meet, after O(log) probes of O(S log V).
+//      Among the optimal splits it then takes the most even one: each
+//      boundary nearest to its share of the total cost, inside the range
+//      left- and right-packed greedy splits allow.
+//      w > 0: a stage that starts later can receive more bytes, so loads are
+//      monotone only in the end of the interval, and the greedy probe is no
+//      longer exact. The probe becomes exact dynamic programming: for bound
+//      B, the furthest end e(i) of a stage starting at i is found for every
+//      i in one sweep (a segment tree holds load(i, j) for all i, updated by
+//      range additions as j grows: + c(j) for every start, + w * b(u) for the
+//      starts that now receive u); then the positions reachable after k
+//      stages are unions of intervals (i, e(i)], O(V) per stage. Bisection on
+//      B as above. O((V + E) log V + S V) per probe, up to
+//      `exact_limit` vertices; above it, the greedy probe (each stage
+//      extended while its load allows, O(V + E) per probe), which is not
+//      proven optimal.
+//
+//   3. Beyond intervals of one order. A split that respects the edges is an
+//      interval split of *some* topological order, not always of the one in
+//      step 1. Within `search_budget`:
+//      - a graph of at most 64 vertices whose downsets (vertex sets closed
+//        under predecessors) are few enough is solved exactly by dynamic
+//        programming over pairs of nested downsets;
+//      - otherwise, the interval optimum of a second order (depth-first, which
+//        keeps branches together) is computed too, and each is refined by
+//        moving boundary vertices between neighbouring stages (a vertex
+//        with no successor in its stage may move to the next, one with no
+//        predecessor in its stage to the one before) whenever that lowers the
+//        larger of the two loads; the bottleneck never rises.
+//      The best found is kept, never worse than step 2.
+//
+//   4. Points. The split is handed back as PopRT sharding points (device =
+//      stage = s) that manual_shard turns into exactly this split: for each
+//      stage s < S - 1, the vertices with no successor in s -- and, when the
+//      split is not intervals of a topological index order, also those with a
+//      successor in a later stage. Proof: every vertex of s reaches one of
+//      its stage's points by following edges inside s; a point q of a later
+//      stage that it reaches is reached through an edge leaving s, whose
+//      source is a point of s and precedes q in manual_shard's topological
+//      order of the points. So the first point it reaches is in s; the last
+//      stage's vertices reach no point and form the default group S - 1.
+//
+// COMPLEXITY (V vertices, E edges, S stages)
+//
+//   w = 0: O(V + E) to lay out, check and hand back, plus O(S log V) per
+//   probe for O(log(total / precision)) probes (about 60 at most).
+//   w > 0: O(((V + E) log V + S V) * probes) up to exact_limit; above,
+//   O((V + E) * probes). Search beyond intervals: bounded by search_budget
+//   vertex visits.
+//
+// REQUIREMENTS
+//
+//   As every shardpoint algorithm (graph_access.hpp): a sharding_graph with an
+//   internal vertex index, or indexed(g, index_map[, name_map]). Weights are
+//   vertex_weight_maps; `memory_items` replaces the memory map when memory is
+//   shared between vertices (a weight read by two layers counts once per
+//   stage).
+#ifndef SHARDPOINT_BALANCED_SHARD_HPP
+#define SHARDPOINT_BALANCED_SHARD_HPP
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "concepts.hpp"
+#include "detail/balance/search.hpp"
+#include "detail/text.hpp"
+#include "error.hpp"
+#include "evaluate.hpp"
+#include "graph_access.hpp"
+#include "manual_shard.hpp"
+#include "memory_items.hpp"
+#include "sharding_point.hpp"
+#include "sharding_result.hpp"
+#include "topological_order.hpp"
+
+namespace shardpoint {
+
+/// What balanced_shard is asked for.
+struct balance_options {
+  /// The number of pipeline stages S, 1 <= S <= number of vertices.
+  int stages = 1;
+  /// The most memory a stage may hold, when given.
+  std::optional<double> memory_capacity = std::nullopt;
+  /// Load per byte a stage receives from outside it.
+  double communication_weight = 0;
+  /// Vertex visits the search beyond intervals of the layout order may
+  /// spend (step 3); 0 turns it off.
+  std::size_t search_budget = 4'000'000;
+  /// With communication_weight > 0, the largest graph (in vertices) on which
+  /// the exact interval algorithm runs; above, the greedy probe.
+  std::size_t exact_limit = 200'000;
+};
+
+/// A balanced split into stages.
+struct balanced_sharding {
+  /// Every vertex's device and stage (the same number).
+  sharding_result result;
+  /// Sharding points, as vertex indices, such that manual_shard on them gives
+  /// exactly `result`: the split as a PopRT config.
+  std::vector<sharding_point<std::size_t>> points;
+  std::vector<double> stage_cost;
+  std::vector<double> stage_memory;
+  std::vector<double> stage_received_bytes;
+  /// The largest stage load.
+  double bottleneck = 0;
+  /// max(total cost / S, largest single vertex cost): no split is below it.
+  double lower_bound = 0;
+  /// Whether `bottleneck` is proven optimal among splits into intervals of
+  /// the layout order (always with w = 0; up to exact_limit with w > 0).
+  bool exact_intervals = false;
+  /// Whether it is proven optimal among all splits (the downset search ran).
+  bool exact = false;
+  /// How the split was found: "intervals", "refined", "downsets".
+  const char* method = "intervals";
+};
+
+/// No split of the graph fits the memory capacity.
+class infeasible_partition_error : public bad_parameter_error {
+  using bad_parameter_error::bad_parameter_error;
+};
+
+namespace detail::balance {
+
+// ---------------------------------------------------------------------------
+// The whole procedure.
+
+template <class Ref, class Cost, class Memory, class Bytes>
+balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, const Bytes& bytes,
+                      const balance_options& opt) {
+  const std::size_t n = g.size();
+  check_graph_size(n);
+  if (opt.stages < 1) {
+    throw bad_parameter_error(
+        cat("shardpoint: balanced_shard needs at least 1 stage, not ", opt.stages));
+  }
+  if (static_cast<std::size_t>(opt.stages) > n) {
+    throw bad_parameter_error(cat("shardpoint: ", opt.stages, " stages asked of a graph of ", n,
+                                  " vertices; every stage needs one"));
+  }
+  if (opt.memory_capacity && !(*opt.memory_capacity >= 0)) {
+    throw bad_parameter_error("shardpoint: the memory capacity must be non-negative");
+  }
+  if (!(opt.communication_weight >= 0) || !std::isfinite(opt.communication_weight)) {
+    throw bad_parameter_error("shardpoint: communication_weight must be finite and non-negative");
+  }
+  constexpr bool shared = std::is_same_v<Memory, memory_items>;
+  constexpr bool with_bytes = !std::is_same_v<Bytes, constant_weight>;
+
+  // Step 1: the layout.
+  layout L;
+  L.n = n;
+  L.S = opt.stages;
+  L.cap = opt.memory_capacity.value_or(infinity);
+  L.w = opt.communication_weight;
+  if (!is_index_order_topological(g)) {
+    L.identity = false;
+    const auto order = smallest_topological_order(g); // throws cycle_error
+    L.at.assign(order.begin(), order.end());
+    L.pos.resize(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      L.pos[L.at[p]] = static_cast<vertex_id>(p);
+    }
+  }
+  L.P.resize(n + 1);
+  L.P[0] = 0;
+  double largest = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    const double c = checked_weight(g, cost, L.vertex(p), "cost");
+    L.P[p + 1] = L.P[p] + c;
+    largest = std::max(largest, c);
+  }
+  if constexpr (shared) {
+    if (memory.used.size() != n) {
+      throw bad_parameter_error(cat("shardpoint: memory_items lists ", memory.used.size(),
+                                    " vertices for a graph of ", n));
+    }
+    for (std::size_t k = 0; k < memory.bytes.size(); ++k) {
+      if (!(memory.bytes[k] >= 0) || !std::isfinite(memory.bytes[k])) {
+        throw bad_input_error(cat("shardpoint: memory item ", k,
+                                  " has a negative or non-finite "
+                                  "size"));
+      }
+    }
+    for (std::size_t v = 0; v < n; ++v) {
+      for (auto it : memory.used[v]) {
+        if (it >= memory.bytes.size()) {
+          throw bad_input_error(cat("shardpoint: ", g.describe(v), " uses memory item ", it, " of ",
+                                    memory.bytes.size()),
+                                v);
+        }
+      }
+    }
+    L.items = &memory;
+    compute_reach(L);
+  } else {
+    L.M.resize(n + 1);
+    L.M[0] = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      L.M[p + 1] = L.M[p] + checked_weight(g, memory, L.vertex(p), "memory weight");
+    }
+  }
+  if constexpr (with_bytes) {
+    L.bytes.resize(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      L.bytes[p] = checked_weight(g, bytes, L.vertex(p), "output size");
+    }
+  }
+  // A vertex over the cap alone, and the fewest stages memory allows.
+  for (std::size_t p = 0; p < n; ++p) {
+    if (!L.interval_fits(p, p + 1)) {
+      throw infeasible_partition_error(
+          cat("shardpoint: ", g.describe(L.vertex(p)),
+              " alone needs more memory than the capacity of a stage (", number(L.cap), ")"),
+          L.vertex(p));
+    }
+  }
+  // The fewest interval stages memory allows.
+  int needed = 0;
+  std::size_t start = 0;
+  while (start < n) {
+    start = L.memory_end(start);
+    ++needed;
+  }
+  // The search beyond intervals runs where it can afford a few passes.
+  const bool search = opt.search_budget > 0 && L.S > 1 && 16 * n <= opt.search_budget;
+  if (L.w > 0 || with_bytes || search) {
+    build_edges(g, L);
+  }
+  const double lower = std::max(L.P[n] / L.S, largest);
+  const auto too_few = [&] {
+    return infeasible_partition_error(cat("shardpoint: no split into ", L.S,
+                                          " stage(s) fits the memory capacity: it needs at least ",
+                                          needed, " stages of capacity ", number(L.cap)));
+  };
+
+  // Step 2 (when memory lets intervals fit at all).
+  bool exact_intervals = true;
+  split best;
+  if (needed <= L.S) {
+    const double B0 = optimal_bound(L, lower);
+    std::vector<std::size_t> ends = even_boundaries(L, B0);
+    if (L.w > 0) {
+      if (n <= opt.exact_limit) {
+        ends = exact_communication(L, lower, ends);
+      } else {
+        exact_intervals = false;
+        // greedy probes with communication, from the compute-only split
+        const auto loads = interval_loads(L, ends);
+        double hi = *std::max_element(loads.begin(), loads.end());
+        double lo = lower;
+        for (int round = 0; round < 100 && lo < hi; ++round) {
+          const double mid = lo + (hi - lo) / 2;
+          const probe_result r = greedy_communication(L, mid);
+          if (r.feasible && r.ends.size() == static_cast<std::size_t>(L.S)) {
+            hi = r.achieved;
+            ends = r.ends;
+          } else if (r.feasible) {
+            break; // fewer stages than asked: splitting may raise loads
+          } else {
+            lo = std::max(lo, std::min(r.next, hi));
+          }
+        }
+      }
+    }
+    best = from_ends(L, ends);
+    best.bottleneck = figures(L, best.stage).bottleneck;
+  } else if (!search) {
+    throw too_few();
+  } else {
+    exact_intervals = false; // no interval split exists
+  }
+
+  // Step 3.
+  bool exact = false;
+  const std::size_t budget = opt.search_budget;
+  if (search) {
+    split found;
+    if (downset_search(L, budget, found)) {
+      if (found.bottleneck <= best.bottleneck) {
+        best = std::move(found);
+      }
+      exact = true;
+    } else if (needed > L.S) {
+      throw too_few(); // no interval split fits, and no downset search could run
+    } else if (8 * (n + L.succ.size()) <= budget) {
+      refiner a(L, best.stage);
+      a.run(budget / 2);
+      split refined{a.stage(), figures(L, a.stage()).bottleneck, "refined"};
+      // A depth-first layout, its interval optimum, refined too.
+      const layout D = relaid(L, depth_first_order(L));
+      std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
+      if (D.w > 0 && n <= opt.exact_limit) {
+        d_ends = exact_communication(D, lower, d_ends);
+      }
+      refiner b(D, from_ends(D, d_ends).stage);
+      b.run(budget / 2);
+      std::vector<int> back(n); // D's positions back to L's
+      for (std::size_t p = 0; p < n; ++p) {
+        back[L.identity ? D.at[p] : L.pos[D.at[p]]] = b.stage()[p];
+      }
+      split other{back, figures(L, back).bottleneck, "refined"};
+      for (split* s : {&refined, &other}) {
+        if (s->bottleneck < best.bottleneck) {
+          best = std::move(*s);
+        }
+      }
+    }
+  }
+
+  // Step 4 and the figures.
+  balanced_sharding out;
+  const stage_figures f = figures(L, best.stage);
+  std::vector<int> by_vertex(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    by_vertex[L.vertex(p)] = best.stage[p];
+  }
+  bool intervals_of_index = L.identity;
+  for (std::size_t p = 1; p < n && intervals_of_index; ++p) {
+    intervals_of_index = best.stage[p - 1] <= best.stage[p];
+  }
+  for (std::size_t p = 0; p < n; ++p) {
+    const int s = best.stage[p];
+    if (s == L.S - 1 && L.S > 1) {
+      continue;
+    }
+    bool same_succ = false;
+    bool later_succ = false;
+    if (L.has_edges()) {
+      for (std::size_t k = L.succs_begin(p); k < L.succs_end(p); ++k) {
+        const int t = best.stage[L.succ[k]];
+        same_succ = same_succ || t == s;
+        later_succ = later_succ || t > s;
+      }
+    } else {
+      g.for_each_successor(L.vertex(p), [&](std::size_t t) {
+        same_succ = same_succ || by_vertex[t] == s;
+        later_succ = later_succ || by_vertex[t] > s;
+      });
+    }
+    if (!same_succ || (!intervals_of_index && later_succ)) {
+      out.points.push_back({L.vertex(p), s, s});
+    }
+  }
+  std::sort(out.points.begin(), out.points.end(),
+            [](const auto& a, const auto& b) { return a.vertex < b.vertex; });
+  out.result = sharding_result(n, by_vertex, by_vertex);
+  out.stage_cost = f.cost;
+  out.stage_memory = f.memory;
+  out.stage_received_bytes = f.received;
+  out.bottleneck = f.bottleneck;
+  out.lower_bound = lower;
+  out.exact_intervals = exact_intervals;
+  out.exact = exact;
+  out.method = best.method;
+  return out;
+}
+
+template <class G, class Cost, class Memory, class Bytes>
+balanced_sharding entry(const G& g, const Cost& cost, const Memory& memory, const Bytes& bytes,
+                        const balance_options& options) {
+  if constexpr (!accessible<G>) {
+    require_graph<G>();
+    return {};
+  } else {
+    static_assert(vertex_weight_map<Cost, G>,
+                  "shardpoint: the cost map must be a readable property map from vertex to a "
+                  "number");
+    static_assert(std::is_same_v<Memory, memory_items> || vertex_weight_map<Memory, G>,
+                  "shardpoint: the memory map must be a readable property map from vertex to a "
+                  "number, or memory_items");
+    static_assert(vertex_weight_map<Bytes, G>,
+                  "shardpoint: the output-bytes map must be a readable property map from vertex "
+                  "to a number");
+    return run(access(g), cost, memory, bytes, options);
+  }
+}
+
+} // namespace detail::balance
+
+/// The split of `g` into `options.stages` stages with the smallest
+/// bottleneck (see the top of this header), with compute costs only.
+/// `g` is a graph with an internal vertex index or indexed(g, index[,
+/// names]). Throws bad_parameter_error (S < 1, S above the vertex count, a
+/// negative cap or weight), bad_input_error naming the vertex (a negative or
+/// non-finite cost), cycle_error, or infeasible_partition_error (a vertex
+/// heavier than the cap alone; "needs at least N stages of capacity C").
+template <vertex_list_graph G, class Cost>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const balance_options& options) {
+  return detail::balance::entry(g, cost, constant_weight{0}, constant_weight{0}, options);
+}
+
+/// With a memory weight per vertex (or memory_items) and the cap.
+template <vertex_list_graph G, class Cost, class Memory>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const balance_options& options) {
+  return detail::balance::entry(g, cost, memory, constant_weight{0}, options);
+}
+
+/// With the bytes of each vertex's output, which a stage receiving it pays
+/// communication_weight per byte for.
+template <vertex_list_graph G, class Cost, class Memory, class Bytes>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const Bytes& output_bytes, const balance_options& options) {
+  return detail::balance::entry(g, cost, memory, output_bytes, options);
+}
+
+/// The forms taking an index map (and a name map for messages) last, as
+/// manual_shard does: the same as balanced_shard(indexed(g, index[, names]),
+/// ...).
+template <sharding_graph G, class Cost, vertex_index_map<G> Index>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const balance_options& options,
+                                 Index index) {
+  return balanced_shard(indexed(g, std::move(index)), cost, options);
+}
+
+template <sharding_graph G, class Cost, vertex_index_map<G> Index, vertex_name_map<G> Names>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const balance_options& options,
+                                 Index index, const Names& names) {
+  return balanced_shard(indexed(g, std::move(index), names), cost, options);
+}
+
+template <sharding_graph G, class Cost, class Memory, vertex_index_map<G> Index>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const balance_options& options, Index index) {
+  return balanced_shard(indexed(g, std::move(index)), cost, memory, options);
+}
+
+template <sharding_graph G, class Cost, class Memory, vertex_index_map<G> Index,
+          vertex_name_map<G> Names>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const balance_options& options, Index index, const Names& names) {
+  return balanced_shard(indexed(g, std::move(index), names), cost, memory, options);
+}
+
+template <sharding_graph G, class Cost, class Memory, class Bytes, vertex_index_map<G> Index>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const Bytes& output_bytes, const balance_options& options,
+                                 Index index) {
+  return balanced_shard(indexed(g, std::move(index)), cost, memory, output_bytes, options);
+}
+
+template <sharding_graph G, class Cost, class Memory, class Bytes, vertex_index_map<G> Index,
+          vertex_name_map<G> Names>
+balanced_sharding balanced_shard(const G& g, const Cost& cost, const Memory& memory,
+                                 const Bytes& output_bytes, const balance_options& options,
+                                 Index index, const Names& names) {
+  return balanced_shard(indexed(g, std::move(index), names), cost, memory, output_bytes, options);
+}
+
+} // namespace shardpoint
+
+#endif // SHARDPOINT_BALANCED_SHARD_HPP

@@ -1,0 +1,185 @@
+// shardpoint/detail/balance/layout.hpp -- the problem laid out in positions: prefix sums, memory,
+// edges (part of balanced_shard.hpp, whose header comment describes the algorithm)
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_DETAIL_BALANCE_LAYOUT_HPP
+#define SHARDPOINT_DETAIL_BALANCE_LAYOUT_HPP
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "../../error.hpp"
+#include "../../graph_access.hpp"
+#include "../../memory_items.hpp"
+#include "../../topological_order.hpp"
+#include "../text.hpp"
+
+namespace shardpoint::detail::balance {
+
+using pos_t = std::uint32_t;
+inline constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// ---------------------------------------------------------------------------
+// The problem laid out in positions (step 1).
+
+struct layout {
+  std::size_t n = 0;
+  int S = 1;
+  double cap = infinity;
+  double w = 0;
+  bool identity = true;       ///< position == vertex index
+  std::vector<vertex_id> at;  ///< position -> vertex index (when not identity)
+  std::vector<vertex_id> pos; ///< vertex index -> position (when not identity)
+  std::vector<double> P;      ///< cost prefix sums, n + 1
+  std::vector<double> M;      ///< additive memory prefix sums, n + 1 (empty with items)
+  const memory_items* items = nullptr;
+  std::vector<pos_t> reach;  ///< with items: the furthest end of a stage from each start
+  std::vector<double> bytes; ///< output bytes by position (empty: none)
+  // Predecessors and successors by position (CSR), built when needed.
+  std::vector<std::size_t> pred_off, succ_off;
+  std::vector<pos_t> pred, succ;
+
+  [[nodiscard]] vertex_id vertex(std::size_t p) const {
+    return identity ? static_cast<vertex_id>(p) : at[p];
+  }
+  [[nodiscard]] double cost(std::size_t p) const { return P[p + 1] - P[p]; }
+  [[nodiscard]] double out_bytes(std::size_t p) const { return bytes.empty() ? 0 : bytes[p]; }
+  [[nodiscard]] bool has_edges() const { return !succ_off.empty(); }
+  [[nodiscard]] std::size_t preds_begin(std::size_t p) const { return pred_off[p]; }
+  [[nodiscard]] std::size_t preds_end(std::size_t p) const { return pred_off[p + 1]; }
+  [[nodiscard]] std::size_t succs_begin(std::size_t p) const { return succ_off[p]; }
+  [[nodiscard]] std::size_t succs_end(std::size_t p) const { return succ_off[p + 1]; }
+
+  /// The memory of the interval [i, j).
+  [[nodiscard]] bool interval_fits(std::size_t i, std::size_t j) const {
+    if (!M.empty()) {
+      return M[j] - M[i] <= cap;
+    }
+    return items == nullptr || j <= reach[i];
+  }
+  /// The furthest end j of a stage starting at i that memory allows.
+  [[nodiscard]] std::size_t memory_end(std::size_t i) const {
+    if (items != nullptr) {
+      return reach[i];
+    }
+    if (M.empty() || cap == infinity) {
+      return n;
+    }
+    // largest j with M[j] - M[i] <= cap
+    std::size_t lo = i;
+    std::size_t hi = n;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo + 1) / 2;
+      if (M[mid] - M[i] <= cap) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+};
+
+template <class Ref, class Map>
+double checked_weight(const Ref& g, const Map& m, std::size_t i, const char* what) {
+  const auto value = static_cast<double>(g.read(m, i));
+  if (!(value >= 0) || !std::isfinite(value)) {
+    throw bad_input_error(cat("shardpoint: ", g.describe(i), " has ",
+                              value < 0 ? "a negative " : "a non-finite ", what, " (",
+                              number(value), ")"),
+                          i);
+  }
+  return value;
+}
+
+/// Memory of a set of vertices under shared items: reference counts.
+class item_meter {
+public:
+  explicit item_meter(const memory_items& items) : items_(items), count_(items.bytes.size(), 0) {}
+  void add(vertex_id v) {
+    for (auto it : items_.used[v]) {
+      if (count_[it]++ == 0) {
+        value_ += items_.bytes[it];
+      }
+    }
+  }
+  void remove(vertex_id v) {
+    for (auto it : items_.used[v]) {
+      if (--count_[it] == 0) {
+        value_ -= items_.bytes[it];
+      }
+    }
+  }
+  /// The memory with v added, without adding it.
+  [[nodiscard]] double with(vertex_id v) const {
+    double extra = 0;
+    for (auto it : items_.used[v]) {
+      extra += count_[it] == 0 ? items_.bytes[it] : 0;
+    }
+    return value_ + extra;
+  }
+  [[nodiscard]] double value() const { return value_; }
+
+private:
+  const memory_items& items_;
+  std::vector<std::uint32_t> count_;
+  double value_ = 0;
+};
+
+/// With memory items: the furthest end of a stage from each start, by two
+/// pointers (memory never shrinks when a vertex is added).
+inline void compute_reach(layout& L) {
+  L.reach.resize(L.n);
+  item_meter meter(*L.items);
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < L.n; ++i) {
+    j = std::max(j, i);
+    while (j < L.n && meter.with(L.vertex(j)) <= L.cap) {
+      meter.add(L.vertex(j));
+      ++j;
+    }
+    L.reach[i] = static_cast<pos_t>(j);
+    if (j > i) {
+      meter.remove(L.vertex(i));
+    }
+  }
+}
+
+template <class Ref>
+void build_edges(const Ref& g, layout& L) {
+  const std::size_t n = L.n;
+  L.succ_off.assign(n + 1, 0);
+  L.pred_off.assign(n + 1, 0);
+  for (std::size_t p = 0; p < n; ++p) {
+    g.for_each_successor(L.vertex(p), [&](std::size_t t) {
+      ++L.succ_off[p + 1];
+      ++L.pred_off[(L.identity ? t : L.pos[t]) + 1];
+    });
+  }
+  std::partial_sum(L.succ_off.begin(), L.succ_off.end(), L.succ_off.begin());
+  std::partial_sum(L.pred_off.begin(), L.pred_off.end(), L.pred_off.begin());
+  L.succ.resize(L.succ_off[n]);
+  L.pred.resize(L.pred_off[n]);
+  std::vector<std::size_t> fill(L.pred_off.begin(), L.pred_off.end() - 1);
+  for (std::size_t p = 0; p < n; ++p) {
+    std::size_t k = L.succ_off[p];
+    g.for_each_successor(L.vertex(p), [&](std::size_t t) {
+      const auto q = static_cast<pos_t>(L.identity ? t : L.pos[t]);
+      L.succ[k++] = q;
+      L.pred[fill[q]++] = static_cast<pos_t>(p);
+    });
+  }
+}
+
+} // namespace shardpoint::detail::balance
+
+#endif // SHARDPOINT_DETAIL_BALANCE_LAYOUT_HPP
