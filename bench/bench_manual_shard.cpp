@@ -10,13 +10,13 @@
 #include <memory>
 #include <vector>
 
-#include <malloc.h>
-
 #include <benchmark/benchmark.h>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
 
 #include <shardpoint/shardpoint.hpp>
+
+#include "bench_main.hpp"
 
 namespace {
 
@@ -106,23 +106,4 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(manual_shard)->Apply(sizes);
 BENCHMARK(topological_sort)->Apply(sizes);
 
-// Both algorithms allocate their working memory on every call (results,
-// colour map, stacks). By default glibc maps large blocks afresh and returns
-// freed memory to the kernel, so each iteration pays a page fault per 4 KiB
-// touched, which on this project's VM costs more than the algorithms
-// themselves (manual_shard at 4 * 10^6 vertices: 250 ms instead of 32 ms).
-// Keeping freed memory in the process measures the algorithms, as a program
-// that shards more than once sees them; the README gives both figures.
-int main(int argc, char** argv) {
-  if (std::getenv("SHARDPOINT_BENCH_COLD_MEMORY") == nullptr) {
-    ::mallopt(M_MMAP_MAX, 0);             // large blocks from the heap too
-    ::mallopt(M_TRIM_THRESHOLD, INT_MAX); // and never give it back
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
-    return 1;
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+SHARDPOINT_BENCHMARK_MAIN()

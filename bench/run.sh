@@ -12,13 +12,19 @@ cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD
   -DSHARDPOINT_BUILD_ONNX=ON -DSHARDPOINT_BUILD_TESTS=OFF -DSHARDPOINT_BUILD_EXAMPLES=OFF \
   "${launcher[@]}" >/dev/null
 cmake --build build/bench -j "${SHARDPOINT_JOBS:-2}" --target bench_manual_shard bench_ring_buffer \
-  bench_pipeline onnx_roundtrip shardpoint_cli
+  bench_pipeline bench_balanced partition_quality onnx_roundtrip shardpoint_cli
 out=build/bench-results
 mkdir -p "$out"
 
 echo "== core: manual_shard vs boost::topological_sort"
 build/bench/bench/bench_manual_shard --benchmark_out="$out/manual_shard.json" \
   --benchmark_out_format=json
+echo "== balanced_shard: speed against manual_shard, with communication, the DAG search"
+build/bench/bench/bench_balanced --benchmark_out="$out/balanced.json" --benchmark_out_format=json
+echo "== split quality against DeepSpeed's and PiPPy's splits"
+models=../shared/models
+[ -d "$models" ] || models=
+build/bench/bench/partition_quality $models | tee "$out/partition_quality.md"
 echo "== ring_buffer vs boost::lockfree::spsc_queue"
 build/bench/bench/bench_ring_buffer --benchmark_repetitions=6 --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true \

@@ -4,7 +4,10 @@
 #   2. generates ResNet-50 v1 (the model zoo's resnet50-v1-7 structure);
 #   3. shards it with the seed's shard.yaml (three points plus the default
 #      group: 4 IPUs, 4 pipeline stages) and prints the report;
-#   4. validates the written model for num_ipus 4 and batches_per_step 16.
+#   4. validates the written model for num_ipus 4 and batches_per_step 16;
+#   5. asks `suggest` for the balanced split into 4 stages (estimated flops),
+#      next to DeepSpeed's and PiPPy's, and runs the pipeline emulator with
+#      the seed's shard.yaml and with the suggested one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -30,3 +33,13 @@ echo
 echo "== shardpoint validate --num-ipus 4 --batches-per-step 16"
 "$shardpoint" validate "$out/resnet50-v1-7.sharded.onnx" --num-ipus 4 --batches-per-step 16 |
   sed -n '/^validation:/,$p'
+echo
+echo "== shardpoint suggest --stages 4: the balanced split, next to DeepSpeed's and PiPPy's"
+"$shardpoint" suggest --input-model "$out/resnet50-v1-7.onnx" --stages 4 --num-ipus 4 \
+  --output-config "$out/suggested.yaml"
+echo
+for config in examples/resnet50/shard.yaml "$out/suggested.yaml"; do
+  echo "== simulate --cost flops --batches-per-step 16 with $config"
+  "$shardpoint" simulate --input-model "$out/resnet50-v1-7.onnx" --manual-sharding-config "$config" \
+    --cost flops --batches-per-step 16 | sed -n '/^makespan/,/^bottleneck/p'
+done

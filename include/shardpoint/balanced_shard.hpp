@@ -166,10 +166,7 @@ namespace detail::balance {
 // ---------------------------------------------------------------------------
 // The whole procedure.
 
-template <class Ref, class Cost, class Memory, class Bytes>
-balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, const Bytes& bytes,
-                      const balance_options& opt) {
-  const std::size_t n = g.size();
+inline void check_options(std::size_t n, const balance_options& opt) {
   check_graph_size(n);
   if (opt.stages < 1) {
     throw bad_parameter_error(
@@ -185,16 +182,23 @@ balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, cons
   if (!(opt.communication_weight >= 0) || !std::isfinite(opt.communication_weight)) {
     throw bad_parameter_error("shardpoint: communication_weight must be finite and non-negative");
   }
-  constexpr bool shared = std::is_same_v<Memory, memory_items>;
-  constexpr bool with_bytes = !std::is_same_v<Bytes, constant_weight>;
+}
 
-  // Step 1: the layout.
+/// Step 1. With `assume_topological`, positions are vertex indices and the
+/// check that every edge goes forward is left to the pass that needs the
+/// edges anyway (build_edges, or hand_back); otherwise the smallest
+/// topological order (which throws cycle_error).
+template <class Ref, class Cost, class Memory, class Bytes>
+layout lay_out(const Ref& g, const Cost& cost, const Memory& memory, const Bytes& bytes,
+               const balance_options& opt, bool assume_topological, bool with_edges,
+               double& largest) {
+  const std::size_t n = g.size();
   layout L;
   L.n = n;
   L.S = opt.stages;
   L.cap = opt.memory_capacity.value_or(infinity);
   L.w = opt.communication_weight;
-  if (!is_index_order_topological(g)) {
+  if (!assume_topological) {
     L.identity = false;
     const auto order = smallest_topological_order(g); // throws cycle_error
     L.at.assign(order.begin(), order.end());
@@ -203,24 +207,32 @@ balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, cons
       L.pos[L.at[p]] = static_cast<vertex_id>(p);
     }
   }
-  L.P.resize(n + 1);
-  L.P[0] = 0;
-  double largest = 0;
-  for (std::size_t p = 0; p < n; ++p) {
-    const double c = checked_weight(g, cost, L.vertex(p), "cost");
-    L.P[p + 1] = L.P[p] + c;
-    largest = std::max(largest, c);
+  largest = 0;
+  constexpr bool additive = !std::is_same_v<Memory, memory_items>;
+  L.P.reserve(n + 1);
+  L.P.push_back(0);
+  if constexpr (additive) {
+    L.M.reserve(n + 1);
+    L.M.push_back(0);
   }
-  if constexpr (shared) {
+  for (std::size_t p = 0; p < n; ++p) { // one pass for cost and memory
+    const vertex_id v = L.vertex(p);
+    const double c = checked_weight(g, cost, v, "cost");
+    L.P.push_back(L.P.back() + c);
+    largest = std::max(largest, c);
+    if constexpr (additive) {
+      L.M.push_back(L.M.back() + checked_weight(g, memory, v, "memory weight"));
+    }
+  }
+  if constexpr (!additive) {
     if (memory.used.size() != n) {
       throw bad_parameter_error(cat("shardpoint: memory_items lists ", memory.used.size(),
                                     " vertices for a graph of ", n));
     }
     for (std::size_t k = 0; k < memory.bytes.size(); ++k) {
       if (!(memory.bytes[k] >= 0) || !std::isfinite(memory.bytes[k])) {
-        throw bad_input_error(cat("shardpoint: memory item ", k,
-                                  " has a negative or non-finite "
-                                  "size"));
+        throw bad_input_error(
+            cat("shardpoint: memory item ", k, " has a negative or non-finite size"));
       }
     }
     for (std::size_t v = 0; v < n; ++v) {
@@ -234,20 +246,32 @@ balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, cons
     }
     L.items = &memory;
     compute_reach(L);
-  } else {
-    L.M.resize(n + 1);
-    L.M[0] = 0;
-    for (std::size_t p = 0; p < n; ++p) {
-      L.M[p + 1] = L.M[p] + checked_weight(g, memory, L.vertex(p), "memory weight");
-    }
   }
-  if constexpr (with_bytes) {
+  if constexpr (!std::is_same_v<Bytes, constant_weight>) {
     L.bytes.resize(n);
     for (std::size_t p = 0; p < n; ++p) {
       L.bytes[p] = checked_weight(g, bytes, L.vertex(p), "output size");
     }
   }
-  // A vertex over the cap alone, and the fewest stages memory allows.
+  if (with_edges) {
+    build_edges(g, L);
+  }
+  return L;
+}
+
+/// What steps 2 and 3 found.
+struct solution {
+  split best;
+  bool exact_intervals = true;
+  bool exact = false;
+};
+
+/// Steps 2 and 3 on a layout. Throws infeasible_partition_error.
+template <class Ref>
+solution solve(const Ref& g, const layout& L, const balance_options& opt, double largest,
+               bool search) {
+  const std::size_t n = L.n;
+  // A vertex over the cap alone, and the fewest interval stages memory allows.
   for (std::size_t p = 0; p < n; ++p) {
     if (!L.interval_fits(p, p + 1)) {
       throw infeasible_partition_error(
@@ -256,145 +280,184 @@ balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, cons
           L.vertex(p));
     }
   }
-  // The fewest interval stages memory allows.
   int needed = 0;
   std::size_t start = 0;
   while (start < n) {
     start = L.memory_end(start);
     ++needed;
   }
-  // The search beyond intervals runs where it can afford a few passes.
-  const bool search = opt.search_budget > 0 && L.S > 1 && 16 * n <= opt.search_budget;
-  if (L.w > 0 || with_bytes || search) {
-    build_edges(g, L);
-  }
-  const double lower = std::max(L.P[n] / L.S, largest);
   const auto too_few = [&] {
     return infeasible_partition_error(cat("shardpoint: no split into ", L.S,
                                           " stage(s) fits the memory capacity: it needs at least ",
                                           needed, " stages of capacity ", number(L.cap)));
   };
+  const double lower = std::max(L.P[n] / L.S, largest);
+  solution out;
 
   // Step 2 (when memory lets intervals fit at all).
-  bool exact_intervals = true;
-  split best;
   if (needed <= L.S) {
-    const double B0 = optimal_bound(L, lower);
-    std::vector<std::size_t> ends = even_boundaries(L, B0);
+    std::vector<std::size_t> ends = even_boundaries(L, optimal_bound(L, lower));
     if (L.w > 0) {
       if (n <= opt.exact_limit) {
         ends = exact_communication(L, lower, ends);
       } else {
-        exact_intervals = false;
-        // greedy probes with communication, from the compute-only split
-        const auto loads = interval_loads(L, ends);
-        double hi = *std::max_element(loads.begin(), loads.end());
-        double lo = lower;
-        for (int round = 0; round < 100 && lo < hi; ++round) {
-          const double mid = lo + (hi - lo) / 2;
-          const probe_result r = greedy_communication(L, mid);
-          if (r.feasible && r.ends.size() == static_cast<std::size_t>(L.S)) {
-            hi = r.achieved;
-            ends = r.ends;
-          } else if (r.feasible) {
-            break; // fewer stages than asked: splitting may raise loads
-          } else {
-            lo = std::max(lo, std::min(r.next, hi));
-          }
-        }
+        out.exact_intervals = false;
+        ends = greedy_communication_split(L, lower, ends);
       }
     }
-    best = from_ends(L, ends);
-    best.bottleneck = figures(L, best.stage).bottleneck;
+    out.best = from_ends(L, ends);
+    out.best.bottleneck = figures(L, out.best.stage, out.best.ends).bottleneck;
   } else if (!search) {
     throw too_few();
   } else {
-    exact_intervals = false; // no interval split exists
+    out.exact_intervals = false; // no interval split exists
   }
 
-  // Step 3.
-  bool exact = false;
-  const std::size_t budget = opt.search_budget;
-  if (search) {
-    split found;
-    if (downset_search(L, budget, found)) {
-      if (found.bottleneck <= best.bottleneck) {
-        best = std::move(found);
-      }
-      exact = true;
-    } else if (needed > L.S) {
-      throw too_few(); // no interval split fits, and no downset search could run
-    } else if (8 * (n + L.succ.size()) <= budget) {
-      refiner a(L, best.stage);
-      a.run(budget / 2);
-      split refined{a.stage(), figures(L, a.stage()).bottleneck, "refined"};
-      // A depth-first layout, its interval optimum, refined too.
-      const layout D = relaid(L, depth_first_order(L));
-      std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
-      if (D.w > 0 && n <= opt.exact_limit) {
-        d_ends = exact_communication(D, lower, d_ends);
-      }
-      refiner b(D, from_ends(D, d_ends).stage);
-      b.run(budget / 2);
-      std::vector<int> back(n); // D's positions back to L's
-      for (std::size_t p = 0; p < n; ++p) {
-        back[L.identity ? D.at[p] : L.pos[D.at[p]]] = b.stage()[p];
-      }
-      split other{back, figures(L, back).bottleneck, "refined"};
-      for (split* s : {&refined, &other}) {
-        if (s->bottleneck < best.bottleneck) {
-          best = std::move(*s);
-        }
+  // Step 3. When the layout is the graph's only topological order (each
+  // position feeds the next, as in a chain), every split is intervals of it:
+  // step 2 was already exact over all splits.
+  if (L.has_edges() && needed <= L.S && only_topological_order(L)) {
+    out.exact = out.exact_intervals;
+    return out;
+  }
+  if (!search) {
+    return out;
+  }
+  split found;
+  if (downset_search(L, opt.search_budget, found)) {
+    if (found.bottleneck <= out.best.bottleneck) {
+      out.best = std::move(found);
+    }
+    out.exact = true;
+  } else if (needed > L.S) {
+    throw too_few(); // no interval split fits, and no downset search could run
+  } else if (8 * (n + L.succ.size()) <= opt.search_budget) {
+    const std::size_t budget = opt.search_budget / 2;
+    refiner a(L, out.best.stage);
+    a.run(budget);
+    split refined{a.stage(), figures(L, a.stage()).bottleneck, "refined", {}};
+    // A depth-first layout, its interval optimum, refined too.
+    const layout D = relaid(L, depth_first_order(L));
+    std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
+    if (D.w > 0 && n <= opt.exact_limit) {
+      d_ends = exact_communication(D, lower, d_ends);
+    }
+    refiner b(D, from_ends(D, d_ends).stage);
+    b.run(budget);
+    std::vector<int> back(n); // D's positions back to L's
+    for (std::size_t p = 0; p < n; ++p) {
+      back[L.identity ? D.at[p] : L.pos[D.at[p]]] = b.stage()[p];
+    }
+    split other{back, figures(L, back).bottleneck, "refined", {}};
+    for (split* s : {&refined, &other}) {
+      if (s->bottleneck < out.best.bottleneck) {
+        out.best = std::move(*s);
       }
     }
   }
+  return out;
+}
 
-  // Step 4 and the figures.
-  balanced_sharding out;
-  const stage_figures f = figures(L, best.stage);
-  std::vector<int> by_vertex(n);
-  for (std::size_t p = 0; p < n; ++p) {
-    by_vertex[L.vertex(p)] = best.stage[p];
-  }
+/// Step 4 and the figures. Returns nothing when an edge turns out to go
+/// backwards in a layout assumed topological (then the caller lays out again).
+template <class Ref>
+std::optional<balanced_sharding> hand_back(const Ref& g, const layout& L, solution& sol,
+                                           double largest) {
+  const std::size_t n = L.n;
+  const std::vector<int>& stage = sol.best.stage; // by position
   bool intervals_of_index = L.identity;
   for (std::size_t p = 1; p < n && intervals_of_index; ++p) {
-    intervals_of_index = best.stage[p - 1] <= best.stage[p];
+    intervals_of_index = stage[p - 1] <= stage[p];
   }
+  balanced_sharding out;
+  bool forward = true;
   for (std::size_t p = 0; p < n; ++p) {
-    const int s = best.stage[p];
-    if (s == L.S - 1 && L.S > 1) {
-      continue;
-    }
+    const int s = stage[p];
     bool same_succ = false;
     bool later_succ = false;
     if (L.has_edges()) {
       for (std::size_t k = L.succs_begin(p); k < L.succs_end(p); ++k) {
-        const int t = best.stage[L.succ[k]];
+        const int t = stage[L.succ[k]];
         same_succ = same_succ || t == s;
         later_succ = later_succ || t > s;
       }
-    } else {
-      g.for_each_successor(L.vertex(p), [&](std::size_t t) {
-        same_succ = same_succ || by_vertex[t] == s;
-        later_succ = later_succ || by_vertex[t] > s;
+    } else { // edges not built: read them, and check them when assumed forward
+      g.for_each_successor(L.vertex(p), [&](std::size_t v) {
+        const std::size_t q = L.identity ? v : L.pos[v];
+        forward = forward && q > p;
+        const int t = stage[q];
+        same_succ = same_succ || t == s;
+        later_succ = later_succ || t > s;
       });
     }
-    if (!same_succ || (!intervals_of_index && later_succ)) {
+    if ((s < L.S - 1 || L.S == 1) && (!same_succ || (!intervals_of_index && later_succ))) {
       out.points.push_back({L.vertex(p), s, s});
     }
   }
-  std::sort(out.points.begin(), out.points.end(),
-            [](const auto& a, const auto& b) { return a.vertex < b.vertex; });
-  out.result = sharding_result(n, by_vertex, by_vertex);
+  if (!forward) {
+    return std::nullopt;
+  }
+  if (!L.identity) {
+    std::sort(out.points.begin(), out.points.end(),
+              [](const auto& a, const auto& b) { return a.vertex < b.vertex; });
+  }
+  const stage_figures f = figures(L, stage, sol.best.ends);
+  std::vector<int> by_vertex;
+  if (L.identity) {
+    by_vertex = std::move(sol.best.stage); // `stage` is not read again
+  } else {
+    by_vertex.resize(n);
+    for (std::size_t p = 0; p < n; ++p) {
+      by_vertex[L.vertex(p)] = stage[p];
+    }
+  }
+  std::vector<int> devices = by_vertex;
+  out.result = sharding_result(n, std::move(devices), std::move(by_vertex));
   out.stage_cost = f.cost;
   out.stage_memory = f.memory;
   out.stage_received_bytes = f.received;
   out.bottleneck = f.bottleneck;
-  out.lower_bound = lower;
-  out.exact_intervals = exact_intervals;
-  out.exact = exact;
-  out.method = best.method;
+  out.lower_bound = std::max(L.P[n] / L.S, largest);
+  out.exact_intervals = sol.exact_intervals;
+  out.exact = sol.exact;
+  out.method = sol.best.method;
   return out;
+}
+
+template <class Ref, class Cost, class Memory, class Bytes>
+balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, const Bytes& bytes,
+                      const balance_options& opt) {
+  const std::size_t n = g.size();
+  check_options(n, opt);
+  constexpr bool with_bytes = !std::is_same_v<Bytes, constant_weight>;
+  // The search beyond intervals runs where it can afford a few passes.
+  const bool search = opt.search_budget > 0 && opt.stages > 1 && 16 * n <= opt.search_budget;
+  const bool with_edges = opt.communication_weight > 0 || with_bytes || search;
+  // First as if the index order were topological (every valid ONNX node
+  // list is): the pass over the edges that checks it is one the work needs
+  // anyway. Otherwise, and on a cycle, again in the smallest topological
+  // order, which names the cycle.
+  double largest = 0;
+  const auto attempt = [&](bool assume) -> std::optional<balanced_sharding> {
+    const layout L = lay_out(g, cost, memory, bytes, opt, assume, with_edges, largest);
+    if (assume && L.has_edges() && !L.forward) {
+      return std::nullopt;
+    }
+    solution sol;
+    try {
+      sol = solve(g, L, opt, largest, search);
+    } catch (const infeasible_partition_error&) {
+      if (assume && !L.has_edges() && !is_index_order_topological(g)) {
+        return std::nullopt; // the layout was wrong, not the cap
+      }
+      throw;
+    }
+    return hand_back(g, L, sol, largest);
+  };
+  if (auto out = attempt(true)) {
+    return std::move(*out);
+  }
+  return std::move(*attempt(false));
 }
 
 template <class G, class Cost, class Memory, class Bytes>

@@ -7,7 +7,8 @@
 //
 //   A group is a stage (or a device). For a group X:
 //     cost(X)      sum of the vertices' costs (1 each without a cost map)
-//     memory(X)    sum of the vertices' memory weights
+//     memory(X)    sum of the vertices' memory weights (with memory_items,
+//                  each item any vertex of X uses, once)
 //     received(X)  the output bytes of every vertex outside X with at least
 //                  one consumer in X, each such producer counted once
 //     load(X)      cost(X) + communication_weight * received(X)
@@ -28,12 +29,15 @@
 #include <cstddef>
 #include <limits>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "concepts.hpp"
 #include "detail/text.hpp"
 #include "error.hpp"
 #include "graph_access.hpp"
+#include "memory_items.hpp"
 #include "sharding_result.hpp"
 
 namespace shardpoint {
@@ -105,7 +109,9 @@ void fill(const Ref& g, std::span<const int> group, std::vector<group_metrics>& 
       auto& m = out[static_cast<std::size_t>(gu)];
       ++m.vertices;
       m.cost += static_cast<double>(g.read(cost, u));
-      m.memory += static_cast<double>(g.read(memory, u));
+      if constexpr (!std::is_same_v<Memory, memory_items>) {
+        m.memory += static_cast<double>(g.read(memory, u));
+      }
     }
     double out_bytes = -1; // read once, when first needed
     g.for_each_successor(u, [&](std::size_t v) {
@@ -130,6 +136,22 @@ void fill(const Ref& g, std::span<const int> group, std::vector<group_metrics>& 
         ++to.received_producers;
       }
     });
+  }
+  if constexpr (std::is_same_v<Memory, memory_items>) {
+    // Each item once per group: the (group, item) pairs, deduplicated.
+    std::vector<std::pair<int, std::uint32_t>> held;
+    for (std::size_t u = 0; u < n; ++u) {
+      if (group[u] >= 0) {
+        for (auto it : memory.used[u]) {
+          held.emplace_back(group[u], it);
+        }
+      }
+    }
+    std::sort(held.begin(), held.end());
+    held.erase(std::unique(held.begin(), held.end()), held.end());
+    for (const auto& [gv, it] : held) {
+      out[static_cast<std::size_t>(gv)].memory += memory.bytes[it];
+    }
   }
   for (auto& m : out) {
     m.load = m.cost + weight * m.received_bytes;
@@ -220,9 +242,10 @@ partition_metrics evaluate(const G& g, const sharding_result& result, const Cost
 template <vertex_list_graph G, class Cost, class Memory>
 partition_metrics evaluate(const G& g, const sharding_result& result, const Cost& cost,
                            const Memory& memory, const evaluate_options& options = {}) {
-  static_assert(vertex_weight_map<Cost, G> && vertex_weight_map<Memory, G>,
+  static_assert(vertex_weight_map<Cost, G> &&
+                    (vertex_weight_map<Memory, G> || std::is_same_v<Memory, memory_items>),
                 "shardpoint: cost and memory maps must be readable property maps from vertex to "
-                "a number");
+                "a number (or memory_items)");
   return detail::evaluate_impl(g, result, cost, memory, constant_weight{0}, options);
 }
 
@@ -230,8 +253,9 @@ template <vertex_list_graph G, class Cost, class Memory, class Bytes>
 partition_metrics evaluate(const G& g, const sharding_result& result, const Cost& cost,
                            const Memory& memory, const Bytes& output_bytes,
                            const evaluate_options& options = {}) {
-  static_assert(vertex_weight_map<Cost, G> && vertex_weight_map<Memory, G> &&
-                    vertex_weight_map<Bytes, G>,
+  static_assert(vertex_weight_map<Cost, G> &&
+                    (vertex_weight_map<Memory, G> ||
+                     std::is_same_v<Memory, memory_items>)&&vertex_weight_map<Bytes, G>,
                 "shardpoint: cost, memory and output-bytes maps must be readable property maps "
                 "from vertex to a number");
   return detail::evaluate_impl(g, result, cost, memory, output_bytes, options);

@@ -47,10 +47,8 @@ public:
   /// below `unset`.
   sharding_result(std::size_t num_vertices, std::vector<int> devices, std::vector<int> stages)
       : size_(num_vertices), devices_(std::move(devices)), stages_(std::move(stages)) {
-    check(devices_, "device");
-    check(stages_, "stage");
-    max_device_ = largest(devices_);
-    max_stage_ = largest(stages_);
+    max_device_ = check(devices_, "device");
+    max_stage_ = check(stages_, "stage");
   }
 
   /// Number of vertices.
@@ -97,25 +95,29 @@ private:
     return values[i];
   }
 
-  void check(const std::vector<int>& values, const char* what) const {
+  // Checks the values and returns the largest (unset for none), in one pass.
+  int check(const std::vector<int>& values, const char* what) const {
     if (!values.empty() && values.size() != size_) {
       std::string msg = "shardpoint: sharding_result given ";
       msg.append(std::to_string(values.size())).append(" ").append(what).append(" values for ");
       msg.append(std::to_string(size_)).append(" vertices");
       throw size_mismatch_error(msg);
     }
-    const auto bad = std::find_if(values.begin(), values.end(), [](int x) { return x < unset; });
-    if (bad != values.end()) {
+    int low = unset;
+    int high = unset;
+    for (int x : values) {
+      low = std::min(low, x);
+      high = std::max(high, x);
+    }
+    if (low < unset) {
+      const auto bad = std::find_if(values.begin(), values.end(), [](int x) { return x < unset; });
       const auto i = static_cast<std::size_t>(bad - values.begin());
       std::string msg = "shardpoint: negative ";
       msg.append(what).append(" ").append(std::to_string(*bad)).append(" for vertex ");
       msg.append(std::to_string(i));
       throw invalid_value_error(msg, i);
     }
-  }
-
-  static int largest(const std::vector<int>& values) noexcept {
-    return values.empty() ? unset : *std::max_element(values.begin(), values.end());
+    return high;
   }
 
   std::size_t size_ = 0;

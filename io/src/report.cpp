@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_support.hpp"
+
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -42,15 +44,7 @@ std::string to_table(const sharding_report& r) {
                    : std::string("size unknown"))
        << '\n';
   }
-  os << "\nvalidation: ";
-  if (r.diagnostics.empty()) {
-    os << "no problems\n";
-  } else {
-    os << r.diagnostics.size() << " finding(s)\n";
-    for (const auto& d : r.diagnostics) {
-      os << "  " << to_string(d.severity) << " [" << to_string(d.rule) << "] " << d.message << '\n';
-    }
-  }
+  os << '\n' << detail::findings_table(r.diagnostics);
   return os.str();
 }
 
@@ -72,13 +66,7 @@ std::string to_json(const sharding_report& r) {
                               {"bytes", c.bytes ? nlohmann::json(*c.bytes) : nlohmann::json()},
                               {"per", c.per}});
   }
-  j["diagnostics"] = nlohmann::json::array();
-  for (const auto& d : r.diagnostics) {
-    j["diagnostics"].push_back({{"severity", std::string(to_string(d.severity))},
-                                {"rule", std::string(to_string(d.rule))},
-                                {"message", d.message},
-                                {"nodes", d.vertices}});
-  }
+  j["diagnostics"] = detail::findings_json(r.diagnostics);
   return j.dump(2) + "\n";
 }
 

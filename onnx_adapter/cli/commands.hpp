@@ -15,6 +15,7 @@
 
 #define SHARDPOINT_COMMANDS(X)                                                                     \
   X(shard)                                                                                         \
+  X(suggest)                                                                                       \
   X(inspect)                                                                                       \
   X(validate)                                                                                      \
   X(simulate)                                                                                      \

@@ -103,8 +103,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     return unknown_arguments(app, e, argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? exit_ok : exit_usage;
+    if (e.get_exit_code() == 0) { // --help, --version
+      return app.exit(e);
+    }
+    CLI::App* cmd = chosen(app, argc, argv);
+    std::cerr << "shardpoint: usage: " << e.what()
+              << (cmd ? " (see shardpoint " + cmd->get_name() + " --help)" : " (see --help)")
+              << '\n';
+    return exit_usage;
   }
   for (auto& [cmd, run] : commands) {
     if (cmd->parsed()) {

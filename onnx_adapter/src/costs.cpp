@@ -128,4 +128,25 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   return w;
 }
 
+memory_items parameter_items(const node_graph& nodes, const node_weights& weights) {
+  memory_items items;
+  std::vector<std::uint32_t> item_of(nodes.tensors.size(), UINT32_MAX);
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    if (weights.initializer_bytes[t] >= 0) {
+      item_of[t] = static_cast<std::uint32_t>(items.bytes.size());
+      items.bytes.push_back(static_cast<double>(weights.initializer_bytes[t]));
+    }
+  }
+  const std::size_t n = nodes.read_offsets.empty() ? 0 : nodes.read_offsets.size() - 1;
+  items.used.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    for (auto t : nodes.reads(v)) {
+      if (item_of[t] != UINT32_MAX) {
+        items.used[v].push_back(item_of[t]);
+      }
+    }
+  }
+  return items;
+}
+
 } // namespace shardpoint::onnx

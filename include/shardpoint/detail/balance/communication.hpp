@@ -313,6 +313,28 @@ inline std::vector<std::size_t> exact_communication(const layout& L, double lowe
   return best;
 }
 
+/// Above exact_limit: bisection with the greedy probe, from the
+/// compute-only split `ends`. Not proven optimal.
+inline std::vector<std::size_t> greedy_communication_split(const layout& L, double lower,
+                                                           std::vector<std::size_t> ends) {
+  const auto loads = interval_loads(L, ends);
+  double hi = *std::max_element(loads.begin(), loads.end());
+  double lo = lower;
+  for (int round = 0; round < 100 && lo < hi; ++round) {
+    const double mid = lo + (hi - lo) / 2;
+    const probe_result r = greedy_communication(L, mid);
+    if (r.feasible && r.ends.size() == static_cast<std::size_t>(L.S)) {
+      hi = r.achieved;
+      ends = r.ends;
+    } else if (r.feasible) {
+      break; // fewer stages than asked: splitting may raise loads
+    } else {
+      lo = std::max(lo, std::min(r.next, hi));
+    }
+  }
+  return ends;
+}
+
 } // namespace shardpoint::detail::balance
 
 #endif // SHARDPOINT_DETAIL_BALANCE_COMMUNICATION_HPP

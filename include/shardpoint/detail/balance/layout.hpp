@@ -37,6 +37,7 @@ struct layout {
   double cap = infinity;
   double w = 0;
   bool identity = true;       ///< position == vertex index
+  bool forward = true;        ///< every edge built goes to a later position
   std::vector<vertex_id> at;  ///< position -> vertex index (when not identity)
   std::vector<vertex_id> pos; ///< vertex index -> position (when not identity)
   std::vector<double> P;      ///< cost prefix sums, n + 1
@@ -89,14 +90,21 @@ struct layout {
   }
 };
 
+template <class Ref>
+[[noreturn]] void bad_weight(const Ref& g, std::size_t i, double value, const char* what) {
+  throw bad_input_error(cat("shardpoint: ", g.describe(i), " has ",
+                            value < 0 ? "a negative " : "a non-finite ", what, " (", number(value),
+                            ")"),
+                        i);
+}
+
+/// A weight of vertex i, checked finite and non-negative (one comparison
+/// chain on the hot path; the message is built out of line).
 template <class Ref, class Map>
-double checked_weight(const Ref& g, const Map& m, std::size_t i, const char* what) {
+inline double checked_weight(const Ref& g, const Map& m, std::size_t i, const char* what) {
   const auto value = static_cast<double>(g.read(m, i));
-  if (!(value >= 0) || !std::isfinite(value)) {
-    throw bad_input_error(cat("shardpoint: ", g.describe(i), " has ",
-                              value < 0 ? "a negative " : "a non-finite ", what, " (",
-                              number(value), ")"),
-                          i);
+  if (!(value >= 0 && value <= std::numeric_limits<double>::max())) [[unlikely]] {
+    bad_weight(g, i, value, what);
   }
   return value;
 }
@@ -134,6 +142,21 @@ private:
   std::vector<std::uint32_t> count_;
   double value_ = 0;
 };
+
+/// Whether the layout order is the only topological order: every position
+/// has an edge to the next.
+inline bool only_topological_order(const layout& L) {
+  for (std::size_t p = 0; p + 1 < L.n; ++p) {
+    bool next = false;
+    for (std::size_t k = L.succs_begin(p); k < L.succs_end(p) && !next; ++k) {
+      next = L.succ[k] == p + 1;
+    }
+    if (!next) {
+      return false;
+    }
+  }
+  return true;
+}
 
 /// With memory items: the furthest end of a stage from each start, by two
 /// pointers (memory never shrinks when a vertex is added).
@@ -174,6 +197,7 @@ void build_edges(const Ref& g, layout& L) {
     std::size_t k = L.succ_off[p];
     g.for_each_successor(L.vertex(p), [&](std::size_t t) {
       const auto q = static_cast<pos_t>(L.identity ? t : L.pos[t]);
+      L.forward = L.forward && q > p;
       L.succ[k++] = q;
       L.pred[fill[q]++] = static_cast<pos_t>(p);
     });

@@ -31,15 +31,17 @@ struct split {
   std::vector<int> stage; ///< by position
   double bottleneck = infinity;
   const char* method = "intervals";
+  /// For a split into intervals, where each stage ends; empty otherwise.
+  std::vector<std::size_t> ends;
 };
 
 inline split from_ends(const layout& L, const std::vector<std::size_t>& ends) {
   split s;
-  s.stage.resize(L.n);
+  s.ends = ends;
+  s.stage.reserve(L.n);
   std::size_t i = 0;
   for (std::size_t k = 0; k < ends.size(); ++k) {
-    std::fill(s.stage.begin() + static_cast<std::ptrdiff_t>(i),
-              s.stage.begin() + static_cast<std::ptrdiff_t>(ends[k]), static_cast<int>(k));
+    s.stage.insert(s.stage.end(), ends[k] - i, static_cast<int>(k));
     i = ends[k];
   }
   return s;
@@ -51,9 +53,26 @@ struct stage_figures {
   double bottleneck = 0;
 };
 
-inline stage_figures figures(const layout& L, const std::vector<int>& stage) {
+inline stage_figures figures(const layout& L, const std::vector<int>& stage,
+                             const std::vector<std::size_t>& ends = {}) {
   const auto S = static_cast<std::size_t>(L.S);
   stage_figures f;
+  if (!ends.empty() && L.items == nullptr && L.bytes.empty()) {
+    // Intervals with additive memory and no bytes: from the prefix sums.
+    f.cost.resize(S);
+    f.memory.resize(S);
+    f.received.assign(S, 0);
+    f.load.resize(S);
+    std::size_t i = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+      f.cost[s] = L.P[ends[s]] - L.P[i];
+      f.memory[s] = L.M.empty() ? 0 : L.M[ends[s]] - L.M[i];
+      f.load[s] = f.cost[s];
+      f.bottleneck = std::max(f.bottleneck, f.load[s]);
+      i = ends[s];
+    }
+    return f;
+  }
   f.cost.assign(S, 0);
   f.memory.assign(S, 0);
   f.received.assign(S, 0);

@@ -11,6 +11,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <shardpoint/memory_items.hpp>
+
 #include "graph.hpp"
 
 namespace shardpoint::onnx {
@@ -52,6 +54,10 @@ struct node_weights {
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape
 /// inference. `model` is returned exactly as it was.
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how);
+
+/// The initializers as memory items (balanced_shard, evaluate): a stage holds
+/// each initializer its nodes read once, as the report counts it.
+memory_items parameter_items(const node_graph& nodes, const node_weights& weights);
 
 } // namespace shardpoint::onnx
 

@@ -52,6 +52,8 @@ std::int64_t cost_of(const Cost& cost, std::size_t i) {
   const auto c = [&] {
     if constexpr (std::invocable<const Cost&, std::size_t>) {
       return cost(i);
+    } else if constexpr (std::is_pointer_v<Cost>) {
+      return cost[i];
     } else {
       return get(cost, i);
     }

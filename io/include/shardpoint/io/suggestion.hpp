@@ -1,0 +1,49 @@
+// shardpoint/io/suggestion.hpp -- what `shardpoint suggest` prints: the
+// balanced split stage by stage, against the baselines, as a table or JSON.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_IO_SUGGESTION_HPP
+#define SHARDPOINT_IO_SUGGESTION_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <shardpoint/evaluate.hpp>
+#include <shardpoint/io/config.hpp>
+#include <shardpoint/pipeline_rules.hpp>
+
+namespace shardpoint::io {
+
+/// A split with a name and its measures.
+struct named_split {
+  std::string name;
+  partition_metrics metrics;
+};
+
+struct suggestion {
+  std::string cost_model;                ///< what a cost unit is: "flops", "unit", "params"
+  std::optional<double> memory_capacity; ///< per stage, when capped
+  double communication_weight = 0;
+  bool exact = false;           ///< proven optimal among all splits
+  bool exact_intervals = false; ///< proven optimal among interval splits
+  std::string method;           ///< balanced_sharding::method
+  named_split plan;             ///< the suggestion
+  std::vector<named_split> baselines;
+  std::vector<config::entry> points; ///< the split as a PopRT config
+  std::vector<diagnostic> diagnostics;
+};
+
+std::string to_table(const suggestion& s);
+/// {"stages": [{"stage", "device", "nodes", "cost", "parameter_bytes",
+///  "received_bytes", "load", "share"}], "bottleneck", "lower_bound",
+///  "exact", "exact_intervals", "method", "cost_model", "memory_capacity",
+///  "communication_weight", "points": [{"node", "device", "stage"}],
+///  "baselines": [{"name", "bottleneck", "ratio_to_lower_bound",
+///  "ratio_to_suggestion", "largest_parameter_bytes", "fits", "empty_stages"}],
+///  "diagnostics": [...]}
+std::string to_json(const suggestion& s);
+
+} // namespace shardpoint::io
+
+#endif // SHARDPOINT_IO_SUGGESTION_HPP

@@ -1,0 +1,154 @@
+// What `shardpoint suggest` prints.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "json_support.hpp"
+
+#include <shardpoint/io/report.hpp>
+#include <shardpoint/io/suggestion.hpp>
+#include <shardpoint/io/units.hpp>
+
+namespace shardpoint::io {
+
+namespace {
+
+double largest_memory(const partition_metrics& m) {
+  double most = 0;
+  for (const auto& s : m.stages) {
+    most = std::max(most, s.memory);
+  }
+  return most;
+}
+
+std::size_t empty_stages(const partition_metrics& m, std::size_t stages) {
+  std::size_t empty = stages > m.stages.size() ? stages - m.stages.size() : 0;
+  for (const auto& s : m.stages) {
+    empty += s.vertices == 0 ? 1 : 0;
+  }
+  return empty;
+}
+
+bool fits(const suggestion& s, const partition_metrics& m) {
+  return !s.memory_capacity || largest_memory(m) <= *s.memory_capacity;
+}
+
+std::string what_is_proven(const suggestion& s) {
+  if (s.exact) {
+    return "proven optimal among all splits";
+  }
+  if (s.exact_intervals) {
+    return "proven optimal among splits into intervals of a topological order";
+  }
+  return "not proven optimal";
+}
+
+} // namespace
+
+std::string to_table(const suggestion& s) {
+  const auto& m = s.plan.metrics;
+  const std::size_t stages = m.stages.size();
+  std::ostringstream os;
+  char line[320];
+  os << "balanced split into " << stages << " stages (cost: " << s.cost_model;
+  if (s.communication_weight > 0) {
+    os << " + " << s.communication_weight << " per byte received";
+  }
+  if (s.memory_capacity) {
+    os << ", at most " << human_bytes(*s.memory_capacity) << " of parameters a stage";
+  }
+  os << "; " << what_is_proven(s) << ")\n";
+  const bool loads = s.communication_weight > 0;
+  std::snprintf(line, sizeof line, "%-6s %-6s %7s %12s%s %14s %12s %7s\n", "stage", "device",
+                "nodes", "cost", loads ? "         load" : "", "parameters", "received", "share");
+  os << line;
+  for (const auto& g : m.stages) {
+    char load[32] = "";
+    if (loads) {
+      std::snprintf(load, sizeof load, " %12.0f", g.load);
+    }
+    std::snprintf(line, sizeof line, "%-6d %-6d %7zu %12.0f%s %14s %12s %6.1f%%\n", g.id, g.id,
+                  g.vertices, g.cost, load, human_bytes(g.memory).c_str(),
+                  human_bytes(g.received_bytes).c_str(),
+                  m.bottleneck > 0 ? 100 * g.load / m.bottleneck : 0.0);
+    os << line;
+  }
+  std::snprintf(line, sizeof line, "bottleneck %.0f, lower bound %.0f (%.3fx), imbalance %.3f\n",
+                m.bottleneck, m.lower_bound, m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0,
+                m.imbalance);
+  os << line << '\n';
+  std::snprintf(line, sizeof line, "%-28s %12s %9s %12s %18s %s\n", "the same model split by",
+                "bottleneck", "x bound", "x suggested", "largest params", "");
+  os << line;
+  for (const auto& b : s.baselines) {
+    const auto& x = b.metrics;
+    std::string note;
+    if (!fits(s, x)) {
+      note = "over the memory cap";
+    }
+    if (const auto empty = empty_stages(x, stages)) {
+      note += (note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
+    }
+    std::snprintf(line, sizeof line, "%-28s %12.0f %9.3f %12.3f %18s %s\n", b.name.c_str(),
+                  x.bottleneck, x.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0,
+                  m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0,
+                  human_bytes(largest_memory(x)).c_str(), note.c_str());
+    os << line;
+  }
+  os << "\nsharding points (" << s.points.size() << "; the rest is stage " << (stages - 1)
+     << "):\n";
+  for (const auto& p : s.points) {
+    os << "  " << p.node << "  device " << *p.device << "  stage " << *p.stage << '\n';
+  }
+  os << '\n' << detail::findings_table(s.diagnostics);
+  return os.str();
+}
+
+std::string to_json(const suggestion& s) {
+  const auto& m = s.plan.metrics;
+  nlohmann::json j;
+  j["stages"] = nlohmann::json::array();
+  for (const auto& g : m.stages) {
+    j["stages"].push_back({{"stage", g.id},
+                           {"device", g.id},
+                           {"nodes", g.vertices},
+                           {"cost", g.cost},
+                           {"parameter_bytes", g.memory},
+                           {"received_bytes", g.received_bytes},
+                           {"load", g.load},
+                           {"share", m.bottleneck > 0 ? g.load / m.bottleneck : 0.0}});
+  }
+  j["bottleneck"] = m.bottleneck;
+  j["lower_bound"] = m.lower_bound;
+  j["imbalance"] = m.imbalance;
+  j["exact"] = s.exact;
+  j["exact_intervals"] = s.exact_intervals;
+  j["method"] = s.method;
+  j["cost_model"] = s.cost_model;
+  j["memory_capacity"] = s.memory_capacity ? nlohmann::json(*s.memory_capacity) : nlohmann::json();
+  j["communication_weight"] = s.communication_weight;
+  j["points"] = nlohmann::json::array();
+  for (const auto& p : s.points) {
+    j["points"].push_back({{"node", p.node}, {"device", *p.device}, {"stage", *p.stage}});
+  }
+  j["baselines"] = nlohmann::json::array();
+  for (const auto& b : s.baselines) {
+    const auto& x = b.metrics;
+    j["baselines"].push_back(
+        {{"name", b.name},
+         {"bottleneck", x.bottleneck},
+         {"ratio_to_lower_bound", m.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0},
+         {"ratio_to_suggestion", m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0},
+         {"largest_parameter_bytes", largest_memory(x)},
+         {"fits", fits(s, x)},
+         {"empty_stages", empty_stages(x, m.stages.size())}});
+  }
+  j["diagnostics"] = detail::findings_json(s.diagnostics);
+  return j.dump(2) + "\n";
+}
+
+} // namespace shardpoint::io

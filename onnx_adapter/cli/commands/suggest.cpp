@@ -1,0 +1,147 @@
+// shardpoint suggest: the balanced split of a model into pipeline stages,
+// against the splits other frameworks would give, as a shard.yaml.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <memory>
+
+#include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/io/config.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/suggestion.hpp>
+#include <shardpoint/io/units.hpp>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "options.hpp"
+
+namespace shardpoint::cli {
+
+namespace {
+
+struct suggest_options {
+  std::string input;
+  int stages = 0;
+  std::optional<int> num_ipus;
+  std::string memory_per_device;
+  std::string cost = "flops";
+  double communication_weight = 0;
+  std::string output_config;
+  std::string output_model;
+  report_flag report;
+  bool strict = false;
+  bool force = false;
+};
+
+onnx::cost_model cost_of(const std::string& name) {
+  return name == "unit"     ? onnx::cost_model::unit
+         : name == "params" ? onnx::cost_model::params
+                            : onnx::cost_model::flops;
+}
+
+int run(const suggest_options& a) {
+  std::optional<double> cap;
+  if (!a.memory_per_device.empty()) {
+    cap = io::parse_bytes(a.memory_per_device);
+    if (!cap) {
+      throw usage_error("--memory-per-device '" + a.memory_per_device +
+                        "' is not a size (e.g. 900MiB, 16GB, 123456789)");
+    }
+  }
+  if (!a.output_model.empty()) {
+    check_output_is_not_input(a.output_model, a.input);
+  }
+  auto file = onnx::read_model(a.input);
+  auto& model = file.proto();
+  auto& graph = *model.mutable_graph();
+  onnx::assign_names(graph, a.strict ? onnx::naming::strict : onnx::naming::rename_empty);
+  const onnx::node_graph nodes = onnx::build_graph(graph);
+  const onnx::node_weights w = onnx::measure_nodes(model, nodes, cost_of(a.cost));
+  const memory_items params = onnx::parameter_items(nodes, w);
+  const auto names = onnx::node_names(graph);
+  const auto index = get(boost::vertex_index, nodes.graph);
+  const auto view =
+      indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index));
+  const auto cost = boost::make_iterator_property_map(w.cost.begin(), index);
+  const auto bytes = boost::make_iterator_property_map(w.output_bytes.begin(), index);
+  const auto param_bytes = boost::make_iterator_property_map(w.parameter_bytes.begin(), index);
+
+  balance_options options{
+      .stages = a.stages, .memory_capacity = cap, .communication_weight = a.communication_weight};
+  const balanced_sharding best = balanced_shard(view, cost, params, bytes, options);
+
+  io::suggestion s;
+  s.cost_model = a.cost;
+  s.memory_capacity = cap;
+  s.communication_weight = a.communication_weight;
+  s.exact = best.exact;
+  s.exact_intervals = best.exact_intervals;
+  s.method = best.method;
+  const evaluate_options eo{.communication_weight = a.communication_weight};
+  s.plan = {"shardpoint", evaluate(view, best.result, cost, params, bytes, eo)};
+  s.baselines.push_back({"uniform (DeepSpeed)", evaluate(view, baselines::uniform(view, a.stages),
+                                                         cost, params, bytes, eo)});
+  s.baselines.push_back(
+      {"parameters (DeepSpeed)",
+       evaluate(view, baselines::by_weight(view, param_bytes, a.stages), cost, params, bytes, eo)});
+  s.baselines.push_back(
+      {"equal cost, greedy (PiPPy)",
+       evaluate(view, baselines::greedy_threshold(view, cost, a.stages), cost, params, bytes, eo)});
+  for (const auto& p : best.points) {
+    s.points.push_back({names[p.vertex], p.device, p.stage, ""});
+  }
+
+  pipeline_options checks;
+  checks.num_devices = a.num_ipus;
+  checks.spelling = flag_spelling;
+  s.diagnostics = onnx::validate(graph, nodes, best.result, checks);
+  const bool failed = has_errors(s.diagnostics);
+  std::cout << (a.report.format == "json" ? io::to_json(s) : io::to_table(s));
+  if (failed && !a.force) {
+    std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
+    return exit_invalid;
+  }
+  if (!a.output_config.empty()) {
+    io::write_file_atomically(a.output_config, config::to_shard_yaml(s.points));
+    std::cerr << "shardpoint: wrote " << a.output_config << '\n';
+  }
+  if (!a.output_model.empty()) {
+    onnx::annotate(graph, best.result);
+    onnx::save_model(model, a.output_model);
+    std::cerr << "shardpoint: wrote " << a.output_model << '\n';
+  }
+  return failed ? exit_invalid : exit_ok;
+}
+
+} // namespace
+
+action add_suggest(CLI::App& app) {
+  auto a = std::make_shared<suggest_options>();
+  auto* cmd = app.add_subcommand(
+      "suggest", "Find the balanced split into pipeline stages (smallest bottleneck, under a "
+                 "memory cap) and compare it with DeepSpeed's and PiPPy's");
+  cmd->add_option("--input-model,--input_model", a->input, "Model to split")->required();
+  cmd->add_option("--stages", a->stages, "Pipeline stages (stage s on device s)")
+      ->required()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)");
+  cmd->add_option("--memory-per-device", a->memory_per_device,
+                  "Cap on each stage's parameter bytes: 900MiB, 16GB, 123456789");
+  cmd->add_option("--cost", a->cost,
+                  "flops: estimated MFLOPs per node; unit: 1 per node; params: parameter bytes")
+      ->check(CLI::IsMember({"flops", "unit", "params"}));
+  cmd->add_option("--communication-weight", a->communication_weight,
+                  "Cost units per byte a stage receives from earlier stages")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--output-config", a->output_config, "Write the split as a PopRT shard.yaml");
+  cmd->add_option("--output-model,--output_model", a->output_model,
+                  "Write the model annotated with the split");
+  a->report.add_to(*cmd, {"table", "json"});
+  cmd->add_flag("--only_manual_sharding,--only-manual-sharding", a->strict,
+                "Require unique names on every node; rename nothing");
+  cmd->add_flag("--force", a->force, "Write even when validation fails");
+  return [a] { return run(*a); };
+}
+
+} // namespace shardpoint::cli

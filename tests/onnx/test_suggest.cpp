@@ -1,0 +1,159 @@
+// shardpoint suggest: the balanced split of real and generated models, its
+// config and model round-trip through shard and simulate, caps hold on the
+// report's own figure, and the refusals.
+#include <nlohmann/json.hpp>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+
+namespace {
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+// Suggests, then shards with the written config: both models must carry the
+// same split, and the JSON must be consistent with itself.
+nlohmann::json suggest_and_check(const fs::path& model, int stages, const temp_dir& dir,
+                                 const std::string& extra = "") {
+  const auto config = dir / "suggested.yaml";
+  const auto annotated = dir / "suggested.onnx";
+  fs::remove(config);
+  fs::remove(annotated);
+  const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --stages " +
+                                    std::to_string(stages) + " --report json --output-config " +
+                                    q(config) + " --output-model " + q(annotated) + " " + extra,
+                                dir.path());
+  CAPTURE(model);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["stages"].size() == static_cast<std::size_t>(stages));
+  double most = 0;
+  for (const auto& s : j["stages"]) {
+    CHECK(s["nodes"].get<int>() > 0);
+    most = std::max(most, s["load"].get<double>());
+  }
+  CHECK(j["bottleneck"] == most);
+  CHECK(j["bottleneck"].get<double>() >= j["lower_bound"].get<double>() - 1e-9);
+  for (const auto& b : j["baselines"]) { // the ones that fit the memory cap
+    if (b["fits"].get<bool>()) {
+      CHECK(j["bottleneck"].get<double>() <= b["bottleneck"].get<double>() + 1e-9);
+    }
+  }
+  // The config, applied by shard, gives exactly the model suggest wrote.
+  const auto sharded = dir / "sharded.onnx";
+  fs::remove(sharded);
+  const auto s = shardpoint_cli("shard --input-model " + q(model) + " --manual-sharding-config " +
+                                    q(config) + " --output-model " + q(sharded) + " --report none",
+                                dir.path());
+  REQUIRE(s.code == 0);
+  CHECK(sp::read_annotations(sp::load_model(sharded).graph()) ==
+        sp::read_annotations(sp::load_model(annotated).graph()));
+  return j;
+}
+
+} // namespace
+
+TEST_CASE("the seed's ResNet-50: suggest beats the seed's split and every baseline") {
+  temp_dir dir;
+  const auto model = dir / "resnet50.onnx";
+  sp::save_model(sp::synth_resnet50(), model);
+  const auto j = suggest_and_check(model, 4, dir);
+  CHECK(j["cost_model"] == "flops");
+  const double bottleneck = j["bottleneck"];
+  CHECK(bottleneck <= 1.05 * j["lower_bound"].get<double>());
+
+  // simulate takes the suggested config unchanged; its bottleneck is the
+  // suggestion's, and the seed's split is far slower.
+  const std::string tail = " --batches-per-step 16 --cost flops --report json";
+  const auto suggested =
+      shardpoint_cli("simulate --input-model " + q(model) + " --manual-sharding-config " +
+                         q(dir / "suggested.yaml") + tail,
+                     dir.path());
+  REQUIRE(suggested.code == 0);
+  const auto sj = nlohmann::json::parse(suggested.out);
+  CHECK(sj["stages"][sj["bottleneck_stage"].get<std::size_t>()]["cost"] == bottleneck);
+  const auto seed =
+      shardpoint_cli("simulate --input-model " + q(model) + " --manual-sharding-config " +
+                         q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml") + tail,
+                     dir.path());
+  REQUIRE(seed.code == 0);
+  const auto seedj = nlohmann::json::parse(seed.out);
+  CHECK(seedj["makespan"].get<double>() > 2.5 * sj["makespan"].get<double>());
+}
+
+TEST_CASE("a memory cap holds on the report's own per-stage figure") {
+  temp_dir dir;
+  const auto model = dir / "resnet50.onnx";
+  sp::save_model(sp::synth_resnet50(), model);
+  const auto j = suggest_and_check(model, 6, dir, "--memory-per-device 25MiB");
+  const auto v =
+      shardpoint_cli("validate " + q(dir / "suggested.onnx") + " --report json", dir.path());
+  REQUIRE(v.code == 0);
+  for (const auto& g : nlohmann::json::parse(v.out)["groups"]) {
+    CHECK(g["parameter_bytes"].get<double>() <= 25.0 * 1024 * 1024);
+  }
+  CHECK(j["memory_capacity"] == 25.0 * 1024 * 1024);
+  bool some_baseline_over = false; // they ignore memory; suggest does not
+  for (const auto& b : j["baselines"]) {
+    some_baseline_over = some_baseline_over || !b["fits"].get<bool>();
+  }
+  CHECK(some_baseline_over);
+  // A cap no split meets: exit 2, one line, nothing written.
+  const auto r = shardpoint_cli("suggest --input-model " + q(model) +
+                                    " --stages 2 --memory-per-device 30MiB --output-config " +
+                                    q(dir / "none.yaml"),
+                                dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("needs at least 4 stages of capacity") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(dir / "none.yaml"));
+}
+
+TEST_CASE("every shared model, several stage counts, with and without communication") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  for (const auto& e : fs::directory_iterator(onnx_test::models_dir())) {
+    if (e.path().extension() != ".onnx") {
+      continue;
+    }
+    const auto nodes = sp::load_model(e.path()).graph().node_size();
+    for (int stages : {2, 4}) {
+      if (stages > nodes) {
+        continue;
+      }
+      suggest_and_check(e.path(), stages, dir);
+      suggest_and_check(e.path(), stages, dir, "--communication-weight 0.001 --cost unit");
+    }
+  }
+}
+
+TEST_CASE("refusals: exit code, one line, nothing written") {
+  temp_dir dir;
+  const auto model = dir / "m.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto out = dir / "out.yaml";
+  const auto expect = [&](const std::string& args, int code, const std::string& message) {
+    const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --output-config " +
+                                      q(out) + " " + args,
+                                  dir.path());
+    CAPTURE(args);
+    CHECK(r.code == code);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(out));
+  };
+  expect("--stages 100", 2, "100 stages asked of a graph of 58 vertices; every stage needs one");
+  expect("--stages 0", 1, "--stages");
+  expect("--stages 2 --memory-per-device lots", 1,
+         "--memory-per-device 'lots' is not a size (e.g. 900MiB, 16GB, 123456789)");
+  expect("--stages 2 --communication-weight -1", 1, "--communication-weight");
+  expect("--stages 3 --num-ipus 2", 3,
+         "validation failed; nothing written (--force writes anyway)");
+  expect("--stages 2 --cost bogus", 1, "--cost");
+}
