@@ -19,6 +19,21 @@ if [ "${1:-}" = --bench ]; then
   packages+=(python3-onnx python3-yaml gnuplot-nox)
 fi
 
+# ONNX Runtime for the split tests, from the npm registry with the machine's
+# Node.js (FORMATS.md): --ignore-scripts, as its install script would fetch
+# extra binaries from a host this machine cannot reach. Kept out of the
+# repository, in a cache shared by clones; the tests skip visibly without it.
+install_onnxruntime() {
+  local dir=${SHARDPOINT_ORT_DIR:-$HOME/.cache/shardpoint/onnxruntime}
+  [ -d "$dir/node_modules/onnxruntime-node" ] && return 0
+  command -v npm >/dev/null || { echo "setup: no npm: ONNX Runtime tests will skip"; return 0; }
+  mkdir -p "$dir"
+  echo "setup: installing onnxruntime-node into $dir"
+  (cd "$dir" && npm install --ignore-scripts --no-audit --no-fund --silent onnxruntime-node@1.30 \
+    >/dev/null 2>&1) || echo "setup: npm install onnxruntime-node failed: ONNX Runtime tests will skip"
+}
+install_onnxruntime
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then

@@ -93,6 +93,13 @@ public:
       : error(message, vertex, error_category::internal) {}
 };
 
+/// A sharding that breaks a rule a use of it depends on (a stage with no
+/// vertex, data flowing to an earlier stage, a vertex without a stage): the
+/// command line's "validation failed" (exit 3), not bad input.
+class invalid_sharding_error : public bad_input_error {
+  using bad_input_error::bad_input_error;
+};
+
 /// The graph has a directed cycle; `vertex()` lies on it.
 class cycle_error : public bad_input_error {
   using bad_input_error::bad_input_error;

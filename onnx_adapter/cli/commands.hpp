@@ -16,6 +16,7 @@
 #define SHARDPOINT_COMMANDS(X)                                                                     \
   X(shard)                                                                                         \
   X(suggest)                                                                                       \
+  X(split)                                                                                         \
   X(inspect)                                                                                       \
   X(validate)                                                                                      \
   X(simulate)                                                                                      \

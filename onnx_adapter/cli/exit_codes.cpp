@@ -17,6 +17,9 @@ int report_current_exception() {
   } catch (const check_failed& e) {
     std::cerr << "shardpoint: " << e.what() << '\n';
     return exit_invalid;
+  } catch (const shardpoint::invalid_sharding_error& e) {
+    std::cerr << "shardpoint: error: " << e.what() << '\n';
+    return exit_invalid;
   } catch (const shardpoint::error& e) {
     switch (e.category()) {
     case error_category::bad_input:

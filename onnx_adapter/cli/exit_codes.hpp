@@ -39,7 +39,8 @@ class check_failed : public shardpoint::bad_input_error {
 };
 
 /// Prints one line for the exception in flight on stderr and returns its
-/// exit code: usage_error 1; check_failed 3; shardpoint::error by category
+/// exit code: usage_error 1; check_failed and invalid_sharding_error 3;
+/// any other shardpoint::error by category
 /// (bad input, bad parameter, unsupported: 2; internal: 4); anything else is
 /// a bug, 4 "internal error".
 int report_current_exception();

@@ -24,7 +24,7 @@ void model_points::add_to(CLI::App& cmd, const std::string& what) {
 }
 
 sharded_model load_sharded(const model_points& m) {
-  sharded_model out{onnx::read_model(m.input), {}, {}, false};
+  sharded_model out{onnx::read_model(m.input), {}, {}, false, {}};
   auto& graph = *out.model.proto().mutable_graph();
   if (!m.has_points()) {
     if (!onnx::has_annotations(graph)) {
@@ -43,7 +43,8 @@ sharded_model load_sharded(const model_points& m) {
   for (const auto& flag : m.shard_flags) {
     entries.push_back(config::parse_shard_flag(flag));
   }
-  onnx::assign_names(graph, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
+  out.renamed =
+      onnx::assign_names(graph, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
   out.nodes = onnx::build_graph(graph);
   out.result = onnx::shard(graph, out.nodes, onnx::resolve(graph, entries));
   return out;

@@ -34,7 +34,8 @@ struct sharded_model {
   onnx::loaded_model model;
   onnx::node_graph nodes;
   sharding_result result;
-  bool from_attributes = false; ///< read from the model, not from points
+  bool from_attributes = false;     ///< read from the model, not from points
+  std::vector<std::size_t> renamed; ///< unnamed nodes given names to resolve the config
 };
 
 /// Reads the model and shards it by the config then the --shard flags.

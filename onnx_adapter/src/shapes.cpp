@@ -6,44 +6,18 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <shardpoint/onnx/tensor_data.hpp>
+
 #include "shapes.hpp"
 
 namespace shardpoint::onnx::shapes {
 
 std::int64_t element_size(int type) {
-  using T = ::onnx::TensorProto;
-  switch (type) {
-  case T::UINT8:
-  case T::INT8:
-  case T::BOOL:
-    return 1;
-  case T::UINT16:
-  case T::INT16:
-  case T::FLOAT16:
-  case T::BFLOAT16:
-    return 2;
-  case T::FLOAT:
-  case T::INT32:
-  case T::UINT32:
-    return 4;
-  case T::DOUBLE:
-  case T::INT64:
-  case T::UINT64:
-  case T::COMPLEX64:
-    return 8;
-  case T::COMPLEX128:
-    return 16;
-  default:
-    return 0; // strings and unknown types: no fixed size
-  }
+  return static_cast<std::int64_t>(element_bytes(type).value_or(0));
 }
 
 std::int64_t tensor_bytes(const ::onnx::TensorProto& t) {
-  std::int64_t count = 1;
-  for (auto d : t.dims()) {
-    count *= d;
-  }
-  return count * element_size(t.data_type());
+  return static_cast<std::int64_t>(element_count(t)) * element_size(t.data_type());
 }
 
 std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {

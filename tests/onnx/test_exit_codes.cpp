@@ -38,6 +38,8 @@ TEST_CASE("each category has its code and its one line") {
   CHECK(mapped(shardpoint::bad_parameter_error("stages must be positive")).first == 2);
   CHECK(mapped(shardpoint::unsupported_error("over 2 GiB")).first == 2);
   CHECK(mapped(shardpoint::cycle_error("a cycle")).first == 2);
+  CHECK(mapped(shardpoint::invalid_sharding_error("stage 2 is empty")) ==
+        std::pair{3, std::string("shardpoint: error: stage 2 is empty\n")});
   CHECK(mapped(shardpoint::internal_error("broken invariant")) ==
         std::pair{4, std::string("shardpoint: internal error: broken invariant\n")});
 }

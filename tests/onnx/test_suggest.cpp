@@ -95,7 +95,8 @@ TEST_CASE("a memory cap holds on the report's own per-stage figure") {
   const auto v =
       shardpoint_cli("validate " + q(dir / "suggested.onnx") + " --report json", dir.path());
   REQUIRE(v.code == 0);
-  for (const auto& g : nlohmann::json::parse(v.out)["groups"]) {
+  const auto report = nlohmann::json::parse(v.out);
+  for (const auto& g : report["groups"]) {
     CHECK(g["parameter_bytes"].get<double>() <= 25.0 * 1024 * 1024);
   }
   CHECK(j["memory_capacity"] == 25.0 * 1024 * 1024);

@@ -44,7 +44,7 @@ fs::path output_path(const shard_options& a) {
 
 int run(const shard_options& a) {
   const fs::path output = output_path(a);
-  auto [file, nodes, result, from_attributes] = load_sharded(a.model);
+  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
   auto& model = file.proto();
   auto& graph = *model.mutable_graph();
   onnx::annotate(graph, result);

@@ -30,7 +30,7 @@ struct simulate_options {
 
 int run(const simulate_options& a) {
   namespace rt = shardpoint::runtime;
-  auto [file, nodes, result, from_attributes] = load_sharded(a.model);
+  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
   const auto costs = onnx::estimate_costs(file.proto(), a.cost == "flops" ? onnx::cost_model::flops
                                                                           : onnx::cost_model::unit);
   pipeline_options options;

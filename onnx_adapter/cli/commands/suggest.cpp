@@ -58,11 +58,26 @@ int run(const suggest_options& a) {
   onnx::assign_names(graph, a.strict ? onnx::naming::strict : onnx::naming::rename_empty);
   const onnx::node_graph nodes = onnx::build_graph(graph);
   const onnx::node_weights w = onnx::measure_nodes(model, nodes, cost_of(a.cost));
-  const memory_items params = onnx::parameter_items(nodes, w);
   const auto names = onnx::node_names(graph);
   const auto index = get(boost::vertex_index, nodes.graph);
+  // Laid out with producers late, so that a Constant joins the stage that
+  // reads it: the algorithms index vertices by these positions (results,
+  // points and memory items alike); node_order maps them back.
+  const auto positions = onnx::producers_late_positions(nodes);
+  std::vector<std::size_t> node_order(positions.size());
+  memory_items params;
+  {
+    memory_items by_node = onnx::parameter_items(nodes, w);
+    params.bytes = std::move(by_node.bytes);
+    params.used.resize(positions.size());
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      node_order[positions[v]] = v;
+      params.used[positions[v]] = std::move(by_node.used[v]);
+    }
+  }
   const auto view =
-      indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index));
+      indexed(nodes.graph, boost::make_iterator_property_map(positions.begin(), index),
+              boost::make_iterator_property_map(names.begin(), index));
   const auto cost = boost::make_iterator_property_map(w.cost.begin(), index);
   const auto bytes = boost::make_iterator_property_map(w.output_bytes.begin(), index);
   const auto param_bytes = boost::make_iterator_property_map(w.parameter_bytes.begin(), index);
@@ -89,13 +104,18 @@ int run(const suggest_options& a) {
       {"equal cost, greedy (PiPPy)",
        evaluate(view, baselines::greedy_threshold(view, cost, a.stages), cost, params, bytes, eo)});
   for (const auto& p : best.points) {
-    s.points.push_back({names[p.vertex], p.device, p.stage, ""});
+    s.points.push_back({names[node_order[p.vertex]], p.device, p.stage, ""});
   }
+  std::vector<int> stage_of(positions.size());
+  for (std::size_t v = 0; v < positions.size(); ++v) {
+    stage_of[v] = *best.result.stage(positions[v]);
+  }
+  const sharding_result by_node(positions.size(), stage_of, stage_of);
 
   pipeline_options checks;
   checks.num_devices = a.num_ipus;
   checks.spelling = flag_spelling;
-  s.diagnostics = onnx::validate(graph, nodes, best.result, checks);
+  s.diagnostics = onnx::validate(graph, nodes, by_node, checks);
   const bool failed = has_errors(s.diagnostics);
   std::cout << (a.report.format == "json" ? io::to_json(s) : io::to_table(s));
   if (failed && !a.force) {
@@ -107,7 +127,7 @@ int run(const suggest_options& a) {
     std::cerr << "shardpoint: wrote " << a.output_config << '\n';
   }
   if (!a.output_model.empty()) {
-    onnx::annotate(graph, best.result);
+    onnx::annotate(graph, by_node);
     onnx::save_model(model, a.output_model);
     std::cerr << "shardpoint: wrote " << a.output_model << '\n';
   }

@@ -12,6 +12,8 @@
 #include "graph.hpp"
 #include "model.hpp"
 #include "report.hpp"
+#include "split.hpp"
 #include "synth.hpp"
+#include "tensor_data.hpp"
 
 #endif // SHARDPOINT_ONNX_ADAPTER_HPP

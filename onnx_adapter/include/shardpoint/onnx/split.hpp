@@ -1,0 +1,62 @@
+// shardpoint/onnx/split.hpp -- one runnable ONNX model per stage, with the
+// tensors that cross a boundary as its inputs and outputs.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// Stage s holds its nodes in their original order (attributes kept, the two
+// sharding attributes removed unless asked), exactly the initializers they
+// read (a weight read by two stages is in both), the graph inputs they read,
+// an input for every tensor an earlier stage produces and it reads (reads
+// from inside If/Loop/Scan bodies count), and an output for every tensor it
+// produces that a later stage or the whole model needs. A tensor produced in
+// stage a and read in stage c > a + 1 is an output of a and an input of c, or
+// with `relay` passes through every stage between. Opset imports, IR
+// version, metadata and functions are kept; inputs and outputs are typed from
+// the model and ONNX shape inference.
+#ifndef SHARDPOINT_ONNX_SPLIT_HPP
+#define SHARDPOINT_ONNX_SPLIT_HPP
+
+#include <filesystem>
+
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/io/split_plan.hpp>
+
+#include "graph.hpp"
+#include "model.hpp"
+
+namespace shardpoint::onnx {
+
+struct split_options {
+  /// Group nodes by __ipu_number instead of __pipeline_stage.
+  bool by_device = false;
+  /// Pass a tensor through every stage between its producer and a consumer.
+  bool relay = false;
+  /// Keep __ipu_number / __pipeline_stage on the stages' nodes.
+  bool keep_sharding_attributes = false;
+  /// Give each stage a data file of its own with only its weights
+  /// (stage_<s>.onnx.data); otherwise weights stay where they are: inside the
+  /// stage file, or in the original external data files, which are not
+  /// opened: hard-linked into the output folder under the same relative name
+  /// (ONNX Runtime refuses data paths outside a model's folder), or, across
+  /// file systems, referenced by a relative path.
+  bool external_data = false;
+};
+
+/// What every stage holds and passes on. Throws invalid_sharding_error for a
+/// node without a stage (or device), an empty stage, a stage on two devices,
+/// or data flowing to an earlier stage.
+io::split_plan plan_split(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options);
+
+/// Writes `folder`/stage_<s>.onnx for every stage of `plan` and
+/// `folder`/pipeline.json, all or nothing (io::folder_transaction; `replace`
+/// allows a non-empty folder). `model_path` locates external data. The model
+/// is returned as it was.
+void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
+                 const std::filesystem::path& folder, const std::filesystem::path& model_path,
+                 const split_options& options, bool replace = false);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_SPLIT_HPP

@@ -1,0 +1,44 @@
+// shardpoint/onnx/tensor_data.hpp -- the bytes of an initializer, whatever
+// ONNX stores them in: raw_data, typed fields, or an external data file.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_ONNX_TENSOR_DATA_HPP
+#define SHARDPOINT_ONNX_TENSOR_DATA_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+namespace shardpoint::onnx {
+
+/// Bytes per element of an ONNX tensor type; nothing for STRING and types
+/// without a fixed size.
+std::optional<std::size_t> element_bytes(int data_type);
+
+/// The element count (the product of the dims; 1 for a scalar).
+std::uint64_t element_count(const ::onnx::TensorProto& t);
+
+/// Whether the tensor's data lives in an external file.
+bool is_external(const ::onnx::TensorProto& t);
+
+/// Calls `sink(data, size)` with the tensor's data as raw little-endian
+/// bytes, row-major, in order, in chunks of at most 1 MiB: from raw_data,
+/// from the typed field (narrowed to the element size), or streamed from the
+/// external file (`base_dir` / location, at offset, for length) without
+/// loading it whole. Throws input_error naming the tensor for a STRING
+/// tensor, a size that does not match its dims, or an external file that is
+/// missing or too short.
+void for_each_chunk(const ::onnx::TensorProto& t, const std::filesystem::path& base_dir,
+                    const std::function<void(const char* data, std::size_t size)>& sink);
+
+/// All of it in one string (for tensors that fit in memory).
+std::string raw_bytes(const ::onnx::TensorProto& t, const std::filesystem::path& base_dir);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_TENSOR_DATA_HPP

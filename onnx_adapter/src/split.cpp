@@ -1,0 +1,482 @@
+// One runnable ONNX model per stage.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/onnx/split.hpp>
+#include <shardpoint/onnx/tensor_data.hpp>
+
+#include "shapes.hpp"
+
+namespace shardpoint::onnx {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string node_text(const std::vector<std::string>& names, std::size_t v) {
+  return "node " + std::to_string(v) + " '" + names[v] + "'";
+}
+
+bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
+  return a.name() == ipu_attribute || a.name() == stage_attribute;
+}
+
+} // namespace
+
+io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options) {
+  const auto n = static_cast<std::size_t>(g.node_size());
+  const auto names = node_names(g);
+  const char* what = options.by_device ? "device" : "stage";
+  const char* attribute = options.by_device ? ipu_attribute : stage_attribute;
+  // The group of every node, and the groups' devices.
+  std::vector<int> group(n);
+  int groups = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    const auto x = options.by_device ? result.device(v) : result.stage(v);
+    if (!x) {
+      throw invalid_sharding_error(node_text(names, v) + " has no " + attribute +
+                                   "; every node needs one to be split by " + what);
+    }
+    group[v] = *x;
+    groups = std::max(groups, *x + 1);
+  }
+  io::split_plan plan;
+  plan.stages.resize(static_cast<std::size_t>(groups));
+  std::vector<bool> device_known(plan.stages.size(), false);
+  for (std::size_t v = 0; v < n; ++v) {
+    auto& part = plan.stages[static_cast<std::size_t>(group[v])];
+    const int device = options.by_device ? group[v] : result.device(v).value_or(group[v]);
+    if (device_known[static_cast<std::size_t>(group[v])] && part.device != device) {
+      throw invalid_sharding_error("stage " + std::to_string(group[v]) + " is split over devices " +
+                                   std::to_string(part.device) + " and " + std::to_string(device) +
+                                   " (" + node_text(names, v) +
+                                   "); a stage model runs on one device");
+    }
+    device_known[static_cast<std::size_t>(group[v])] = true;
+    part.device = device;
+    part.nodes.push_back(v);
+  }
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    auto& part = plan.stages[s];
+    part.stage = static_cast<int>(s);
+    part.file = (options.by_device ? "device_" : "stage_") + std::to_string(s) + ".onnx";
+    if (part.nodes.empty()) {
+      throw invalid_sharding_error(std::string(what) + " " + std::to_string(s) + " has no node; " +
+                                   what + "s must be numbered 0.." + std::to_string(groups - 1) +
+                                   " without gaps");
+    }
+  }
+  // Data flows forwards only.
+  for (std::size_t v = 0; v < n; ++v) {
+    for (auto t : nodes.reads(v)) {
+      const auto p = nodes.producer[t];
+      if (p != node_graph::no_producer && group[p] > group[v]) {
+        throw invalid_sharding_error("tensor '" + nodes.tensors[t] + "' flows from " + what + " " +
+                                     std::to_string(group[p]) + " (" + node_text(names, p) +
+                                     ") back to " + what + " " + std::to_string(group[v]) + " (" +
+                                     node_text(names, v) + "); stage models run in " + what +
+                                     " order");
+      }
+    }
+  }
+
+  // What is what: initializers, graph inputs, graph outputs.
+  std::unordered_map<std::string_view, std::int64_t> initializer_bytes;
+  for (const auto& t : g.initializer()) {
+    initializer_bytes.emplace(t.name(), shapes::tensor_bytes(t));
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    initializer_bytes.emplace(t.values().name(), shapes::tensor_bytes(t.values()));
+  }
+  std::unordered_set<std::string_view> graph_outputs;
+  for (const auto& o : g.output()) {
+    graph_outputs.insert(o.name());
+  }
+  // The place of each tensor in the model, to order stage inputs and outputs.
+  std::vector<std::pair<std::size_t, int>> rank(nodes.tensors.size(), {n, 0});
+  std::unordered_map<std::string_view, std::uint32_t> id;
+  for (std::uint32_t t = 0; t < nodes.tensors.size(); ++t) {
+    id.emplace(nodes.tensors[t], t);
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    const auto& outs = g.node(static_cast<int>(v)).output();
+    for (int k = 0; k < outs.size(); ++k) {
+      if (const auto it = id.find(outs[k]); it != id.end()) {
+        rank[it->second] = {v, k};
+      }
+    }
+  }
+
+  // Per tensor produced in one stage and read in others: the readers.
+  std::map<std::uint32_t, std::set<int>> readers;
+  std::vector<std::set<std::uint32_t>> graph_inputs_read(plan.stages.size());
+  std::map<std::string, std::vector<int>> graph_input_readers;
+  for (auto& part : plan.stages) {
+    std::set<std::uint32_t> own;
+    for (auto v : part.nodes) {
+      for (auto t : nodes.reads(v)) {
+        const auto p = nodes.producer[t];
+        if (p != node_graph::no_producer) {
+          if (group[p] != part.stage) {
+            readers[t].insert(part.stage);
+          }
+        } else if (const auto it = initializer_bytes.find(nodes.tensors[t]);
+                   it != initializer_bytes.end()) {
+          own.insert(t);
+        } else {
+          graph_inputs_read[static_cast<std::size_t>(part.stage)].insert(t);
+        }
+      }
+    }
+    part.tensors.assign(own.begin(), own.end());
+    for (auto t : own) {
+      part.initializer_bytes += static_cast<std::size_t>(
+          std::max<std::int64_t>(0, initializer_bytes.at(nodes.tensors[t])));
+    }
+  }
+  // Inputs of each stage: the graph inputs it reads, in the model's order,
+  // then what earlier stages pass it, in the order the model produces them.
+  std::vector<std::vector<std::pair<std::uint32_t, int>>> passed_in(plan.stages.size());
+  std::vector<std::map<std::uint32_t, std::set<int>>> passed_out(plan.stages.size());
+  for (const auto& [t, to] : readers) {
+    const int from = group[nodes.producer[t]];
+    if (options.relay) {
+      const int last = *to.rbegin();
+      for (int k = from; k < last; ++k) {
+        passed_out[static_cast<std::size_t>(k)][t].insert(k + 1);
+        passed_in[static_cast<std::size_t>(k + 1)].emplace_back(t, k);
+      }
+    } else {
+      for (int c : to) {
+        passed_out[static_cast<std::size_t>(from)][t].insert(c);
+        passed_in[static_cast<std::size_t>(c)].emplace_back(t, from);
+      }
+    }
+  }
+  for (auto& part : plan.stages) {
+    const auto s = static_cast<std::size_t>(part.stage);
+    for (const auto& i : g.input()) {
+      const auto it = id.find(i.name());
+      if (it != id.end() && graph_inputs_read[s].count(it->second)) {
+        part.inputs.push_back({i.name(), std::nullopt});
+        graph_input_readers[i.name()].push_back(part.stage);
+      }
+    }
+    for (auto t : graph_inputs_read[s]) { // read but defined nowhere: still an input
+      if (std::none_of(g.input().begin(), g.input().end(),
+                       [&](const auto& i) { return i.name() == nodes.tensors[t]; })) {
+        part.inputs.push_back({nodes.tensors[t], std::nullopt});
+        graph_input_readers[nodes.tensors[t]].push_back(part.stage);
+      }
+    }
+    auto& in = passed_in[s];
+    std::sort(in.begin(), in.end(),
+              [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
+    for (const auto& [t, from] : in) {
+      part.inputs.push_back({nodes.tensors[t], from});
+    }
+    // Outputs: what later stages or the model need, in production order.
+    std::vector<std::uint32_t> out;
+    for (const auto& [t, to] : passed_out[s]) {
+      out.push_back(t);
+    }
+    for (auto v : part.nodes) {
+      for (const auto& o : g.node(static_cast<int>(v)).output()) {
+        if (graph_outputs.count(o) && !passed_out[s].count(id.at(o))) {
+          out.push_back(id.at(o));
+        }
+      }
+    }
+    std::sort(out.begin(), out.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return rank[a] < rank[b]; });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    for (auto t : out) {
+      io::stage_output o{nodes.tensors[t], {}, graph_outputs.count(nodes.tensors[t]) > 0};
+      if (const auto it = passed_out[s].find(t); it != passed_out[s].end()) {
+        o.to_stages.assign(it->second.begin(), it->second.end());
+      }
+      part.outputs.push_back(std::move(o));
+    }
+  }
+  for (const auto& i : g.input()) {
+    if (!initializer_bytes.count(i.name())) {
+      const auto it = graph_input_readers.find(i.name());
+      plan.inputs.push_back(
+          {i.name(), it == graph_input_readers.end() ? std::vector<int>{} : it->second});
+    }
+  }
+  for (const auto& o : g.output()) {
+    const auto it = id.find(o.name());
+    std::optional<int> from;
+    if (it != id.end() && nodes.producer[it->second] != node_graph::no_producer) {
+      from = group[nodes.producer[it->second]];
+    }
+    plan.outputs.push_back({o.name(), from});
+  }
+  return plan;
+}
+
+namespace {
+
+// The types of the tensors crossing stages, from ONNX shape inference, which
+// is done (and the model restored) before any node is copied into a stage.
+std::unordered_map<std::string, ::onnx::TypeProto> crossing_types(::onnx::ModelProto& model,
+                                                                  const io::split_plan& plan) {
+  const shapes::inferred_shapes types(model);
+  std::unordered_map<std::string, ::onnx::TypeProto> out;
+  const auto note = [&](const std::string& name) {
+    const auto* type = types.find(name);
+    if (type == nullptr || !type->has_tensor_type() || type->tensor_type().elem_type() == 0) {
+      throw input_error("tensor '" + name +
+                        "' passes between stages but ONNX shape inference finds no type for it; "
+                        "give it a value_info entry in the model");
+    }
+    out.emplace(name, *type);
+  };
+  for (const auto& part : plan.stages) {
+    for (const auto& i : part.inputs) {
+      if (i.from_stage) {
+        note(i.name);
+      }
+    }
+    for (const auto& o : part.outputs) {
+      if (!o.graph_output) {
+        note(o.name);
+      }
+    }
+  }
+  return out;
+}
+
+// Makes the external data file `location` (relative to the model) reachable
+// from the stage files without copying or opening it: a hard link at the same
+// relative place in the output folder, as ONNX Runtime refuses data paths that
+// leave a model's folder. Where no hard link can be made (another file
+// system), the location becomes a relative path to the original. Returns the
+// location to write.
+std::string relocated(const std::string& location, const fs::path& model_dir,
+                      const fs::path& folder, const fs::path& temp_folder,
+                      std::unordered_map<std::string, std::string>& done) {
+  if (const auto it = done.find(location); it != done.end()) {
+    return it->second;
+  }
+  const fs::path relative(location);
+  std::string result;
+  if (!relative.is_absolute() && relative.lexically_normal().string().rfind("..", 0) != 0) {
+    std::error_code ec;
+    const fs::path link = temp_folder / relative;
+    fs::create_directories(link.parent_path(), ec);
+    fs::create_hard_link(model_dir / relative, link, ec);
+    if (!ec) {
+      result = relative.generic_string();
+    }
+  }
+  if (result.empty()) {
+    const fs::path file = fs::weakly_canonical(model_dir / location);
+    result = fs::relative(file, fs::weakly_canonical(folder)).generic_string();
+  }
+  done.emplace(location, result);
+  return result;
+}
+
+// Writes the tensors of `part` into `data` (a new file) and rewrites the
+// stage's initializers to point at it, 64-byte aligned.
+void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::TensorProto*>& sources,
+                 const fs::path& data, const std::string& location, const fs::path& model_dir) {
+  std::ofstream out(data, std::ios::binary);
+  if (!out) {
+    throw input_error("'" + data.string() + "': cannot be created: " + std::strerror(errno));
+  }
+  std::uint64_t at = 0;
+  for (int k = 0; k < stage.initializer_size(); ++k) {
+    auto& t = *stage.mutable_initializer(k);
+    const auto& source = *sources[static_cast<std::size_t>(k)];
+    if (!element_bytes(source.data_type())) {
+      t.CopyFrom(source); // strings stay inline
+      continue;
+    }
+    const std::uint64_t pad = (64 - at % 64) % 64;
+    out.write(std::string(pad, '\0').data(), static_cast<std::streamsize>(pad));
+    at += pad;
+    const std::uint64_t begin = at;
+    for_each_chunk(source, model_dir, [&](const char* p, std::size_t n) {
+      out.write(p, static_cast<std::streamsize>(n));
+      at += n;
+    });
+    t.set_name(source.name());
+    t.set_data_type(source.data_type());
+    t.mutable_dims()->CopyFrom(source.dims());
+    t.set_doc_string(source.doc_string());
+    t.set_data_location(::onnx::TensorProto::EXTERNAL);
+    const auto add = [&](const char* key, const std::string& value) {
+      auto* e = t.add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    add("location", location);
+    add("offset", std::to_string(begin));
+    add("length", std::to_string(at - begin));
+  }
+  out.flush();
+  if (!out) {
+    throw input_error("'" + data.string() + "': write failed");
+  }
+}
+
+} // namespace
+
+void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
+                 const fs::path& folder, const fs::path& model_path, const split_options& options,
+                 bool replace) {
+  auto& g = *model.mutable_graph();
+  io::folder_transaction out(folder, replace);
+  const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
+  std::unordered_map<std::string_view, int> initializer_at;
+  for (int k = 0; k < g.initializer_size(); ++k) {
+    initializer_at.emplace(g.initializer(k).name(), k);
+  }
+  std::unordered_map<std::string_view, const ::onnx::SparseTensorProto*> sparse_of;
+  for (const auto& t : g.sparse_initializer()) {
+    sparse_of.emplace(t.values().name(), &t);
+  }
+  std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*> described;
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+    for (const auto& v : *list) {
+      described.emplace(v.name(), &v);
+    }
+  }
+  const auto types = crossing_types(model, plan);
+  std::unordered_map<std::string, std::string> linked; // external data locations
+  google::protobuf::Arena* arena = model.GetArena();
+
+  for (const auto& part : plan.stages) {
+    // On the model's arena, so that Swap moves initializers without copying.
+    std::unique_ptr<::onnx::ModelProto> owned;
+    auto* stage = arena != nullptr
+                      ? google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(arena)
+                      : (owned = std::make_unique<::onnx::ModelProto>()).get();
+    stage->set_ir_version(model.ir_version());
+    *stage->mutable_opset_import() = model.opset_import();
+    stage->set_producer_name(model.producer_name());
+    stage->set_producer_version(model.producer_version());
+    stage->set_domain(model.domain());
+    stage->set_model_version(model.model_version());
+    stage->set_doc_string(model.doc_string());
+    *stage->mutable_metadata_props() = model.metadata_props();
+    *stage->mutable_functions() = model.functions();
+    auto& sg = *stage->mutable_graph();
+    sg.set_name(g.name() + "_" + part.file.substr(0, part.file.size() - 5));
+    sg.set_doc_string(g.doc_string());
+    std::unordered_set<std::string_view> produced;
+    for (auto v : part.nodes) {
+      auto& node = *sg.add_node();
+      node = g.node(static_cast<int>(v));
+      if (!options.keep_sharding_attributes) {
+        auto* attrs = node.mutable_attribute();
+        attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute),
+                     attrs->end());
+      }
+      for (const auto& o : g.node(static_cast<int>(v)).output()) {
+        produced.insert(o);
+      }
+    }
+    // Inputs: graph inputs as the model declares them, crossings typed.
+    for (const auto& i : part.inputs) {
+      auto& vi = *sg.add_input();
+      if (!i.from_stage && described.count(i.name)) {
+        vi = *described.at(i.name);
+      } else {
+        vi.set_name(i.name);
+        *vi.mutable_type() = types.at(i.name);
+      }
+    }
+    // Initializers, moved in from the model (Swap on one arena copies no
+    // data) and moved back once the stage is written; IR < 4 models list
+    // them among the inputs too.
+    std::vector<std::pair<::onnx::TensorProto*, ::onnx::TensorProto*>> borrowed;
+    std::vector<const ::onnx::TensorProto*> sources;
+    for (auto t : part.tensors) {
+      const auto& name = nodes.tensors[t];
+      if (const auto it = initializer_at.find(name); it != initializer_at.end()) {
+        auto* source = g.mutable_initializer(it->second);
+        auto* moved = sg.add_initializer();
+        if (options.external_data) {
+          sources.push_back(source);
+        } else {
+          moved->Swap(source);
+          borrowed.emplace_back(moved, source);
+        }
+      } else if (const auto sp = sparse_of.find(name); sp != sparse_of.end()) {
+        *sg.add_sparse_initializer() = *sp->second;
+      }
+      if (model.ir_version() < 4) {
+        for (const auto& i : g.input()) {
+          if (i.name() == name) {
+            *sg.add_input() = i;
+          }
+        }
+      }
+    }
+    struct give_back {
+      decltype(borrowed)& pairs;
+      ~give_back() {
+        for (auto& [moved, source] : pairs) {
+          moved->Swap(source);
+        }
+      }
+    } const restore{borrowed};
+    if (options.external_data) {
+      const std::string data = part.file + ".data";
+      externalise(sg, sources, out.path(data), data, model_dir);
+    } else {
+      for (auto& t : *sg.mutable_initializer()) {
+        if (is_external(t)) {
+          for (auto& kv : *t.mutable_external_data()) {
+            if (kv.key() == "location") {
+              kv.set_value(relocated(kv.value(), model_dir, folder, out.path(""), linked));
+            }
+          }
+        }
+      }
+    }
+    for (const auto& o : part.outputs) {
+      auto& vi = *sg.add_output();
+      if (described.count(o.name) && o.graph_output) {
+        vi = *described.at(o.name);
+      } else {
+        vi.set_name(o.name);
+        *vi.mutable_type() = types.at(o.name);
+      }
+    }
+    std::unordered_set<std::string_view> outputs;
+    for (const auto& o : part.outputs) {
+      outputs.insert(o.name);
+    }
+    for (const auto& v : g.value_info()) {
+      if (produced.count(v.name()) && !outputs.count(v.name())) {
+        *sg.add_value_info() = v;
+      }
+    }
+    save_model(*stage, out.path(part.file));
+  }
+  io::write_file_atomically(out.path("pipeline.json"), io::to_json(plan));
+  out.commit();
+}
+
+} // namespace shardpoint::onnx

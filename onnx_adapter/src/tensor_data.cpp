@@ -1,0 +1,180 @@
+// The bytes of an initializer, whatever ONNX stores them in.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <shardpoint/onnx/model.hpp>
+#include <shardpoint/onnx/tensor_data.hpp>
+
+namespace shardpoint::onnx {
+namespace fs = std::filesystem;
+
+std::optional<std::size_t> element_bytes(int type) {
+  using T = ::onnx::TensorProto;
+  switch (type) {
+  case T::UINT8:
+  case T::INT8:
+  case T::BOOL:
+    return 1;
+  case T::UINT16:
+  case T::INT16:
+  case T::FLOAT16:
+  case T::BFLOAT16:
+    return 2;
+  case T::FLOAT:
+  case T::INT32:
+  case T::UINT32:
+    return 4;
+  case T::DOUBLE:
+  case T::INT64:
+  case T::UINT64:
+  case T::COMPLEX64:
+    return 8;
+  case T::COMPLEX128:
+    return 16;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::uint64_t element_count(const ::onnx::TensorProto& t) {
+  std::uint64_t n = 1;
+  for (auto d : t.dims()) {
+    n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+  }
+  return n;
+}
+
+bool is_external(const ::onnx::TensorProto& t) {
+  return t.data_location() == ::onnx::TensorProto::EXTERNAL;
+}
+
+namespace {
+
+[[noreturn]] void fail(const ::onnx::TensorProto& t, const std::string& what) {
+  throw input_error("initializer '" + t.name() + "': " + what);
+}
+
+// Typed values narrowed (or copied) to `size` bytes each, in 1 MiB chunks.
+template <class Field>
+void emit_typed(const Field& values, std::size_t size, std::uint64_t expected,
+                const ::onnx::TensorProto& t,
+                const std::function<void(const char*, std::size_t)>& sink) {
+  using V = typename Field::value_type;
+  if (static_cast<std::uint64_t>(values.size()) * sizeof(V) != expected * size &&
+      static_cast<std::uint64_t>(values.size()) != expected) {
+    fail(t, "holds " + std::to_string(values.size()) + " values for " + std::to_string(expected) +
+                " elements");
+  }
+  if (static_cast<std::uint64_t>(values.size()) * sizeof(V) == expected * size) {
+    // Same width (or several values an element, as complex numbers): as is.
+    const auto* p = reinterpret_cast<const char*>(values.data());
+    const std::size_t total = static_cast<std::size_t>(values.size()) * sizeof(V);
+    for (std::size_t at = 0; at < total; at += 1 << 20) {
+      sink(p + at, std::min<std::size_t>(1 << 20, total - at));
+    }
+    return;
+  }
+  std::vector<char> buffer;
+  buffer.reserve(1 << 20);
+  for (const V& v : values) { // little-endian: the low bytes come first
+    const char* b = reinterpret_cast<const char*>(&v);
+    buffer.insert(buffer.end(), b, b + size);
+    if (buffer.size() >= (1 << 20)) {
+      sink(buffer.data(), buffer.size());
+      buffer.clear();
+    }
+  }
+  if (!buffer.empty()) {
+    sink(buffer.data(), buffer.size());
+  }
+}
+
+} // namespace
+
+void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
+                    const std::function<void(const char*, std::size_t)>& sink) {
+  using T = ::onnx::TensorProto;
+  const auto size = element_bytes(t.data_type());
+  if (!size) {
+    fail(t, "its element type (" + std::to_string(t.data_type()) + ") has no fixed size");
+  }
+  const std::uint64_t count = element_count(t);
+  const std::uint64_t bytes = count * *size;
+  if (is_external(t)) {
+    std::string location;
+    std::uint64_t offset = 0;
+    std::optional<std::uint64_t> length;
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location") {
+        location = kv.value();
+      } else if (kv.key() == "offset") {
+        offset = std::stoull(kv.value());
+      } else if (kv.key() == "length") {
+        length = std::stoull(kv.value());
+      }
+    }
+    if (location.empty()) {
+      fail(t, "external data without a location");
+    }
+    if (length && *length != bytes) {
+      fail(t, "external data of " + std::to_string(*length) + " bytes for " +
+                  std::to_string(bytes) + " bytes of elements");
+    }
+    const fs::path file = base_dir / location;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      fail(t, "its external data file '" + file.string() + "' cannot be opened");
+    }
+    in.seekg(static_cast<std::streamoff>(offset));
+    std::vector<char> buffer(1 << 20);
+    std::uint64_t left = bytes;
+    while (left > 0) {
+      const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
+      in.read(buffer.data(), static_cast<std::streamsize>(chunk));
+      if (static_cast<std::size_t>(in.gcount()) != chunk) {
+        fail(t, "its external data file '" + file.string() + "' ends before offset " +
+                    std::to_string(offset) + " + " + std::to_string(bytes));
+      }
+      sink(buffer.data(), chunk);
+      left -= chunk;
+    }
+    return;
+  }
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != bytes) {
+      fail(t, "raw_data holds " + std::to_string(t.raw_data().size()) + " bytes for " +
+                  std::to_string(bytes));
+    }
+    for (std::size_t at = 0; at < bytes; at += 1 << 20) {
+      sink(t.raw_data().data() + at, std::min<std::size_t>(1 << 20, bytes - at));
+    }
+    return;
+  }
+  switch (t.data_type()) {
+  case T::FLOAT:
+  case T::COMPLEX64:
+    return emit_typed(t.float_data(), *size, count, t, sink);
+  case T::DOUBLE:
+  case T::COMPLEX128:
+    return emit_typed(t.double_data(), *size, count, t, sink);
+  case T::INT64:
+    return emit_typed(t.int64_data(), *size, count, t, sink);
+  case T::UINT32:
+  case T::UINT64:
+    return emit_typed(t.uint64_data(), *size, count, t, sink);
+  default: // INT32 and everything narrower, FLOAT16 and BFLOAT16 as their bits
+    return emit_typed(t.int32_data(), *size, count, t, sink);
+  }
+}
+
+std::string raw_bytes(const ::onnx::TensorProto& t, const fs::path& base_dir) {
+  std::string out;
+  for_each_chunk(t, base_dir, [&](const char* p, std::size_t n) { out.append(p, n); });
+  return out;
+}
+
+} // namespace shardpoint::onnx

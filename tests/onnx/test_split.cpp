@@ -1,0 +1,473 @@
+// shardpoint split: every stage model is valid, the stages together hold
+// each node exactly once and exactly the initializers they read, and the
+// chain of stages computes bit for bit what the whole model computes in ONNX
+// Runtime (with its graph optimisations off; with them on, within float
+// rounding: a fusion across a boundary cannot happen inside one stage).
+// Plus external data, --relay, the FusedGemm quirk and the refusals.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+
+namespace {
+
+std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
+/// ONNX Runtime from npm (scripts/setup.sh), or empty.
+fs::path ort_dir() {
+  const fs::path dir = SHARDPOINT_ORT_DIR;
+  return fs::is_directory(dir / "node_modules" / "onnxruntime-node") &&
+                 std::system("command -v node >/dev/null 2>&1") == 0
+             ? dir
+             : fs::path();
+}
+
+#define SKIP_WITHOUT_ORT()                                                                         \
+  if (ort_dir().empty()) {                                                                         \
+    WARN_MESSAGE(false, "skipped: ONNX Runtime (node + onnxruntime-node in " SHARDPOINT_ORT_DIR    \
+                        ") not installed; scripts/setup.sh installs it");                          \
+    return;                                                                                        \
+  }
+
+std::string run_node(const std::string& script, const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / ".node-out";
+  const std::string cmd = "NODE_PATH='" + (ort_dir() / "node_modules").string() + "' node '" +
+                          SHARDPOINT_SOURCE_DIR + "/tests/onnx/ort/" + script + "' " + args +
+                          " >'" + out.string() + "' 2>&1";
+  std::system(cmd.c_str());
+  auto text = onnx_test::read_file(out);
+  fs::remove(out);
+  return text;
+}
+
+/// The whole model and the chain in ONNX Runtime: every output equal?
+bool chain_matches(
+    const fs::path& model, const fs::path& split, const temp_dir& dir,
+    const std::string& optimization = "disabled",
+    const std::string& extra = R"("values": {"sr": [16000]}, "dims": {"sequence": 512})") {
+  const auto text = run_node("run_pipeline.js",
+                             q(model) + " " + q(split) + " '{\"optimization\": \"" + optimization +
+                                 "\", " + extra + "}'",
+                             dir.path());
+  CAPTURE(text);
+  const auto at = text.find("{\"stages\"");
+  if (at == std::string::npos) {
+    FAIL_CHECK("ONNX Runtime did not run the chain");
+    return false;
+  }
+  const auto j = nlohmann::json::parse(text.substr(at, text.find('\n', at) - at));
+  bool all = !j["outputs"].empty();
+  for (const auto& o : j["outputs"]) {
+    all = all && o["equal"].get<bool>();
+    if (optimization != "disabled") {
+      all = all || o["max_abs_diff"].get<double>() < 1e-5;
+    }
+  }
+  return all;
+}
+
+std::string without_sharding(::onnx::NodeProto node) {
+  auto* attrs = node.mutable_attribute();
+  attrs->erase(std::remove_if(attrs->begin(), attrs->end(),
+                              [](const auto& a) {
+                                return a.name() == sp::ipu_attribute ||
+                                       a.name() == sp::stage_attribute;
+                              }),
+               attrs->end());
+  return node.SerializeAsString();
+}
+
+/// What must hold of the files split wrote for `model`.
+void check_split(const fs::path& model_path, const fs::path& split) {
+  const auto model = sp::load_model(model_path);
+  const auto plan = nlohmann::json::parse(onnx_test::read_file(split / "pipeline.json"));
+  std::multiset<std::string> expected;
+  for (const auto& n : model.graph().node()) {
+    expected.insert(without_sharding(n));
+  }
+  std::multiset<std::string> found;
+  for (const auto& s : plan["stages"]) {
+    const fs::path file = split / s["file"].get<std::string>();
+    CAPTURE(file);
+    // The checker, then strict shape inference with type checks: what
+    // onnx.checker.check_model(full_check=True) does.
+    CHECK_NOTHROW(::onnx::checker::check_model(file.string()));
+    const auto stage = sp::load_model(file);
+    auto inferred = stage; // (inference writes value_info into subgraphs)
+    CHECK_NOTHROW(::onnx::shape_inference::InferShapes(
+        inferred, ::onnx::OpSchemaRegistry::Instance(), {true, 1, false}));
+    std::set<std::string> read;
+    const auto nodes = sp::build_graph(stage.graph());
+    for (std::size_t v = 0; v < nodes.read_offsets.size() - 1; ++v) {
+      for (const auto& name : nodes.read_names(v)) {
+        read.insert(name);
+      }
+    }
+    for (const auto& n : stage.graph().node()) {
+      found.insert(n.SerializeAsString());
+      for (const auto& a : n.attribute()) {
+        CHECK(a.name() != sp::ipu_attribute);
+        CHECK(a.name() != sp::stage_attribute);
+      }
+    }
+    std::set<std::string> initializers;
+    for (const auto& t : stage.graph().initializer()) {
+      initializers.insert(t.name());
+      CHECK(read.count(t.name()) == 1); // every initializer is read
+    }
+    for (const auto& t : model.graph().initializer()) {
+      if (read.count(t.name())) {
+        CHECK(initializers.count(t.name()) == 1); // and every one read is there
+      }
+    }
+  }
+  CHECK(found == expected); // each node in exactly one stage
+}
+
+/// Shards `model` with `config` and splits it into `out`.
+void split_with(const fs::path& model, const fs::path& config, const fs::path& out,
+                const temp_dir& dir, const std::string& extra = "") {
+  const auto r = shardpoint_cli("split --input-model " + q(model) + " --manual-sharding-config " +
+                                    q(config) + " --output-dir " + q(out) + " --force " + extra,
+                                dir.path());
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+}
+
+/// Random points on `model` that give stages in a valid order, as a config.
+bool random_config(const fs::path& model, std::uint64_t seed, const fs::path& config) {
+  auto file = sp::load_model(model);
+  auto& g = *file.mutable_graph();
+  sp::assign_names(g, sp::naming::rename_empty);
+  const auto nodes = sp::build_graph(g);
+  shardpoint::synthetic::splitmix64 rng(seed);
+  const auto n = static_cast<std::size_t>(g.node_size());
+  const int points = 1 + static_cast<int>(rng.below(3));
+  std::set<std::size_t> chosen;
+  while (chosen.size() < std::min<std::size_t>(n - 1, static_cast<std::size_t>(points))) {
+    chosen.insert(rng.below(n));
+  }
+  // Points in index order get stages in index order.
+  std::vector<shardpoint::config::entry> entries;
+  int k = 0;
+  for (auto v : chosen) {
+    entries.push_back({g.node(static_cast<int>(v)).name(), k, k, ""});
+    ++k;
+  }
+  const auto r = sp::shard(g, nodes, sp::resolve(g, entries));
+  const auto ds = sp::validate(g, nodes, r, {});
+  if (shardpoint::has_errors(ds)) {
+    return false;
+  }
+  onnx_test::write_file(config, shardpoint::config::to_shard_yaml(entries));
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("the seed's ResNet-50: four stage models equal to the whole, bit for bit") {
+  temp_dir dir;
+  const auto model = dir / "resnet50.onnx";
+  sp::save_model(sp::synth_resnet50(), model);
+  const auto out = dir / "stages";
+  split_with(model, fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml", out, dir);
+  check_split(model, out);
+  const auto plan = nlohmann::json::parse(onnx_test::read_file(out / "pipeline.json"));
+  REQUIRE(plan["stages"].size() == 4);
+  CHECK(plan["stages"][1]["inputs"][0]["name"] == "resnetv17_stage1__plus0");
+  CHECK(plan["stages"][1]["inputs"][0]["from_stage"] == 0);
+  CHECK(plan["stages"][2]["inputs"].size() == 2);
+  CHECK(plan["outputs"][0]["from_stage"] == 3);
+  SKIP_WITHOUT_ORT();
+  CHECK(chain_matches(model, out, dir));
+  CHECK(chain_matches(model, out, dir, "all"));
+}
+
+TEST_CASE("every shared model: suggested and random splits run as the whole does") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  for (const auto& e : fs::directory_iterator(onnx_test::models_dir())) {
+    if (e.path().extension() != ".onnx") {
+      continue;
+    }
+    CAPTURE(e.path());
+    const auto nodes = sp::load_model(e.path()).graph().node_size();
+    const auto config = dir / "c.yaml";
+    const auto out = dir / "split";
+    int done = 0;
+    for (std::uint64_t seed = 0; seed < 20 && done < 2; ++seed) {
+      if (!random_config(e.path(), seed, config)) {
+        continue;
+      }
+      split_with(e.path(), config, out, dir);
+      check_split(e.path(), out);
+      if (!ort_dir().empty()) {
+        CHECK(chain_matches(e.path(), out, dir));
+      }
+      ++done;
+    }
+    CHECK(done > 0);
+    const int stages = std::min(nodes, 4);
+    REQUIRE(shardpoint_cli("suggest --input-model " + q(e.path()) + " --stages " +
+                               std::to_string(stages) + " --output-config " + q(config) +
+                               " --report json",
+                           dir.path())
+                .code == 0);
+    split_with(e.path(), config, out, dir);
+    check_split(e.path(), out);
+    if (!ort_dir().empty()) {
+      CHECK(chain_matches(e.path(), out, dir));
+      CHECK(chain_matches(e.path(), out, dir, "all"));
+    }
+  }
+}
+
+TEST_CASE("silero's If subgraphs read outer tensors: the stage gets them as inputs") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto model = onnx_test::models_dir() / "silero_vad_legacy.onnx";
+  const auto g = sp::load_model(model).graph();
+  const auto config = dir / "c.yaml";
+  onnx_test::write_file(config, "- {node: '" + g.node(0).name() + "', device: 0, stage: 0}\n");
+  const auto out = dir / "split";
+  split_with(model, config, out, dir);
+  check_split(model, out);
+  const auto plan = nlohmann::json::parse(onnx_test::read_file(out / "pipeline.json"));
+  std::set<std::string> stage1;
+  for (const auto& i : plan["stages"][1]["inputs"]) {
+    stage1.insert(i["name"].get<std::string>());
+  }
+  CHECK(stage1.size() > 1); // the If reads graph inputs and stage 0's output
+  SKIP_WITHOUT_ORT();
+  CHECK(chain_matches(model, out, dir));
+}
+
+TEST_CASE("decoders in four suggested stages; --relay passes tensors through") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(8), model);
+  const auto config = dir / "c.yaml";
+  REQUIRE(shardpoint_cli("suggest --input-model " + q(model) + " --stages 4 --output-config " +
+                             q(config),
+                         dir.path())
+              .code == 0);
+  const auto out = dir / "split";
+  split_with(model, config, out, dir);
+  check_split(model, out);
+  // A tensor from stage 0 read in stage 2 skips stage 1, unless --relay.
+  const auto relayed = dir / "relayed";
+  const auto config2 = dir / "c2.yaml";
+  onnx_test::write_file(config2, "- {node: layer0/mlp_up, device: 0, stage: 0}\n"
+                                 "- {node: layer0/mlp_relu, device: 1, stage: 1}\n");
+  split_with(model, config2, out, dir);
+  split_with(model, config2, relayed, dir, "--relay");
+  const auto plain = nlohmann::json::parse(onnx_test::read_file(out / "pipeline.json"));
+  const auto relay = nlohmann::json::parse(onnx_test::read_file(relayed / "pipeline.json"));
+  const auto inputs_of = [](const nlohmann::json& stage) {
+    std::map<std::string, int> m;
+    for (const auto& i : stage["inputs"]) {
+      m[i["name"]] = i["from_stage"].is_null() ? -1 : i["from_stage"].get<int>();
+    }
+    return m;
+  };
+  // The residual x of layer 0 (stage 0) is read by its add in stage 2.
+  const std::string residual = "layer0/attn_residual";
+  CHECK(inputs_of(plain["stages"][2]).at(residual) == 0);
+  CHECK(inputs_of(plain["stages"][1]).count(residual) == 0);
+  CHECK(inputs_of(relay["stages"][2]).at(residual) == 1);
+  CHECK(inputs_of(relay["stages"][1]).at(residual) == 0);
+  check_split(model, relayed);
+  SKIP_WITHOUT_ORT();
+  CHECK(chain_matches(model, out, dir));
+  CHECK(chain_matches(model, relayed, dir));
+}
+
+namespace {
+
+// The decoder with every initializer moved to `weights.bin` next to it.
+void save_with_external_data(const fs::path& path) {
+  auto model = sp::synth_decoder(4);
+  std::FILE* f = std::fopen((path.parent_path() / "weights.bin").c_str(), "wb");
+  std::size_t at = 0;
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    const auto bytes = sp::raw_bytes(t, path.parent_path());
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.set_data_location(::onnx::TensorProto::EXTERNAL);
+    for (const auto& [k, v] :
+         std::map<std::string, std::string>{{"location", "weights.bin"},
+                                            {"offset", std::to_string(at)},
+                                            {"length", std::to_string(bytes.size())}}) {
+      auto* e = t.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    at += bytes.size();
+  }
+  std::fclose(f);
+  sp::save_model(model, path);
+}
+
+} // namespace
+
+TEST_CASE("external data: kept by reference, or a data file per stage") {
+  temp_dir dir;
+  fs::create_directory(dir / "model");
+  const auto model = dir / "model" / "decoder.onnx";
+  save_with_external_data(model);
+  const auto config = dir / "c.yaml";
+  onnx_test::write_file(config, "- {node: layer1/mlp_residual, device: 0, stage: 0}\n"
+                                "- {node: layer2/mlp_residual, device: 1, stage: 1}\n");
+  const auto by_reference = dir / "by_reference";
+  split_with(model, config, by_reference, dir);
+  const auto own = dir / "own";
+  split_with(model, config, own, dir, "--external-data");
+  // By reference: every stage points at weights.bin, a hard link to the
+  // original in the output folder (same file, not copied, not opened).
+  for (const auto* folder : {&by_reference, &own}) {
+    check_split(model, *folder);
+  }
+  const auto stage0 = sp::load_model(by_reference / "stage_0.onnx");
+  for (const auto& t : stage0.graph().initializer()) {
+    REQUIRE(sp::is_external(t));
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location") {
+        CHECK(kv.value() == "weights.bin");
+      }
+    }
+  }
+  CHECK(fs::equivalent(by_reference / "weights.bin", model.parent_path() / "weights.bin"));
+  // Own files: each stage's data file holds exactly its weights' bytes
+  // (64-byte aligned), and they are the original bytes.
+  const auto original = sp::load_model(model);
+  std::map<std::string, std::string> bytes;
+  for (const auto& t : original.graph().initializer()) {
+    bytes[t.name()] = sp::raw_bytes(t, model.parent_path());
+  }
+  for (int s = 0; s < 3; ++s) {
+    const auto file = own / ("stage_" + std::to_string(s) + ".onnx");
+    const auto stage = sp::load_model(file);
+    std::size_t total = 0;
+    for (const auto& t : stage.graph().initializer()) {
+      CHECK(sp::raw_bytes(t, own) == bytes.at(t.name()));
+      total += bytes.at(t.name()).size();
+    }
+    const auto data_size = fs::file_size(own / ("stage_" + std::to_string(s) + ".onnx.data"));
+    CHECK(data_size >= total);
+    CHECK(data_size < total + 64 * static_cast<std::size_t>(stage.graph().initializer_size()));
+  }
+  SKIP_WITHOUT_ORT();
+  CHECK(chain_matches(model, by_reference, dir));
+  CHECK(chain_matches(model, own, dir));
+}
+
+TEST_CASE("ONNX Runtime's FusedGemm rejects sharded models; strip and split do not carry it") {
+  SKIP_WITHOUT_ORT();
+  temp_dir dir;
+  // MatMul -> Add -> Relu (fused by ORT into FusedGemm), then another Relu.
+  auto m = onnx_test::make_model({{"mm", {"x", "w"}, {"m"}, "MatMul"},
+                                  {"add", {"m", "b"}, {"a"}, "Add"},
+                                  {"act", {"a"}, {"y"}, "Relu"},
+                                  {"out", {"y"}, {"z"}, "Relu"}},
+                                 {"z"});
+  auto& g = *m.mutable_graph();
+  for (const auto& [name, dims] :
+       std::map<std::string, std::vector<std::int64_t>>{{"w", {4, 4}}, {"b", {4}}}) {
+    auto& t = *g.add_initializer();
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    std::int64_t count = 1;
+    for (auto d : dims) {
+      t.add_dims(d);
+      count *= d;
+    }
+    for (std::int64_t i = 0; i < count; ++i) {
+      t.add_float_data(0.25F * static_cast<float>(i % 5) - 0.5F);
+    }
+  }
+  const auto model = dir / "mlp.onnx";
+  sp::save_model(m, model);
+  const auto sharded = dir / "sharded.onnx";
+  REQUIRE(shardpoint_cli("shard --input-model " + q(model) + " --shard act=0:0 --output-model " +
+                             q(sharded) + " --report none",
+                         dir.path())
+              .code == 0);
+  CHECK(run_node("load.js", q(model), dir.path()) == "loaded\n");
+  CHECK(run_node("load.js", q(sharded), dir.path())
+            .find("Unrecognized attribute: activation___ipu_number for operator FusedGemm") !=
+        std::string::npos);
+  CHECK(run_node("load.js", q(sharded) + " disabled", dir.path()) == "loaded\n");
+  const auto stripped = dir / "stripped.onnx";
+  REQUIRE(shardpoint_cli("strip --input-model " + q(sharded) + " --output-model " + q(stripped),
+                         dir.path())
+              .code == 0);
+  CHECK(run_node("load.js", q(stripped), dir.path()) == "loaded\n");
+  const auto out = dir / "split";
+  REQUIRE(
+      shardpoint_cli("split --input-model " + q(sharded) + " --output-dir " + q(out), dir.path())
+          .code == 0);
+  CHECK(run_node("load.js", q(out / "stage_0.onnx"), dir.path()) == "loaded\n");
+  CHECK(chain_matches(model, out, dir, "disabled", R"("seed": 3)"));
+}
+
+TEST_CASE("refusals: exit code, one line, no stage file left") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto out = dir / "split";
+  const auto expect = [&](const std::string& args, int code, const std::string& message) {
+    const auto before = dir.files();
+    const auto r = shardpoint_cli(
+        "split --input-model " + q(model) + " --output-dir " + q(out) + " " + args, dir.path());
+    CAPTURE(args);
+    CHECK(r.code == code);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(dir.files() == before);
+  };
+  expect("--shard layer0/mlp_up=0:0 --shard layer1/mlp_up=1:2", 3,
+         "stage 1 has no node; stages must be numbered 0..3 without gaps");
+  expect("--shard layer0/mlp_residual=0:1 --shard layer1/mlp_up=1:0", 3, "back to stage");
+  expect("", 1, "the model has no sharding attributes");
+  // A node without a device, splitting by device.
+  const auto stages_only = dir / "stages_only.onnx";
+  auto g = sp::load_model(model);
+  shardpoint::sharding_result only_stages(
+      static_cast<std::size_t>(g.graph().node_size()), {},
+      std::vector<int>(static_cast<std::size_t>(g.graph().node_size()), 0));
+  sp::annotate(*g.mutable_graph(), only_stages);
+  sp::save_model(g, stages_only);
+  const auto r = shardpoint_cli("split --input-model " + q(stages_only) + " --output-dir " +
+                                    q(out) + " --by device",
+                                dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.err.find("has no __ipu_number") != std::string::npos);
+  // An output folder that is not empty: refused unless --force.
+  fs::create_directory(out);
+  onnx_test::write_file(out / "keep.txt", "x");
+  const auto busy = shardpoint_cli("split --input-model " + q(model) + " --output-dir " + q(out) +
+                                       " --shard layer0/mlp_residual=0:0",
+                                   dir.path());
+  CHECK(busy.code == 2);
+  CHECK(busy.err.find("exists and is not empty (--force replaces it)") != std::string::npos);
+  CHECK(fs::exists(out / "keep.txt"));
+  CHECK(shardpoint_cli("split --input-model " + q(model) + " --output-dir " + q(out) +
+                           " --shard layer0/mlp_residual=0:0 --force",
+                       dir.path())
+            .code == 0);
+  CHECK_FALSE(fs::exists(out / "keep.txt"));
+  CHECK(fs::exists(out / "stage_1.onnx"));
+}
