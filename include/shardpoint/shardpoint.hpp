@@ -19,6 +19,7 @@
 #include "evaluate.hpp"
 #include "manual_shard.hpp"
 #include "synthetic.hpp"
+#include "tensor_layout.hpp"
 #include "validate.hpp"
 #include "version.hpp"
 

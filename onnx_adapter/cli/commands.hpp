@@ -17,6 +17,7 @@
   X(shard)                                                                                         \
   X(suggest)                                                                                       \
   X(split)                                                                                         \
+  X(weights)                                                                                       \
   X(inspect)                                                                                       \
   X(validate)                                                                                      \
   X(simulate)                                                                                      \

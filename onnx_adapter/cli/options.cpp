@@ -23,10 +23,15 @@ void model_points::add_to(CLI::App& cmd, const std::string& what) {
                "Require unique names on every node; rename nothing");
 }
 
-sharded_model load_sharded(const model_points& m) {
+sharded_model load_sharded(const model_points& m, bool unsharded_ok) {
   sharded_model out{onnx::read_model(m.input), {}, {}, false, {}};
   auto& graph = *out.model.proto().mutable_graph();
   if (!m.has_points()) {
+    if (!onnx::has_annotations(graph) && unsharded_ok) {
+      out.nodes = onnx::build_graph(graph);
+      out.result = sharding_result(static_cast<std::size_t>(graph.node_size()), {}, {});
+      return out;
+    }
     if (!onnx::has_annotations(graph)) {
       throw usage_error("give --manual-sharding-config FILE or at least one --shard "
                         "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");

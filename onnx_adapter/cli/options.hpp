@@ -40,8 +40,9 @@ struct sharded_model {
 
 /// Reads the model and shards it by the config then the --shard flags.
 /// With neither, the model's own __ipu_number / __pipeline_stage attributes
-/// are its sharding when it has any; otherwise a usage error.
-sharded_model load_sharded(const model_points& m);
+/// are its sharding when it has any; otherwise a usage error, or with
+/// `unsharded_ok` no sharding at all (one stage).
+sharded_model load_sharded(const model_points& m, bool unsharded_ok = false);
 
 /// --num-ipus, --enable-pipelining, --batches-per-step.
 struct pipeline_flags {

@@ -114,6 +114,11 @@ struct run_result {
   std::string err; // stderr
 };
 
+/// `p` in single quotes, for a shell command line (test paths hold no quotes).
+inline std::string q(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
+
 /// Runs the shardpoint binary with `args` (already shell-quoted where needed).
 inline run_result shardpoint_cli(const std::string& args, const fs::path& scratch) {
   const fs::path out = scratch / ".stdout";

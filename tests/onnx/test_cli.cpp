@@ -6,15 +6,12 @@
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
+using onnx_test::q;
 using onnx_test::shardpoint_cli;
 using onnx_test::temp_dir;
 using onnx_test::write_file;
 
 namespace {
-
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
 
 // a -> b -> c, all named.
 ::onnx::ModelProto chain() {

@@ -16,14 +16,11 @@
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
+using onnx_test::q;
 using onnx_test::shardpoint_cli;
 using onnx_test::temp_dir;
 
 namespace {
-
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
 
 /// ONNX Runtime from npm (scripts/setup.sh), or empty.
 fs::path ort_dir() {

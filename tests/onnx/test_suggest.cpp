@@ -7,14 +7,11 @@
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
+using onnx_test::q;
 using onnx_test::shardpoint_cli;
 using onnx_test::temp_dir;
 
 namespace {
-
-std::string q(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
 
 // Suggests, then shards with the written config: both models must carry the
 // same split, and the JSON must be consistent with itself.

@@ -15,5 +15,7 @@
 #include "split.hpp"
 #include "synth.hpp"
 #include "tensor_data.hpp"
+#include "weight_files.hpp"
+#include "weights.hpp"
 
 #endif // SHARDPOINT_ONNX_ADAPTER_HPP

@@ -1,0 +1,166 @@
+// shardpoint weights strategy | split | merge: tensor-parallel weights in
+// MindSpore's terms (../shared/seeds/weight-sharding-strategy.txt).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/onnx/weights.hpp>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "options.hpp"
+
+namespace shardpoint::cli {
+
+namespace {
+
+struct weights_options {
+  // strategy
+  model_points model;
+  int tensor_parallel = 1;
+  std::optional<int> devices_per_stage;
+  std::string layout;
+  std::string layout_out;
+  std::string strategy_dir;
+  std::string format = "ckpt";
+  bool replicate_shared = false;
+  // split and merge
+  std::string ranks_dir;
+  std::string output;
+  bool force = false;
+};
+
+std::string text(const std::vector<std::int64_t>& v, bool tuple) {
+  std::string s = tuple ? "(" : "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    s.append(i ? ", " : "").append(std::to_string(v[i]));
+  }
+  return s + (tuple && v.size() == 1 ? ",)" : tuple ? ")" : "]");
+}
+
+void print_decisions(const std::vector<onnx::weight_decision>& decisions) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-32s %-16s %-6s %-11s %-10s %s\n", "weight", "shape", "stage",
+                "layout", "shard", "why");
+  std::cout << line;
+  for (const auto& d : decisions) {
+    std::string stages;
+    for (int s : d.stages) {
+      stages.append(stages.empty() ? "" : ",").append(std::to_string(s));
+    }
+    std::snprintf(line, sizeof line, "%-32s %-16s %-6s %-11s %-10s %s\n", d.name.c_str(),
+                  text(d.shape, false).c_str(), stages.c_str(), io::to_string(d.choice.how),
+                  text(d.shard, true).c_str(), d.choice.reason.c_str());
+    std::cout << line;
+  }
+}
+
+int run_strategy(const weights_options& a) {
+  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
+  const auto& graph = file.proto().graph();
+  std::vector<io::layout_choice> layout;
+  if (!a.layout.empty()) {
+    layout = io::read_layout_file(a.layout);
+  }
+  const onnx::weight_options options{a.tensor_parallel, a.devices_per_stage, a.replicate_shared};
+  const auto decisions =
+      onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
+  const auto strategies = onnx::strategies(decisions, options, result.num_stages());
+  print_decisions(decisions);
+  io::folder_transaction out(a.strategy_dir, a.force);
+  for (const auto& s : strategies) {
+    const bool json = a.format == "json";
+    io::write_file_atomically(
+        out.path("stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt")),
+        json ? weights::strategy_to_json(s) : weights::strategy_to_protobuf(s));
+  }
+  if (!a.layout_out.empty()) {
+    std::vector<io::layout_choice> choices;
+    for (const auto& d : decisions) {
+      choices.push_back(d.choice);
+    }
+    io::write_file_atomically(a.layout_out, io::to_layout_yaml(choices));
+  }
+  out.commit();
+  std::cerr << "shardpoint: wrote " << strategies.size() << " strategy file(s) to "
+            << a.strategy_dir << '\n';
+  return exit_ok;
+}
+
+int run_split(const weights_options& a) {
+  const auto strategies = onnx::read_strategies(a.strategy_dir);
+  const auto file = onnx::read_model(a.model.input);
+  onnx::write_rank_weights(file.proto(), a.model.input, strategies, a.ranks_dir,
+                           a.format == "safetensors", a.force);
+  std::cerr << "shardpoint: wrote the weights of every rank to " << a.ranks_dir << '\n';
+  return exit_ok;
+}
+
+int run_merge(const weights_options& a) {
+  const auto strategies = onnx::read_strategies(a.strategy_dir);
+  onnx::merge_rank_weights(strategies, a.ranks_dir, a.output);
+  std::cerr << "shardpoint: wrote " << a.output << '\n';
+  return exit_ok;
+}
+
+} // namespace
+
+action add_weights(CLI::App& app) {
+  auto a = std::make_shared<weights_options>();
+  auto* cmd = app.add_subcommand(
+      "weights", "Tensor-parallel weights in MindSpore's terms: strategy files, per-rank "
+                 "weights, and back");
+  cmd->require_subcommand(1);
+
+  auto* strategy = cmd->add_subcommand(
+      "strategy", "Decide how every weight is split and write a MindSpore strategy per stage");
+  a->model.add_to(*strategy, "Model (its pipeline stages from its attributes or a config)");
+  strategy->add_option("--tensor-parallel", a->tensor_parallel, "Tensor-parallel degree T")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  strategy
+      ->add_option("--devices-per-stage", a->devices_per_stage,
+                   "Devices a stage (a multiple of T; default T)")
+      ->check(CLI::PositiveNumber);
+  strategy->add_option("--layout", a->layout,
+                       "Layout file (name: column|row|vocab|replicated|[shard]); default: "
+                       "derived from the graph");
+  strategy->add_option("--layout-out", a->layout_out, "Write the decisions as a layout file");
+  strategy->add_option("--output-dir", a->strategy_dir, "Folder for stage<s>.ckpt / .json")
+      ->required();
+  strategy->add_option("--format", a->format, "ckpt: protobuf; json: MindSpore's JSON form")
+      ->check(CLI::IsMember({"ckpt", "json"}));
+  strategy->add_flag("--replicate-shared", a->replicate_shared,
+                     "Write a weight read by two stages to both");
+  strategy->add_flag("--force", a->force, "Replace an output folder that is not empty");
+
+  auto* split = cmd->add_subcommand("split", "Cut every weight into what each rank loads");
+  split->add_option("--input-model,--input_model", a->model.input, "Model with the weights")
+      ->required();
+  split->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
+  split->add_option("--output-dir", a->ranks_dir, "Folder for rank_<r>/")->required();
+  split->add_option("--format", a->format, "ckpt: MindSpore checkpoints; safetensors")
+      ->check(CLI::IsMember({"ckpt", "safetensors"}));
+  split->add_flag("--force", a->force, "Replace an output folder that is not empty");
+
+  auto* merge = cmd->add_subcommand("merge", "Re-assemble the full weights from every rank's");
+  merge->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
+  merge->add_option("--ranks-dir", a->ranks_dir, "Folder of rank_<r>/")->required();
+  merge->add_option("--output", a->output, "The weights, as safetensors")->required();
+
+  return [a, strategy, split] {
+    if (strategy->parsed()) {
+      return run_strategy(*a);
+    }
+    if (split->parsed()) {
+      return run_split(*a);
+    }
+    return run_merge(*a);
+  };
+}
+
+} // namespace shardpoint::cli

@@ -1,0 +1,103 @@
+// shardpoint/onnx/weight_files.hpp -- the files tensor-parallel weights
+// travel in: MindSpore's parallel strategy (protobuf or JSON) and checkpoint
+// (.ckpt), and safetensors. Field numbers and layouts: FORMATS.md.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// Written at the wire level with protobuf's CodedOutputStream and
+// WireFormatLite (no generated classes: MindSpore's .proto files are not
+// needed to build), and read back the same way. Tensor contents are streamed
+// in and out, never held whole when they need not be.
+#ifndef SHARDPOINT_ONNX_WEIGHT_FILES_HPP
+#define SHARDPOINT_ONNX_WEIGHT_FILES_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <shardpoint/tensor_layout.hpp>
+
+namespace shardpoint::weights {
+
+/// One parameter of a stage's strategy.
+struct strategy_entry {
+  tensor_layout layout;
+  int stage = 0;
+};
+
+/// A stage's strategy: ParallelStrategyMap.
+struct stage_strategy {
+  int stage = 0;
+  std::vector<strategy_entry> parameters; ///< in file order
+};
+
+/// Serialises a stage's strategy as MindSpore's ParallelStrategyMap
+/// (proto2): current_stage, then per parameter a parallel_strategy_item
+/// (node_name, {stage, [shard]}) and a parallel_layout_item (param_name,
+/// {dev_matrix, tensor_map, param_split_shape = the full shape, field 0,
+/// opt_weight_shard_step 0, opt_weight_shard_size 0}).
+std::string strategy_to_protobuf(const stage_strategy& s);
+
+/// MindSpore's JSON form of the same: {"current_stage", "parallel_strategy_item":
+/// {name: {"stage", "parallel_strategy": [[...]]}}, "parallel_layout_item":
+/// {name: {"dev_matrix", "tensor_map", "tensor_shape", "field",
+/// "opt_weight_shard_step", "opt_weight_shard_size"}}}.
+std::string strategy_to_json(const stage_strategy& s);
+
+/// Reads either form back (by the file's extension: .ckpt protobuf, .json
+/// JSON). Throws bad_input_error naming the file for what does not decode.
+stage_strategy read_strategy(const std::filesystem::path& path);
+
+/// The element types weights come in, by ONNX data type number.
+struct dtype_names {
+  const char* mindspore;   ///< "Float32", ...
+  const char* safetensors; ///< "F32", ...
+  std::size_t size;
+};
+
+/// Names of ONNX data type `onnx_type` in the two formats; nothing for a
+/// type neither can carry.
+std::optional<dtype_names> dtype_of(int onnx_type);
+
+/// The ONNX data type of a MindSpore or safetensors dtype name, or nothing.
+std::optional<int> onnx_type_of(const std::string& name);
+
+/// One tensor to write: its name, shape, ONNX data type, byte size, and a
+/// producer that calls `sink` with its bytes, in order.
+struct tensor_source {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  int onnx_type = 0;
+  std::uint64_t bytes = 0;
+  std::function<void(const std::function<void(const char*, std::size_t)>& sink)> produce;
+};
+
+/// Writes `tensors` as a MindSpore checkpoint to `path` (atomically):
+/// consecutive Checkpoint.Value messages {tag, tensor {dims, tensor_type,
+/// tensor_content}}, a tensor over 512 MiB as several values with the same
+/// tag and full dims whose contents concatenate.
+void write_checkpoint(const std::filesystem::path& path, const std::vector<tensor_source>& tensors);
+
+/// Writes `tensors` as safetensors to `path` (atomically), header padded to
+/// 8 bytes.
+void write_safetensors(const std::filesystem::path& path,
+                       const std::vector<tensor_source>& tensors);
+
+/// A tensor read from a checkpoint or safetensors file.
+struct stored_tensor {
+  std::vector<std::int64_t> shape;
+  int onnx_type = 0;
+  std::string data; ///< row-major, little-endian
+};
+
+/// Every tensor of a .ckpt or .safetensors file (by extension), by name.
+/// Throws bad_input_error naming the file for what does not decode.
+std::map<std::string, stored_tensor> read_weights(const std::filesystem::path& path);
+
+} // namespace shardpoint::weights
+
+#endif // SHARDPOINT_ONNX_WEIGHT_FILES_HPP

@@ -1,0 +1,108 @@
+// shardpoint/onnx/weights.hpp -- tensor parallelism inside each pipeline
+// stage of an ONNX model, in MindSpore's terms: which weights are split and
+// how, the strategy files, the per-rank weights, and back.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// WHICH WEIGHTS ARE SPLIT (the seed's sharded_state_dict)
+//
+//   From a layout file (io/layout_file.hpp), or derived from the graph:
+//   Megatron-style pairs. A MatMul/Gemm with a weight whose result flows,
+//   through only bias Adds, casts and dropouts, into an Add of two
+//   activations (the residual stream) is row-parallel; the MatMul/Gemm
+//   weights found walking back from its input through the block's own
+//   elementwise and attention ops (Softmax, activation-by-activation MatMul,
+//   Transpose, Reshape, scaling, activations) -- the Q, K, V projections, the
+//   MLP up-projection -- are column-parallel. A Gather over an initializer is
+//   vocab-parallel. A bias (the initializer an Add applies to a column or row
+//   MatMul's output, or Gemm's C) follows its layer. Everything else is
+//   replicated.
+//
+//   Shard tuples, T the tensor-parallel degree, exactly as the seed:
+//   column (T, 1) when the weight is stored transposed (Gemm transB = 1),
+//   else (1, T), its bias (T,); row (1, T) transposed, else (T, 1), its bias
+//   (1,); vocab (T, 1); replicated all ones.
+//
+// STAGES AND RANKS
+//
+//   A weight belongs to the stage of the nodes that read it (reads from
+//   subgraphs included); read from two stages it is an error, or with
+//   `replicate_shared` it goes to both. Stage s holds ranks s * D .. s * D +
+//   D - 1, D the devices a stage (a multiple of T: the rest is data-parallel
+//   replication, MindSpore's repeat_calc_num).
+#ifndef SHARDPOINT_ONNX_WEIGHTS_HPP
+#define SHARDPOINT_ONNX_WEIGHTS_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/io/layout_file.hpp>
+
+#include "graph.hpp"
+#include "weight_files.hpp"
+
+namespace shardpoint::onnx {
+
+struct weight_options {
+  int tensor_parallel = 1;              ///< T
+  std::optional<int> devices_per_stage; ///< D, T when not given
+  bool replicate_shared = false;        ///< a weight read by two stages goes to both
+};
+
+/// An initializer, the stages reading it, and how it is split.
+struct weight_decision {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  int onnx_type = 0;
+  std::vector<int> stages;
+  io::layout_choice choice;
+  std::vector<std::int64_t> shard; ///< the choice made concrete with T
+};
+
+/// Derived (Megatron pairs, see the top of this header) for every
+/// initializer the nodes read.
+std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
+                                             const node_graph& nodes);
+
+/// The decision for every initializer the nodes read: `file` when given
+/// (every name must be an initializer; weights it does not name are
+/// replicated), else derived. Stages from `stages` (a model without them is
+/// one stage). Throws bad_input_error for an unknown name or a weight read by
+/// two stages (without replicate_shared), layout_error for a kind that does
+/// not fit the weight's rank, bad_parameter_error for T < 1 or D not a
+/// multiple of T.
+std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                                    const sharding_result& stages, const weight_options& options,
+                                    const std::vector<io::layout_choice>* file);
+
+/// One strategy per stage, the layouts built for D devices (layout_error,
+/// MindSpore's wording, for what a stage cannot hold).
+std::vector<weights::stage_strategy> strategies(const std::vector<weight_decision>& decisions,
+                                                const weight_options& options, int stages);
+
+/// The strategies of a folder: every stage<s>.ckpt or stage<s>.json, by
+/// stage. Throws bad_input_error when there is none.
+std::vector<weights::stage_strategy> read_strategies(const std::filesystem::path& folder);
+
+/// Writes ranks_dir/rank_<r>/ for every rank: each weight of the rank's
+/// stage cut to the rank's slice, as checkpoint_<r>.ckpt (MindSpore) or
+/// model.safetensors, weights streamed from the model (external data read
+/// in blocks). All or nothing.
+void write_rank_weights(const ::onnx::ModelProto& model, const std::filesystem::path& model_path,
+                        const std::vector<weights::stage_strategy>& strategies,
+                        const std::filesystem::path& ranks_dir, bool safetensors, bool replace);
+
+/// Re-assembles the full weights from the per-rank files and the strategies
+/// into one safetensors file, each weight byte for byte the original.
+void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
+                        const std::filesystem::path& ranks_dir,
+                        const std::filesystem::path& output);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_WEIGHTS_HPP

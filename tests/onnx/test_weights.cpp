@@ -1,0 +1,380 @@
+// shardpoint weights: strategies, per-rank weights and merge. Every rank's
+// slice against a reference computed here from the original bytes; split
+// then merge gives every initializer back bit for bit, on a generated
+// transformer with every element type and storage (raw_data, typed fields,
+// external data), T in {1, 2, 4, 8}, with and without replication, over
+// several stages, in both formats, and on the shared models; every refusal.
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::q;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+
+namespace {
+
+// The decoder with its initializers in every element type and storage:
+// round robin over (type, storage); values a deterministic pattern. Some go
+// to external data (`weights.bin`).
+void save_all_dtypes(const fs::path& path, int layers) {
+  auto model = sp::synth_decoder(layers);
+  using T = ::onnx::TensorProto;
+  const std::vector<int> types{T::FLOAT, T::FLOAT16, T::BFLOAT16, T::INT8,  T::INT32,
+                               T::INT64, T::DOUBLE,  T::UINT8,    T::INT16, T::BOOL};
+  std::string external;
+  int k = 0;
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    const int type = types[static_cast<std::size_t>(k) % types.size()];
+    const int storage = (k / static_cast<int>(types.size()) + k) % 3; // raw, typed, external
+    ++k;
+    const auto count = sp::element_count(t);
+    const auto size = *sp::element_bytes(type);
+    std::string bytes(count * size, '\0');
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      bytes[i] = static_cast<char>((i * 131 + static_cast<std::size_t>(k) * 7) % 251);
+    }
+    if (type == T::BOOL) {
+      for (auto& b : bytes) {
+        b = static_cast<char>(b & 1);
+      }
+    }
+    t.clear_float_data();
+    t.clear_raw_data();
+    t.set_data_type(type);
+    if (storage == 1) { // typed field, one value an element (complex types aside)
+      for (std::uint64_t e = 0; e < count; ++e) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, bytes.data() + e * size, size);
+        switch (type) {
+        case T::FLOAT:
+          t.add_float_data(*reinterpret_cast<const float*>(bytes.data() + e * size));
+          break;
+        case T::DOUBLE:
+          t.add_double_data(*reinterpret_cast<const double*>(bytes.data() + e * size));
+          break;
+        case T::INT64:
+          t.add_int64_data(static_cast<std::int64_t>(v));
+          break;
+        case T::INT8:
+        case T::INT16: { // sign-extended, as ONNX writers store them
+          const auto bits = static_cast<int>(size * 8);
+          t.add_int32_data(static_cast<std::int32_t>(static_cast<std::int64_t>(v << (64 - bits)) >>
+                                                     (64 - bits)));
+          break;
+        }
+        default:
+          t.add_int32_data(static_cast<std::int32_t>(v));
+        }
+      }
+    } else if (storage == 2) {
+      t.set_data_location(T::EXTERNAL);
+      for (const auto& [key, value] :
+           std::map<std::string, std::string>{{"location", "weights.bin"},
+                                              {"offset", std::to_string(external.size())},
+                                              {"length", std::to_string(bytes.size())}}) {
+        auto* e = t.add_external_data();
+        e->set_key(key);
+        e->set_value(value);
+      }
+      external += bytes;
+    } else {
+      t.set_raw_data(bytes);
+    }
+  }
+  onnx_test::write_file(path.parent_path() / "weights.bin", external);
+  sp::save_model(model, path);
+}
+
+// The reference slice: every element of the tensor, kept when its part in
+// each split dimension is the rank's coordinate there.
+std::string reference_slice(const std::string& full, const shardpoint::tensor_layout& l,
+                            std::int64_t rank, std::size_t element) {
+  std::vector<std::int64_t> coord(l.device_matrix.size());
+  std::int64_t rest = rank;
+  for (std::size_t k = coord.size(); k-- > 0;) {
+    coord[k] = rest % l.device_matrix[k];
+    rest /= l.device_matrix[k];
+  }
+  std::string out;
+  const std::size_t total = full.size() / element;
+  for (std::size_t flat = 0; flat < total; ++flat) {
+    std::size_t f = flat;
+    bool mine = true;
+    for (std::size_t i = l.shape.size(); i-- > 0;) {
+      const auto x = static_cast<std::int64_t>(f % static_cast<std::size_t>(l.shape[i]));
+      f /= static_cast<std::size_t>(l.shape[i]);
+      const auto m = l.tensor_map[i];
+      if (m >= 0) {
+        const std::size_t k = l.device_matrix.size() - 1 - static_cast<std::size_t>(m);
+        mine = mine && x / (l.shape[i] / l.device_matrix[k]) == coord[k];
+      }
+    }
+    if (mine) {
+      out.append(full, flat * element, element);
+    }
+  }
+  return out;
+}
+
+// strategy -> split -> check every rank -> merge -> check every weight.
+void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const std::string& format,
+                const std::string& extra = "") {
+  CAPTURE(model);
+  CAPTURE(T);
+  CAPTURE(D);
+  CAPTURE(format);
+  const auto strategy = dir / "strategy";
+  const auto ranks = dir / "ranks";
+  const auto merged = dir / "merged.safetensors";
+  auto r =
+      shardpoint_cli("weights strategy --input-model " + q(model) + " --tensor-parallel " +
+                         std::to_string(T) + " --devices-per-stage " + std::to_string(D) +
+                         " --output-dir " + q(strategy) + " --force --replicate-shared " + extra,
+                     dir.path());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  r = shardpoint_cli("weights split --input-model " + q(model) + " --strategy-dir " + q(strategy) +
+                         " --output-dir " + q(ranks) + " --format " + format + " --force",
+                     dir.path());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto original = sp::load_model(model);
+  std::map<std::string, std::string> bytes;
+  for (const auto& t : original.graph().initializer()) {
+    bytes[t.name()] = sp::raw_bytes(t, model.parent_path());
+  }
+  std::map<std::string, int> types;
+  for (const auto& t : original.graph().initializer()) {
+    types[t.name()] = t.data_type();
+  }
+  const auto strategies = sp::read_strategies(strategy);
+  std::size_t checked = 0;
+  for (const auto& s : strategies) {
+    for (std::int64_t local = 0; local < D; ++local) {
+      const std::int64_t rank = s.stage * D + local;
+      const fs::path file =
+          ranks / ("rank_" + std::to_string(rank)) /
+          (format == "ckpt" ? "checkpoint_" + std::to_string(rank) + ".ckpt" : "model.safetensors");
+      const auto stored = shardpoint::weights::read_weights(file);
+      CHECK(stored.size() == s.parameters.size());
+      for (const auto& p : s.parameters) {
+        const auto& t = stored.at(p.layout.name);
+        CHECK(t.onnx_type == types.at(p.layout.name));
+        const auto element = *sp::element_bytes(t.onnx_type);
+        CHECK(t.data == reference_slice(bytes.at(p.layout.name), p.layout, local, element));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 0);
+  r = shardpoint_cli("weights merge --strategy-dir " + q(strategy) + " --ranks-dir " + q(ranks) +
+                         " --output " + q(merged),
+                     dir.path());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  const auto back = shardpoint::weights::read_weights(merged);
+  for (const auto& [name, data] : bytes) {
+    if (back.count(name)) {
+      CHECK(back.at(name).data == data); // bit for bit
+      CHECK(back.at(name).onnx_type == types.at(name));
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("a generated transformer, every dtype and storage, T 1..8, replication, stages") {
+  temp_dir dir;
+  fs::create_directory(dir / "model");
+  const auto model = dir / "model" / "decoder.onnx";
+  save_all_dtypes(model, 4);
+  // Three pipeline stages.
+  const auto staged = dir / "model" / "staged.onnx";
+  REQUIRE(shardpoint_cli("shard --input-model " + q(model) +
+                             " --shard layer0/mlp_residual=0:0 --shard layer2/mlp_residual=1:1 "
+                             "--output-model " +
+                             q(staged) + " --report none",
+                         dir.path())
+              .code == 0);
+  for (int T : {1, 2, 4, 8}) {
+    for (int repeat : {1, 2}) {
+      round_trip(staged, dir, T, T * repeat, T % 2 ? "safetensors" : "ckpt");
+    }
+  }
+  round_trip(staged, dir, 4, 4, "safetensors", "--format json");
+  // The layout written out and read back gives the same strategy files.
+  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(staged) +
+                             " --tensor-parallel 2 --output-dir " + q(dir / "a") +
+                             " --replicate-shared --layout-out " + q(dir / "layout.yaml"),
+                         dir.path())
+              .code == 0);
+  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(staged) +
+                             " --tensor-parallel 2 --output-dir " + q(dir / "b") +
+                             " --replicate-shared --layout " + q(dir / "layout.yaml"),
+                         dir.path())
+              .code == 0);
+  for (const char* f : {"stage0.ckpt", "stage1.ckpt", "stage2.ckpt"}) {
+    CHECK(onnx_test::read_file(dir / "a" / f) == onnx_test::read_file(dir / "b" / f));
+  }
+}
+
+TEST_CASE("the decisions printed: Megatron pairs, biases, the rest replicated") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto r = shardpoint_cli("weights strategy --input-model " + q(model) +
+                                    " --tensor-parallel 4 --output-dir " + q(dir / "s"),
+                                dir.path());
+  REQUIRE(r.code == 0);
+  const auto line = [&](const std::string& name) {
+    const auto at = r.out.find("\n" + name + " ");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  CHECK(line("layer1/q_w").find("column      (1, 4)") != std::string::npos);
+  CHECK(line("layer1/q_b").find("column      (4,)") != std::string::npos);
+  CHECK(line("layer1/attn_out_w").find("row         (4, 1)") != std::string::npos);
+  CHECK(line("layer1/attn_out_b").find("row         (1,)") != std::string::npos);
+  CHECK(line("layer1/mlp_up_w").find("column      (1, 4)") != std::string::npos);
+  CHECK(line("layer1/mlp_down_w").find("row         (4, 1)") != std::string::npos);
+  CHECK(line("layer1/ln_gamma_w").find("replicated") != std::string::npos);
+}
+
+TEST_CASE("Gemm with transB: the transposed tuples; Gather: vocab") {
+  temp_dir dir;
+  // x -> Gather(emb) -> Gemm(w1, transB) -> Relu -> Gemm(w2, transB) -> + x
+  auto m = onnx_test::make_model({{"embed", {"emb", "ids"}, {"e"}, "Gather"},
+                                  {"up", {"e", "w1", "b1"}, {"u"}, "Gemm"},
+                                  {"act", {"u"}, {"a"}, "Relu"},
+                                  {"down", {"a", "w2", "b2"}, {"d"}, "Gemm"},
+                                  {"res", {"e", "d"}, {"y"}, "Add"}},
+                                 {"y"});
+  auto& g = *m.mutable_graph();
+  for (auto* n : {g.mutable_node(1), g.mutable_node(3)}) {
+    auto* a = n->add_attribute();
+    a->set_name("transB");
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(1);
+  }
+  for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
+           {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
+    auto& t = *g.add_initializer();
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    std::int64_t n = 1;
+    for (auto d : dims) {
+      t.add_dims(d);
+      n *= d;
+    }
+    t.mutable_float_data()->Resize(static_cast<int>(n), 0.5F);
+  }
+  const auto model = dir / "gemm.onnx";
+  sp::save_model(m, model);
+  const auto r = shardpoint_cli("weights strategy --input-model " + q(model) +
+                                    " --tensor-parallel 2 --output-dir " + q(dir / "s"),
+                                dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("emb                              [16, 4]          0      vocab       (2, 1)") !=
+        std::string::npos);
+  CHECK(r.out.find("w1                               [8, 4]           0      column      (2, 1)") !=
+        std::string::npos);
+  CHECK(r.out.find("w2                               [4, 8]           0      row         (1, 2)") !=
+        std::string::npos);
+  CHECK(r.out.find("b1                               [8]              0      column      (2,)") !=
+        std::string::npos);
+  round_trip(model, dir, 2, 4, "ckpt");
+}
+
+TEST_CASE("the shared models split and merge back") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  for (const char* name : {"resnet50-v1-7-replica.onnx", "silero_vad_legacy.onnx"}) {
+    const auto model = onnx_test::models_dir() / name;
+    round_trip(model, dir, 2, 2, "safetensors");
+    round_trip(model, dir, 1, 2, "ckpt");
+  }
+  // Weights as Constant nodes, no initializer: nothing to cut, said so.
+  const auto constants = onnx_test::models_dir() / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(constants) +
+                             " --tensor-parallel 2 --output-dir " + q(dir / "s") + " --force",
+                         dir.path())
+              .code == 0);
+  const auto r = shardpoint_cli("weights split --input-model " + q(constants) + " --strategy-dir " +
+                                    q(dir / "s") + " --output-dir " + q(dir / "r"),
+                                dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("the model has no initializers to split") != std::string::npos);
+}
+
+TEST_CASE("refusals: exit 2, one line, nothing written") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto out = dir / "strategy";
+  const auto expect = [&](const std::string& args, const std::string& message) {
+    const auto before = dir.files();
+    const auto r = shardpoint_cli("weights strategy --input-model " + q(model) + " --output-dir " +
+                                      q(out) + " " + args,
+                                  dir.path());
+    CAPTURE(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(dir.files() == before);
+  };
+  const auto layout = [&](const std::string& text) {
+    onnx_test::write_file(dir / "l.yaml", text);
+    return "--layout " + q(dir / "l.yaml");
+  };
+  expect("--tensor-parallel 4 --devices-per-stage 6",
+         "devices per stage (6) must be a positive multiple of the tensor-parallel degree (4)");
+  expect(layout("layer0/q_w: [4, 1]\n") + " --tensor-parallel 2 --devices-per-stage 6",
+         "For layer0/q_w, the shard (4, 1) requires 4 devices, but the device number of this "
+         "stage is 6, it can not be divisible by 4");
+  expect(layout("layer0/q_w: [3, 1]\n") + " --tensor-parallel 4",
+         "For layer0/q_w, the shard (3, 1) requires 3 devices, but the device number of this "
+         "stage is 4, it can not be divisible by 3");
+  expect(layout("layer0/q_w: [1, 1, 1]\n") + " --tensor-parallel 4",
+         "For layer0/q_w, the shard (1, 1, 1) has 3 entries but the parameter has 2 dimensions");
+  expect(layout("no_such_weight: column\n") + " --tensor-parallel 4",
+         "l.yaml:1:1: the layout names 'no_such_weight', which is no initializer of the model");
+  expect(layout("layer0/q_w: sideways\n") + " --tensor-parallel 4",
+         "'sideways' for layer0/q_w is not column, row");
+  expect("--tensor-parallel 3", "For layer0/q_w, dimension 1 of (8, 8) (8) is not divisible by "
+                                "its shard 3");
+  // A name MindSpore cannot carry.
+  auto m = sp::synth_decoder(1);
+  m.mutable_graph()->mutable_initializer(0)->set_name("bad-name");
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    for (auto& i : *n.mutable_input()) {
+      if (i == "eps") {
+        i = "bad-name";
+      }
+    }
+  }
+  const auto dashed = dir / "dashed.onnx";
+  sp::save_model(m, dashed);
+  const auto r = shardpoint_cli("weights strategy --input-model " + q(dashed) +
+                                    " --tensor-parallel 1 --output-dir " + q(out),
+                                dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("For bad-name, the name contains '-'") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // A weight read by two stages.
+  const auto staged = dir / "staged.onnx";
+  REQUIRE(shardpoint_cli("shard --input-model " + q(model) +
+                             " --shard layer0/mlp_residual=0:0 --output-model " + q(staged) +
+                             " --report none",
+                         dir.path())
+              .code == 0);
+  const auto two = shardpoint_cli("weights strategy --input-model " + q(staged) +
+                                      " --tensor-parallel 1 --output-dir " + q(out),
+                                  dir.path());
+  CHECK(two.code == 2);
+  CHECK(two.err.find("initializer 'eps' is read by stage 0 (node 'layer0/ln_add_eps') and stage "
+                     "1 (node 'layer1/ln_add_eps'); give --replicate-shared to write it to both") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
