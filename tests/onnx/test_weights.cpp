@@ -378,3 +378,59 @@ TEST_CASE("refusals: exit 2, one line, nothing written") {
         std::string::npos);
   CHECK_FALSE(fs::exists(out));
 }
+
+TEST_CASE("split and merge refuse what does not fit, and write nothing") {
+  temp_dir dir;
+  const auto small = dir / "small.onnx";
+  const auto large = dir / "large.onnx";
+  sp::save_model(sp::synth_decoder(2), small);
+  sp::save_model(sp::synth_decoder(3), large);
+  const auto run = [&](const std::string& args) { return shardpoint_cli(args, dir.path()); };
+  REQUIRE(run("weights strategy --input-model " + q(small) + " --tensor-parallel 2 --output-dir " +
+              q(dir / "s"))
+              .code == 0);
+  REQUIRE(run("weights strategy --input-model " + q(large) + " --tensor-parallel 2 --output-dir " +
+              q(dir / "s3"))
+              .code == 0);
+  REQUIRE(run("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r"))
+              .code == 0);
+  const auto refused = [&](const std::string& args, const std::string& message) {
+    const auto before = dir.files();
+    const auto r = run(args);
+    CAPTURE(args);
+    CHECK(r.code == 2);
+    CHECK_MESSAGE(r.err.find(message) != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(dir.files() == before);
+  };
+  // No strategy folder; a strategy of another model.
+  refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "none") +
+              " --output-dir " + q(dir / "r2"),
+          "no such strategy folder");
+  refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s3") +
+              " --output-dir " + q(dir / "r2"),
+          "the strategy of stage 0 names 'layer2/ln_gamma_w', which is no initializer of the "
+          "model");
+  // An existing output is not overwritten without --force.
+  refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r"),
+          "the output folder exists and is not empty (--force replaces it)");
+  // A rank's file missing, then cut short.
+  const auto rank1 = dir / "r" / "rank_1" / "checkpoint_1.ckpt";
+  const auto kept = onnx_test::read_file(rank1);
+  fs::remove(rank1);
+  refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
+              " --output " + q(dir / "m.safetensors"),
+          "no checkpoint_1.ckpt or model.safetensors for rank 1");
+  onnx_test::write_file(rank1, kept.substr(0, kept.size() / 2));
+  refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
+              " --output " + q(dir / "m.safetensors"),
+          "checkpoint_1.ckpt': not a MindSpore file");
+  // A strategy file cut short.
+  const auto stage0 = dir / "s" / "stage0.ckpt";
+  onnx_test::write_file(stage0, onnx_test::read_file(stage0).substr(0, 50));
+  refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r2"),
+          "stage0.ckpt': not a MindSpore file");
+}
