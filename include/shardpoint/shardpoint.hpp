@@ -18,6 +18,7 @@
 #include "baselines.hpp"
 #include "evaluate.hpp"
 #include "manual_shard.hpp"
+#include "memory_plan.hpp"
 #include "synthetic.hpp"
 #include "tensor_layout.hpp"
 #include "validate.hpp"

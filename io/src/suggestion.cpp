@@ -33,8 +33,14 @@ std::size_t empty_stages(const partition_metrics& m, std::size_t stages) {
   return empty;
 }
 
-bool fits(const suggestion& s, const partition_metrics& m) {
-  return !s.memory_capacity || largest_memory(m) <= *s.memory_capacity;
+// The cap holds on the planner's largest device when there is a plan.
+bool fits(const suggestion& s, const named_split& x) {
+  return !s.memory_capacity ||
+         x.planned_largest.value_or(largest_memory(x.metrics)) <= *s.memory_capacity;
+}
+
+bool planned(const suggestion& s) {
+  return s.plan.planned_largest.has_value();
 }
 
 std::string what_is_proven(const suggestion& s) {
@@ -59,12 +65,14 @@ std::string to_table(const suggestion& s) {
     os << " + " << s.communication_weight << " per byte received";
   }
   if (s.memory_capacity) {
-    os << ", at most " << human_bytes(*s.memory_capacity) << " of parameters a stage";
+    os << ", at most " << human_bytes(*s.memory_capacity)
+       << (planned(s) ? " a device on the memory planner's totals" : " of parameters a stage");
   }
   os << "; " << what_is_proven(s) << ")\n";
   const bool loads = s.communication_weight > 0;
   std::snprintf(line, sizeof line, "%-6s %-6s %7s %12s%s %14s %12s %7s\n", "stage", "device",
-                "nodes", "cost", loads ? "         load" : "", "parameters", "received", "share");
+                "nodes", "cost", loads ? "         load" : "",
+                planned(s) ? "memory bound" : "parameters", "received", "share");
   os << line;
   for (const auto& g : m.stages) {
     char load[32] = "";
@@ -80,14 +88,23 @@ std::string to_table(const suggestion& s) {
   std::snprintf(line, sizeof line, "bottleneck %.0f, lower bound %.0f (%.3fx), imbalance %.3f\n",
                 m.bottleneck, m.lower_bound, m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0,
                 m.imbalance);
-  os << line << '\n';
+  os << line;
+  if (planned(s)) {
+    os << "memory plan: the largest device holds " << human_bytes(*s.plan.planned_largest)
+       << " (shardpoint memory with the same options)\n";
+    for (const auto& n : s.memory_notes) {
+      os << "note: " << n << '\n';
+    }
+  }
+  os << '\n';
   std::snprintf(line, sizeof line, "%-28s %12s %9s %12s %18s %s\n", "the same model split by",
-                "bottleneck", "x bound", "x suggested", "largest params", "");
+                "bottleneck", "x bound", "x suggested",
+                planned(s) ? "largest device" : "largest params", "");
   os << line;
   for (const auto& b : s.baselines) {
     const auto& x = b.metrics;
     std::string note;
-    if (!fits(s, x)) {
+    if (!fits(s, b)) {
       note = "over the memory cap";
     }
     if (const auto empty = empty_stages(x, stages)) {
@@ -96,7 +113,7 @@ std::string to_table(const suggestion& s) {
     std::snprintf(line, sizeof line, "%-28s %12.0f %9.3f %12.3f %18s %s\n", b.name.c_str(),
                   x.bottleneck, x.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0,
                   m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0,
-                  human_bytes(largest_memory(x)).c_str(), note.c_str());
+                  human_bytes(b.planned_largest.value_or(largest_memory(x))).c_str(), note.c_str());
     os << line;
   }
   os << "\nsharding points (" << s.points.size() << "; the rest is stage " << (stages - 1)
@@ -113,14 +130,18 @@ std::string to_json(const suggestion& s) {
   nlohmann::json j;
   j["stages"] = nlohmann::json::array();
   for (const auto& g : m.stages) {
-    j["stages"].push_back({{"stage", g.id},
-                           {"device", g.id},
-                           {"nodes", g.vertices},
-                           {"cost", g.cost},
-                           {"parameter_bytes", g.memory},
-                           {"received_bytes", g.received_bytes},
-                           {"load", g.load},
-                           {"share", m.bottleneck > 0 ? g.load / m.bottleneck : 0.0}});
+    const auto k = static_cast<std::size_t>(g.id);
+    j["stages"].push_back(
+        {{"stage", g.id},
+         {"device", g.id},
+         {"nodes", g.vertices},
+         {"cost", g.cost},
+         {"parameter_bytes",
+          k < s.stage_parameter_bytes.size() ? s.stage_parameter_bytes[k] : g.memory},
+         {"memory_bytes", g.memory},
+         {"received_bytes", g.received_bytes},
+         {"load", g.load},
+         {"share", m.bottleneck > 0 ? g.load / m.bottleneck : 0.0}});
   }
   j["bottleneck"] = m.bottleneck;
   j["lower_bound"] = m.lower_bound;
@@ -131,6 +152,9 @@ std::string to_json(const suggestion& s) {
   j["cost_model"] = s.cost_model;
   j["memory_capacity"] = s.memory_capacity ? nlohmann::json(*s.memory_capacity) : nlohmann::json();
   j["communication_weight"] = s.communication_weight;
+  j["memory_plan"] = planned(s) ? nlohmann::json{{"largest_total_bytes", *s.plan.planned_largest},
+                                                 {"notes", s.memory_notes}}
+                                : nlohmann::json();
   j["points"] = nlohmann::json::array();
   for (const auto& p : s.points) {
     j["points"].push_back({{"node", p.node}, {"device", *p.device}, {"stage", *p.stage}});
@@ -144,7 +168,9 @@ std::string to_json(const suggestion& s) {
          {"ratio_to_lower_bound", m.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0},
          {"ratio_to_suggestion", m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0},
          {"largest_parameter_bytes", largest_memory(x)},
-         {"fits", fits(s, x)},
+         {"largest_total_bytes",
+          b.planned_largest ? nlohmann::json(*b.planned_largest) : nlohmann::json()},
+         {"fits", fits(s, b)},
          {"empty_stages", empty_stages(x, m.stages.size())}});
   }
   j["diagnostics"] = detail::findings_json(s.diagnostics);

@@ -18,6 +18,7 @@
   X(suggest)                                                                                       \
   X(split)                                                                                         \
   X(weights)                                                                                       \
+  X(memory)                                                                                        \
   X(inspect)                                                                                       \
   X(validate)                                                                                      \
   X(simulate)                                                                                      \

@@ -1,6 +1,7 @@
 // Option groups shared by several commands.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -12,8 +13,8 @@
 namespace shardpoint::cli {
 namespace fs = std::filesystem;
 
-void model_points::add_to(CLI::App& cmd, const std::string& what) {
-  cmd.add_option("--input-model,--input_model", input, what)->required();
+void model_points::add_to(CLI::App& cmd, const std::string& what, bool required) {
+  cmd.add_option("--input-model,--input_model", input, what)->required(required);
   cmd.add_option("--manual-sharding-config,--manual_sharding_config", config,
                  "shard.yaml (list of {node, device, stage}) or a sharding_info / "
                  "pipelining_info mapping (YAML or .json); without it and --shard, the model's "
@@ -70,6 +71,116 @@ pipeline_options pipeline_flags::options(const sharding_result& r) const {
   o.batches_per_step = batches_per_step.value_or(1);
   o.spelling = flag_spelling;
   return o;
+}
+
+void memory_flags::add_to(CLI::App& cmd, bool with_batches) {
+  auto* g = cmd.add_option_group("memory plan", "What each device holds (shardpoint memory)");
+  g->add_option("--tensor-parallel", tensor_parallel,
+                "Tensor-parallel degree T: weights split by their shard tuples (Megatron pairs "
+                "from the graph, or --layout)");
+  g->add_option("--layout", layout,
+                "Layout file: initializer -> column | row | vocab | replicated | [shard tuple]");
+  g->add_option("--data-parallel", data_parallel, "Data-parallel degree DP");
+  g->add_option("--sharded-data-parallel", sharded_data_parallel,
+                "SageMaker's sharded data parallel degree: divides DP; or auto (the smallest "
+                "that fits --device-memory)");
+  auto* inf =
+      g->add_flag("--inference", inference, "Weights in their stored types, no training state");
+  auto* tr = g->add_flag("--training", training,
+                         "Parameters, gradients and optimizer states (the default)");
+  inf->excludes(tr);
+  g->add_option("--optimizer", optimizer, "Training: adam (default), sgd, none")
+      ->check(CLI::IsMember({"adam", "sgd", "none"}));
+  g->add_option("--precision", precision, "Training: fp16 (mixed, default), bf16 (mixed), fp32")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  g->add_flag("--fp16", fp16, "SageMaker's fp16: --precision fp16");
+  g->add_flag("--bf16", bf16, "SageMaker's bf16: --precision bf16");
+  g->add_flag("--shard-optimizer-states", shard_optimizer_states,
+              "Optimizer states divided over the data-parallel ranks (ZeRO stage 1)");
+  g->add_option("--param-persistence-threshold", persistence_threshold,
+                "Weights with fewer elements stay whole under sharding (default 1e6)");
+  g->add_option("--max-live-parameters", max_live_parameters,
+                "Most elements gathered at once under sharding (default 1e9)");
+  g->add_option("--micro-batch-size", micro_batch_size,
+                "Samples per micro-batch: the batch dimension of the activations (default 1)");
+  if (with_batches) {
+    g->add_option("--batches-per-step,--batches_per_step", batches_per_step,
+                  "Micro-batches per step M (default 1)");
+  }
+  g->add_option("--schedule", schedule, "Training pipeline schedule: gpipe (default) or 1f1b")
+      ->check(CLI::IsMember({"gpipe", "1f1b"}));
+  g->add_option("--queue-depth", queue_depth,
+                "Inference: entries queued between stages (default 4, as simulate)");
+}
+
+bool memory_flags::given(const CLI::App& cmd) const {
+  for (const char* flag :
+       {"--tensor-parallel", "--layout", "--data-parallel", "--sharded-data-parallel",
+        "--inference", "--training", "--optimizer", "--precision", "--fp16", "--bf16",
+        "--shard-optimizer-states", "--param-persistence-threshold", "--max-live-parameters",
+        "--micro-batch-size", "--schedule", "--queue-depth"}) {
+    if (cmd.count(flag) > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::int64_t parse_count(const std::string& flag, const std::string& text) {
+  std::size_t used = 0;
+  try { // digits exactly, then 1e6 and the like
+    const long long whole = std::stoll(text, &used, 10);
+    if (used == text.size()) {
+      return whole;
+    }
+  } catch (const std::exception&) {
+  }
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !(std::abs(value) < 4.6e18) ||
+      value != std::floor(value)) {
+    throw bad_parameter_error(flag + " '" + text + "' is not a whole number (e.g. 8, 1e6)");
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+parallel_config memory_flags::config() const {
+  parallel_config c;
+  c.training = !inference;
+  if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16)) {
+    throw usage_error("--optimizer, --precision, --fp16 and --bf16 describe training; drop them "
+                      "or --inference");
+  }
+  c.optimizer = optimizer == "sgd"    ? optimizer_kind::sgd
+                : optimizer == "none" ? optimizer_kind::none
+                                      : optimizer_kind::adam;
+  // SageMaker's two flags, and --precision on top: asking for both 16-bit
+  // types is the planner's fp16-or-bf16 rule.
+  c.fp16 = fp16 || precision == "fp16";
+  c.bf16 = bf16 || precision == "bf16";
+  if (precision == "fp32" && (fp16 || bf16)) {
+    throw usage_error(std::string("--precision fp32 contradicts --") + (fp16 ? "fp16" : "bf16"));
+  }
+  if (precision.empty() && !fp16 && !bf16) {
+    c.fp16 = true; // the default: the ZeRO paper's mixed precision
+  }
+  c.tensor_parallel = parse_count("--tensor-parallel", tensor_parallel);
+  c.data_parallel = parse_count("--data-parallel", data_parallel);
+  c.sharded_data_parallel =
+      automatic() ? 1 : parse_count("--sharded-data-parallel", sharded_data_parallel);
+  c.shard_optimizer_states = shard_optimizer_states;
+  c.param_persistence_threshold =
+      parse_count("--param-persistence-threshold", persistence_threshold);
+  c.max_live_parameters = parse_count("--max-live-parameters", max_live_parameters);
+  c.micro_batch_size = parse_count("--micro-batch-size", micro_batch_size);
+  c.micro_batches = parse_count("--batches-per-step", batches_per_step);
+  c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
+  c.queue_depth = parse_count("--queue-depth", queue_depth);
+  return c;
 }
 
 void report_flag::add_to(CLI::App& cmd, const std::vector<std::string>& formats,

@@ -25,7 +25,7 @@ struct model_points {
   std::vector<std::string> shard_flags;
   bool strict = false;
 
-  void add_to(CLI::App& cmd, const std::string& what = "Model to shard");
+  void add_to(CLI::App& cmd, const std::string& what = "Model to shard", bool required = true);
   [[nodiscard]] bool has_points() const { return !config.empty() || !shard_flags.empty(); }
 };
 
@@ -65,6 +65,47 @@ struct report_flag {
   void add_to(CLI::App& cmd, const std::vector<std::string>& formats,
               const std::string& help = "Report format");
 };
+
+/// The memory planner's options (`memory`, and `suggest` whose cap then
+/// holds on the planner's totals): parallelism, training or inference,
+/// precision, SageMaker's sharded data parallelism, activations. Numbers are
+/// read as text so that 1e6 works and a bad one is a parameter error (exit
+/// 2), as the planner's rules are.
+struct memory_flags {
+  std::string tensor_parallel = "1";
+  std::string data_parallel = "1";
+  std::string sharded_data_parallel = "1"; ///< or "auto"
+  std::string layout;
+  bool inference = false;
+  bool training = false;
+  std::string optimizer;
+  std::string precision;
+  bool fp16 = false;
+  bool bf16 = false;
+  bool shard_optimizer_states = false;
+  std::string persistence_threshold = "1e6";
+  std::string max_live_parameters = "1e9";
+  std::string micro_batch_size = "1";
+  std::string batches_per_step = "1";
+  std::string schedule = "gpipe";
+  std::string queue_depth = "4";
+
+  /// `with_batches`: whether to add --batches-per-step (commands that have
+  /// their own leave it out).
+  void add_to(CLI::App& cmd, bool with_batches = true);
+  /// Whether any of them was given on the command line.
+  [[nodiscard]] bool given(const CLI::App& cmd) const;
+  [[nodiscard]] bool automatic() const { return sharded_data_parallel == "auto"; }
+  /// The configuration they describe (the sharding degree 1 under auto);
+  /// usage_error for flags that contradict each other, bad_parameter_error
+  /// for a number that is not an integer. The planner's rules are checked
+  /// where the stages are known.
+  [[nodiscard]] parallel_config config() const;
+};
+
+/// `text` as a whole number (1000000, 1e6); bad_parameter_error naming
+/// `flag` otherwise.
+std::int64_t parse_count(const std::string& flag, const std::string& text);
 
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);

@@ -9,6 +9,7 @@
 
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/layout_file.hpp>
 #include <shardpoint/io/suggestion.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -29,9 +30,20 @@ struct suggest_options {
   double communication_weight = 0;
   std::string output_config;
   std::string output_model;
+  memory_flags plan;
+  bool planned = false; ///< a memory_flags option given: the cap holds on the planner's totals
   report_flag report;
   bool strict = false;
   bool force = false;
+};
+
+// The planner's view of the model for `suggest`: its items (the cap's
+// measure) and how to plan any split, by layout position.
+struct planner {
+  parallel_config config;
+  parameter_uses uses; // by position
+  std::vector<std::int64_t> produced;
+  std::vector<std::string> notes;
 };
 
 onnx::cost_model cost_of(const std::string& name) {
@@ -81,10 +93,45 @@ int run(const suggest_options& a) {
   const auto cost = boost::make_iterator_property_map(w.cost.begin(), index);
   const auto bytes = boost::make_iterator_property_map(w.output_bytes.begin(), index);
   const auto param_bytes = boost::make_iterator_property_map(w.parameter_bytes.begin(), index);
+  std::optional<planner> mem;
+  memory_items planner_items;
+  if (a.planned) {
+    mem.emplace();
+    mem->config = a.plan.config();
+    std::vector<io::layout_choice> layout;
+    if (!a.plan.layout.empty()) {
+      layout = io::read_layout_file(a.plan.layout);
+    }
+    const sharding_result one_stage(positions.size(), {}, {});
+    const onnx::weight_options wo{static_cast<int>(mem->config.tensor_parallel), std::nullopt,
+                                  true};
+    const auto decisions =
+        onnx::decide(graph, nodes, one_stage, wo, a.plan.layout.empty() ? nullptr : &layout);
+    auto by_node = onnx::parameter_uses_of(nodes, decisions);
+    mem->uses.tensors = std::move(by_node.tensors);
+    mem->uses.used.resize(positions.size());
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      mem->uses.used[positions[v]] = std::move(by_node.used[v]);
+    }
+    mem->produced = onnx::activation_bytes(model, nodes, mem->config.micro_batch_size, mem->notes);
+    const auto produced = boost::make_iterator_property_map(mem->produced.begin(), index);
+    planner_items = plan_memory_items(view, mem->uses, produced, mem->config, a.stages);
+  }
+  // What the cap holds on: parameter bytes, or the planner's bound.
+  const memory_items& capped = mem ? planner_items : params;
+  // The planner's largest device for a split (by node index), when planning.
+  const auto planned_largest = [&](const sharding_result& r) -> std::optional<double> {
+    if (!mem) {
+      return std::nullopt;
+    }
+    const auto produced = boost::make_iterator_property_map(mem->produced.begin(), index);
+    const auto plan = plan_memory(stage_memory_inputs(view, r, mem->uses, produced), mem->config);
+    return static_cast<double>(plan.largest_total_bytes);
+  };
 
   balance_options options{
       .stages = a.stages, .memory_capacity = cap, .communication_weight = a.communication_weight};
-  const balanced_sharding best = balanced_shard(view, cost, params, bytes, options);
+  const balanced_sharding best = balanced_shard(view, cost, capped, bytes, options);
 
   io::suggestion s;
   s.cost_model = a.cost;
@@ -94,15 +141,22 @@ int run(const suggest_options& a) {
   s.exact_intervals = best.exact_intervals;
   s.method = best.method;
   const evaluate_options eo{.communication_weight = a.communication_weight};
-  s.plan = {"shardpoint", evaluate(view, best.result, cost, params, bytes, eo)};
-  s.baselines.push_back({"uniform (DeepSpeed)", evaluate(view, baselines::uniform(view, a.stages),
-                                                         cost, params, bytes, eo)});
+  const auto measured = [&](std::string name, const sharding_result& r) {
+    return io::named_split{std::move(name), evaluate(view, r, cost, capped, bytes, eo),
+                           planned_largest(r)};
+  };
+  s.plan = measured("shardpoint", best.result);
+  s.baselines.push_back(measured("uniform (DeepSpeed)", baselines::uniform(view, a.stages)));
   s.baselines.push_back(
-      {"parameters (DeepSpeed)",
-       evaluate(view, baselines::by_weight(view, param_bytes, a.stages), cost, params, bytes, eo)});
+      measured("parameters (DeepSpeed)", baselines::by_weight(view, param_bytes, a.stages)));
   s.baselines.push_back(
-      {"equal cost, greedy (PiPPy)",
-       evaluate(view, baselines::greedy_threshold(view, cost, a.stages), cost, params, bytes, eo)});
+      measured("equal cost, greedy (PiPPy)", baselines::greedy_threshold(view, cost, a.stages)));
+  if (mem) {
+    s.memory_notes = mem->notes;
+    for (const auto& g : evaluate(view, best.result, cost, params).stages) {
+      s.stage_parameter_bytes.push_back(g.memory);
+    }
+  }
   for (const auto& p : best.points) {
     s.points.push_back({names[node_order[p.vertex]], p.device, p.stage, ""});
   }
@@ -146,8 +200,9 @@ action add_suggest(CLI::App& app) {
       ->required()
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)");
-  cmd->add_option("--memory-per-device", a->memory_per_device,
-                  "Cap on each stage's parameter bytes: 900MiB, 16GB, 123456789");
+  cmd->add_option("--memory-per-device,--device-memory", a->memory_per_device,
+                  "Cap on each stage's parameter bytes (900MiB, 16GB, 123456789); with any "
+                  "memory plan option, on the planner's total for each device");
   cmd->add_option("--cost", a->cost,
                   "flops: estimated MFLOPs per node; unit: 1 per node; params: parameter bytes")
       ->check(CLI::IsMember({"flops", "unit", "params"}));
@@ -161,7 +216,15 @@ action add_suggest(CLI::App& app) {
   cmd->add_flag("--only_manual_sharding,--only-manual-sharding", a->strict,
                 "Require unique names on every node; rename nothing");
   cmd->add_flag("--force", a->force, "Write even when validation fails");
-  return [a] { return run(*a); };
+  a->plan.add_to(*cmd);
+  return [a, cmd] {
+    a->planned = a->plan.given(*cmd);
+    if (a->plan.automatic()) {
+      throw usage_error("suggest plans one sharded data parallel degree; give a number (shardpoint "
+                        "memory --sharded-data-parallel auto finds one)");
+    }
+    return run(*a);
+  };
 }
 
 } // namespace shardpoint::cli

@@ -19,6 +19,8 @@ namespace shardpoint::io {
 struct named_split {
   std::string name;
   partition_metrics metrics;
+  /// The memory planner's largest device total, when the cap is on it.
+  std::optional<double> planned_largest = std::nullopt;
 };
 
 struct suggestion {
@@ -32,15 +34,23 @@ struct suggestion {
   std::vector<named_split> baselines;
   std::vector<config::entry> points; ///< the split as a PopRT config
   std::vector<diagnostic> diagnostics;
+  /// With a memory plan (the cap on the planner's totals): the parameter
+  /// bytes of each stage of `plan` (its metrics' memory is then the
+  /// planner's bound), and how the planner measured the activations.
+  std::vector<double> stage_parameter_bytes;
+  std::vector<std::string> memory_notes;
 };
 
 std::string to_table(const suggestion& s);
 /// {"stages": [{"stage", "device", "nodes", "cost", "parameter_bytes",
-///  "received_bytes", "load", "share"}], "bottleneck", "lower_bound",
-///  "exact", "exact_intervals", "method", "cost_model", "memory_capacity",
-///  "communication_weight", "points": [{"node", "device", "stage"}],
+///  "memory_bytes" (what the cap holds on), "received_bytes", "load",
+///  "share"}], "bottleneck", "lower_bound", "exact", "exact_intervals",
+///  "method", "cost_model", "memory_capacity", "communication_weight",
+///  "memory_plan" (null, or {"largest_total_bytes", "notes"}: the planner's
+///  largest device), "points": [{"node", "device", "stage"}],
 ///  "baselines": [{"name", "bottleneck", "ratio_to_lower_bound",
-///  "ratio_to_suggestion", "largest_parameter_bytes", "fits", "empty_stages"}],
+///  "ratio_to_suggestion", "largest_parameter_bytes" (the cap's measure),
+///  "largest_total_bytes" (with a memory plan), "fits", "empty_stages"}],
 ///  "diagnostics": [...]}
 std::string to_json(const suggestion& s);
 

@@ -10,6 +10,7 @@
 
 #include "costs.hpp"
 #include "graph.hpp"
+#include "memory.hpp"
 #include "model.hpp"
 #include "report.hpp"
 #include "split.hpp"

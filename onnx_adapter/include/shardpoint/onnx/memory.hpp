@@ -1,0 +1,63 @@
+// shardpoint/onnx/memory.hpp -- what each pipeline stage of an ONNX model
+// holds, for the memory planner (<shardpoint/memory_plan.hpp>): its weights
+// with their tensor-parallel shard tuples, and its activations.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// WEIGHTS are the initializers the stage's nodes read (subgraph reads
+// included; a weight read by two stages counts in both), each with the
+// shard tuple `decide()` gives it (weights.hpp: a layout file or Megatron
+// pairs). Floating-point initializers are trainable; integer and boolean
+// ones are constants.
+//
+// ACTIVATIONS of one micro-batch are the bytes of the top-level nodes'
+// outputs, from ONNX shape inference with the batch dimension -- the first
+// dimension of every graph input -- set to the micro-batch size where it is
+// symbolic. When every input's batch is fixed at b and the micro-batch size
+// B differs, the sizes at b are scaled by B / b (rounded up) and a note says
+// so. Outputs of unknown shape count 0, also noted; remaining symbolic
+// dimensions count 1.
+#ifndef SHARDPOINT_ONNX_MEMORY_HPP
+#define SHARDPOINT_ONNX_MEMORY_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/memory_plan.hpp>
+#include <shardpoint/sharding_result.hpp>
+
+#include "graph.hpp"
+#include "weights.hpp"
+
+namespace shardpoint::onnx {
+
+struct model_memory {
+  std::vector<stage_memory_input> stages;
+  std::vector<std::string> notes; ///< how the activations were measured, when it matters
+};
+
+/// The bytes of every top-level node's outputs for one micro-batch of
+/// `micro_batch_size` samples, and notes (see the top of this header).
+/// `model` is returned exactly as it was.
+std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
+                                           std::int64_t micro_batch_size,
+                                           std::vector<std::string>& notes);
+
+/// The weights as the planner's parameter uses, by node: one tensor per
+/// decision (its elements, the product of its shard, its stored element
+/// size, trainable when floating point).
+parameter_uses parameter_uses_of(const node_graph& nodes,
+                                 const std::vector<weight_decision>& decisions);
+
+/// Both, per stage of `stages` (one stage when it has none).
+model_memory measure_memory(::onnx::ModelProto& model, const node_graph& nodes,
+                            const sharding_result& stages,
+                            const std::vector<weight_decision>& decisions,
+                            std::int64_t micro_batch_size);
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_MEMORY_HPP

@@ -1,0 +1,350 @@
+// shardpoint memory (and suggest with its options): the ZeRO paper's
+// figures, the persistence threshold, tensor-parallel slices equal to what
+// `weights split` writes, activations, every rule, auto.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include <shardpoint/onnx/adapter.hpp>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using onnx_test::q;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+
+namespace {
+
+json run_json(const std::string& args, const temp_dir& dir, int expected = 0) {
+  const auto r = shardpoint_cli(args + " --report json", dir.path());
+  CAPTURE(args);
+  REQUIRE_MESSAGE(r.code == expected, r.err);
+  return json::parse(r.out);
+}
+
+void add_value(::onnx::ValueInfoProto& v, const std::string& name,
+               const std::vector<std::int64_t>& dims, const std::string& batch = "") {
+  v.set_name(name);
+  auto& t = *v.mutable_type()->mutable_tensor_type();
+  t.set_elem_type(::onnx::TensorProto::FLOAT);
+  auto* shape = t.mutable_shape();
+  if (!batch.empty()) {
+    shape->add_dim()->set_dim_param(batch);
+  }
+  for (auto d : dims) {
+    shape->add_dim()->set_dim_value(d);
+  }
+}
+
+// x[1] + w_i for weights of the given element counts, one Add each.
+::onnx::ModelProto adds(const std::vector<std::int64_t>& sizes) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("adds");
+  add_value(*g.add_input(), "x", {1});
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::string w = "w" + std::to_string(i);
+    auto& t = *g.add_initializer();
+    t.set_name(w);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(sizes[i]);
+    t.mutable_float_data()->Resize(static_cast<int>(sizes[i]), 1.0F);
+    auto& n = *g.add_node();
+    n.set_name("add" + std::to_string(i));
+    n.set_op_type("Add");
+    n.add_input("x");
+    n.add_input(w);
+    n.add_output("y" + std::to_string(i));
+    add_value(*g.add_output(), "y" + std::to_string(i), {sizes[i]});
+  }
+  return m;
+}
+
+// x[batch, 4] -> Relu a -> Relu b -> Relu c -> Relu d, batch symbolic.
+::onnx::ModelProto relu_chain() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("chain");
+  add_value(*g.add_input(), "x", {4}, "batch");
+  std::string in = "x";
+  for (const char* name : {"a", "b", "c", "d"}) {
+    auto& n = *g.add_node();
+    n.set_name(name);
+    n.set_op_type("Relu");
+    n.add_input(in);
+    in = std::string("y") + name;
+    n.add_output(in);
+  }
+  add_value(*g.add_output(), in, {4}, "batch");
+  return m;
+}
+
+// decoder.onnx with `layers` layers, and staged.onnx: it cut in two stages
+// after the middle layer's MLP.
+fs::path two_stage_decoder(const temp_dir& dir, int layers) {
+  const auto model = dir / "decoder.onnx";
+  const auto staged = dir / "staged.onnx";
+  sp::save_model(sp::synth_decoder(layers), model);
+  REQUIRE(shardpoint_cli("shard --input-model " + q(model) + " --shard layer" +
+                             std::to_string((layers - 1) / 2) +
+                             "/mlp_residual=0:0 --output-model " + q(staged) + " --report none",
+                         dir.path())
+              .code == 0);
+  return staged;
+}
+
+} // namespace
+
+TEST_CASE("the ZeRO paper's example from counts alone, all four stages") {
+  temp_dir dir;
+  const auto j = run_json("memory --parameters 7.5e9 --data-parallel 64 --sharded-data-parallel 64 "
+                          "--param-persistence-threshold 0 --compare-stages",
+                          dir);
+  CHECK(j["zero_stages"]["plain"] == 120'000'000'000);
+  CHECK(j["zero_stages"]["optimizer_states"] == 31'406'250'000);
+  CHECK(j["zero_stages"]["gradients"] == 16'640'625'000);
+  CHECK(j["zero_stages"]["parameters"] == 1'875'000'000);
+  CHECK(j["sharded_data_parallel"] == 64);
+  REQUIRE(j["devices"].size() == 64);
+  const auto& d = j["devices"][63];
+  CHECK(d["data_parallel_rank"] == 63);
+  CHECK(d["parameter_bytes"].get<std::int64_t>() + d["gradient_bytes"].get<std::int64_t>() +
+            d["optimizer_state_bytes"].get<std::int64_t>() ==
+        1'875'000'000);
+  CHECK(j["fits"].is_null()); // no --device-memory: nothing to fit
+  // The same question with a device size: 5.875e9 bytes do not fit 5 GiB.
+  const auto r = shardpoint_cli("memory --parameters 7.5e9 --data-parallel 64 "
+                                "--sharded-data-parallel 64 --param-persistence-threshold 0 "
+                                "--device-memory 5GiB",
+                                dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.err.find("does not fit: the largest device needs 5.47 GiB") != std::string::npos);
+  CHECK(r.out.find("does not fit in 5.00 GiB") != std::string::npos);
+}
+
+TEST_CASE("persistence threshold: weights just below, at and above it") {
+  temp_dir dir;
+  const auto model = dir / "adds.onnx";
+  sp::save_model(adds({999, 1000, 1001}), model);
+  const auto j = run_json("memory --input-model " + q(model) +
+                              " --data-parallel 8 --sharded-data-parallel 8 "
+                              "--param-persistence-threshold 1000",
+                          dir);
+  REQUIRE(j["devices"].size() == 8);
+  for (const auto& d : j["devices"]) {
+    // 999 stays whole; 1000 (at the threshold) and 1001 are sharded, ceil(e/8).
+    CHECK(d["parameter_bytes"] == 2 * (999 + 125 + 126));
+    CHECK(d["gradient_bytes"] == 2 * (125 + 125 + 126));
+    CHECK(d["optimizer_state_bytes"] == 12 * (125 + 125 + 126));
+    CHECK(d["gathered_bytes"] == 4 * 1001); // the largest layer that is not persistent
+    // Outputs of 999 + 1000 + 1001 floats, one micro-batch (GPipe, M = 1).
+    CHECK(d["activation_bytes"] == 4 * 3000);
+  }
+}
+
+TEST_CASE("tensor parallel: a rank's parameter bytes are the slices weights split writes") {
+  temp_dir dir;
+  const auto staged = two_stage_decoder(dir, 3);
+  for (int T : {1, 2, 4}) {
+    CAPTURE(T);
+    const auto strategy = dir / ("strategy" + std::to_string(T));
+    const auto ranks = dir / ("ranks" + std::to_string(T));
+    REQUIRE(shardpoint_cli("weights strategy --input-model " + q(staged) + " --tensor-parallel " +
+                               std::to_string(T) + " --replicate-shared --output-dir " +
+                               q(strategy),
+                           dir.path())
+                .code == 0);
+    REQUIRE(shardpoint_cli("weights split --input-model " + q(staged) + " --strategy-dir " +
+                               q(strategy) + " --output-dir " + q(ranks) + " --format safetensors",
+                           dir.path())
+                .code == 0);
+    const auto j = run_json("memory --input-model " + q(staged) +
+                                " --inference --tensor-parallel " + std::to_string(T),
+                            dir);
+    REQUIRE(j["devices"].size() == static_cast<std::size_t>(2 * T));
+    for (const auto& d : j["devices"]) {
+      const int rank = d["stage"].get<int>() * T + d["tensor_parallel_rank"].get<int>();
+      std::int64_t written = 0;
+      for (const auto& [name, t] : shardpoint::weights::read_weights(
+               ranks / ("rank_" + std::to_string(rank)) / "model.safetensors")) {
+        written += static_cast<std::int64_t>(t.data.size());
+      }
+      CHECK(d["parameter_bytes"] == written);
+      CHECK(d["gradient_bytes"] == 0);
+    }
+  }
+}
+
+TEST_CASE("activations: the batch dimension, GPipe, 1F1B and inference queues") {
+  temp_dir dir;
+  const auto model = dir / "chain.onnx";
+  const auto staged = dir / "staged.onnx";
+  sp::save_model(relu_chain(), model);
+  REQUIRE(shardpoint_cli("shard --input-model " + q(model) + " --shard b=0:0 --output-model " +
+                             q(staged) + " --report none",
+                         dir.path())
+              .code == 0);
+  // Each output is 3 x 4 floats = 48 bytes at micro-batch 3. Stage 0 (a, b)
+  // produces 96; stage 1 (c, d) produces 96 and receives yb, 48.
+  const std::string base = "memory --input-model " + q(staged) + " --micro-batch-size 3 ";
+  auto j = run_json(base + "--batches-per-step 4", dir);
+  CHECK(j["devices"][0]["activation_bytes"] == 96 * 4);
+  CHECK(j["devices"][1]["activation_bytes"] == (96 + 48) * 4);
+  j = run_json(base + "--batches-per-step 4 --schedule 1f1b", dir);
+  CHECK(j["devices"][0]["activation_bytes"] == 96 * 2); // min(M, S - s) = 2
+  CHECK(j["devices"][1]["activation_bytes"] == (96 + 48) * 1);
+  j = run_json(base + "--inference --queue-depth 3", dir); // 3 rounds up to 4 entries
+  CHECK(j["devices"][0]["activation_bytes"] == 96);
+  CHECK(j["devices"][1]["activation_bytes"] == 96 + 4 * 48);
+  CHECK(j["notes"].empty());
+  // A fixed batch is measured as it is and scaled, with a note.
+  auto fixed = relu_chain();
+  fixed.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(2);
+  sp::save_model(fixed, dir / "fixed.onnx");
+  j = run_json("memory --input-model " + q(dir / "fixed.onnx") + " --micro-batch-size 6", dir);
+  CHECK(j["devices"][0]["activation_bytes"] == 4 * 6 * 4 * 4);
+  REQUIRE(j["notes"].size() == 1);
+  CHECK(j["notes"][0].get<std::string>().find("fixed batch of 2") != std::string::npos);
+  // The model is not changed by the measuring.
+  CHECK(onnx_test::read_file(model) == sp::load_model(model).SerializeAsString());
+}
+
+TEST_CASE("every rule: exit 2, one line, no plan printed") {
+  temp_dir dir;
+  const auto staged = two_stage_decoder(dir, 2);
+  const auto model = dir / "decoder.onnx";
+  const auto refused = [&](const std::string& args, const std::string& words, int code = 2) {
+    const auto r = shardpoint_cli("memory " + args, dir.path());
+    CAPTURE(args);
+    CHECK(r.code == code);
+    CHECK_MESSAGE(r.err.find(words) != std::string::npos, r.err);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  };
+  const std::string m = "--input-model " + q(model) + " ";
+  refused(m + "--tensor-parallel 0",
+          "the tensor parallel degree must be a positive integer, not 0");
+  refused(m + "--data-parallel -2", "the data parallel degree must be a positive integer, not -2");
+  refused(m + "--micro-batch-size 0", "the micro-batch size must be a positive integer");
+  refused(m + "--tensor-parallel 2.5", "--tensor-parallel '2.5' is not a whole number");
+  refused(m + "--param-persistence-threshold -1",
+          "the parameter persistence threshold must be non-negative, not -1");
+  refused(m + "--max-live-parameters -1", "the maximum of live parameters must be non-negative");
+  refused(m + "--data-parallel 8 --sharded-data-parallel 3",
+          "must be an integer between one and the data parallelism degree and must evenly "
+          "divide it: 3 does not divide 8");
+  refused(m + "--data-parallel 2 --sharded-data-parallel 4", "4 does not divide 2");
+  refused(m + "--inference --data-parallel 2 --sharded-data-parallel 2", "inference has none");
+  refused(m + "--data-parallel 2 --sharded-data-parallel 2 --tensor-parallel 2",
+          "sharded data parallelism currently is not compatible with tensor parallelism");
+  refused("--input-model " + q(staged) + " --data-parallel 2 --sharded-data-parallel 2",
+          "not compatible with pipeline parallelism (2 pipeline stages)");
+  refused(m + "--data-parallel 2 --sharded-data-parallel 2 --shard-optimizer-states",
+          "not compatible with optimizer state sharding");
+  refused(m + "--fp16 --bf16 --data-parallel 2 --sharded-data-parallel 2",
+          "the fp16 and bf16 parameters are mutually exclusive");
+  refused(m + "--precision fp16 --bf16 --data-parallel 2 --sharded-data-parallel 2",
+          "mutually exclusive");
+  refused(m + "--bf16", "BF16 training works only when sharded data parallelism is activated");
+  refused("--parameters 1e9 --largest-layer-parameters 2e9", "cannot have a largest layer");
+  // Usage: exit 1.
+  refused("--data-parallel 2", "give --input-model MODEL or --parameters N", 1);
+  refused(m + "--sharded-data-parallel auto", "auto needs --device-memory", 1);
+  refused(m + "--inference --optimizer sgd", "describe training", 1);
+  refused(m + "--device-memory lots", "'lots' is not a size", 1);
+}
+
+TEST_CASE("auto: the smallest degree that fits on a generated transformer, or exit 3") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(6, 64, 16), model);
+  const std::string base =
+      "memory --input-model " + q(model) + " --data-parallel 8 --param-persistence-threshold 0 ";
+  std::map<int, std::int64_t> total;
+  for (int n : {1, 2, 4, 8}) {
+    total[n] =
+        run_json(base + "--sharded-data-parallel " + std::to_string(n), dir)["largest_total_bytes"]
+            .get<std::int64_t>();
+  }
+  CHECK(total[1] > total[2]);
+  CHECK(total[2] > total[4]);
+  CHECK(total[4] > total[8]);
+  const auto between = (total[2] + total[4]) / 2;
+  auto j = run_json(
+      base + "--sharded-data-parallel auto --device-memory " + std::to_string(between), dir);
+  CHECK(j["sharded_data_parallel"] == 4);
+  CHECK(j["fits"] == true);
+  CHECK(j["largest_total_bytes"] == total[4]);
+  // Nothing fits: the closest degree, how much it misses, exit 3.
+  const auto r = shardpoint_cli(base + "--sharded-data-parallel auto --device-memory " +
+                                    std::to_string(total[8] - 100) + " --report json",
+                                dir.path());
+  CHECK(r.code == 3);
+  j = json::parse(r.out);
+  CHECK(j["fits"] == false);
+  CHECK(j["sharded_data_parallel"] == 8);
+  CHECK(j["missing_bytes"] == 100);
+  CHECK(r.err.find("even with the sharded data parallel degree that comes closest (8)") !=
+        std::string::npos);
+}
+
+TEST_CASE("suggest with the planner's options: its cap holds on memory's totals") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(4, 64, 16), model);
+  for (const char* schedule : {"gpipe", "1f1b"}) {
+    CAPTURE(schedule);
+    const std::string opts = std::string(" --training --batches-per-step 4 --micro-batch-size 2 "
+                                         "--schedule ") +
+                             schedule;
+    // Uncapped, to learn the sizes; then a cap 10% below its largest stage.
+    auto j = run_json("suggest --input-model " + q(model) + " --stages 3" + opts, dir);
+    double loose = 0;
+    for (const auto& s : j["stages"]) {
+      loose = std::max(loose, s["memory_bytes"].get<double>());
+    }
+    const double free_bottleneck = j["bottleneck"].get<double>();
+    const auto cap = static_cast<std::int64_t>(loose * 0.9);
+    const auto out = dir / (std::string(schedule) + ".onnx");
+    const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --stages 3" + opts +
+                                      " --device-memory " + std::to_string(cap) +
+                                      " --report json --output-model " + q(out),
+                                  dir.path());
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    j = json::parse(r.out);
+    const auto planned = j["memory_plan"]["largest_total_bytes"].get<double>();
+    CHECK(planned <= static_cast<double>(cap));
+    double bound = 0;
+    for (const auto& s : j["stages"]) {
+      bound = std::max(bound, s["memory_bytes"].get<double>());
+      CHECK(s["memory_bytes"].get<double>() <= static_cast<double>(cap));
+    }
+    CHECK(planned <= bound);
+    if (std::string(schedule) == "gpipe") {
+      CHECK(planned == bound); // exact for GPipe training
+    }
+    CHECK(j["bottleneck"].get<double>() >= free_bottleneck); // the cap costs balance, if anything
+    // memory on the model suggest wrote gives the same largest device.
+    const auto m = run_json("memory --input-model " + q(out) + opts, dir);
+    CHECK(m["largest_total_bytes"].get<double>() == planned);
+  }
+  // The cap on parameter bytes alone, without the planner's options, as before.
+  const auto plain = run_json("suggest --input-model " + q(model) + " --stages 3", dir);
+  CHECK(plain["memory_plan"].is_null());
+  CHECK(plain["stages"][0]["parameter_bytes"] == plain["stages"][0]["memory_bytes"]);
+}
