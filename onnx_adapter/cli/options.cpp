@@ -24,8 +24,13 @@ void model_points::add_to(CLI::App& cmd, const std::string& what, bool required)
                "Require unique names on every node; rename nothing");
 }
 
+onnx::loaded_model load_model(const std::string& path, std::string_view data) {
+  return data.data() != nullptr ? onnx::parse_model(data, path.empty() ? "<bytes>" : path)
+                                : onnx::read_model(path);
+}
+
 sharded_model load_sharded(const model_points& m, bool unsharded_ok) {
-  sharded_model out{onnx::read_model(m.input), {}, {}, false, {}};
+  sharded_model out{load_model(m.input, m.data), {}, {}, false, {}};
   auto& graph = *out.model.proto().mutable_graph();
   if (!m.has_points()) {
     if (!onnx::has_annotations(graph) && unsharded_ok) {
@@ -49,6 +54,7 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok) {
   for (const auto& flag : m.shard_flags) {
     entries.push_back(config::parse_shard_flag(flag));
   }
+  entries.insert(entries.end(), m.entries.begin(), m.entries.end());
   out.renamed =
       onnx::assign_names(graph, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
   out.nodes = onnx::build_graph(graph);

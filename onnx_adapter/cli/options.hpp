@@ -7,10 +7,12 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include <shardpoint/io/config.hpp>
 #include <shardpoint/onnx/adapter.hpp>
 
 namespace shardpoint::cli {
@@ -18,15 +20,25 @@ namespace shardpoint::cli {
 /// What the option names say in messages: the flags' own spelling.
 inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
 
+/// A model file, or its serialised bytes already in memory (the Python
+/// bindings), which then take the place of the file.
+onnx::loaded_model load_model(const std::string& path, std::string_view data);
+
 /// --input-model, --manual-sharding-config, --shard, --only-manual-sharding.
 struct model_points {
   std::string input;
   std::string config;
   std::vector<std::string> shard_flags;
   bool strict = false;
+  /// Not options: the bindings' model bytes (instead of reading `input`)
+  /// and points (after the config's and the flags').
+  std::string_view data;
+  std::vector<config::entry> entries;
 
   void add_to(CLI::App& cmd, const std::string& what = "Model to shard", bool required = true);
-  [[nodiscard]] bool has_points() const { return !config.empty() || !shard_flags.empty(); }
+  [[nodiscard]] bool has_points() const {
+    return !config.empty() || !shard_flags.empty() || !entries.empty();
+  }
 };
 
 /// A model with the sharding of every node.

@@ -75,6 +75,19 @@ TEST_CASE("--report json, --shard flags, inspect and validate") {
   r = shardpoint_cli("inspect " + q(f.model) + " --grep '^b$'", f.dir.path());
   CHECK(r.code == 0);
   CHECK(r.out == "1\tb\tRelu\tya -> yb\n");
+  r = shardpoint_cli("inspect " + q(f.out) + " --grep '^b$' --report json", f.dir.path());
+  CHECK(r.code == 0);
+  const auto nodes = nlohmann::json::parse(r.out);
+  REQUIRE(nodes.size() == 1);
+  CHECK(nodes[0] == nlohmann::json{{"index", 1},
+                                   {"name", "b"},
+                                   {"op_type", "Relu"},
+                                   {"device", 1},
+                                   {"stage", 1},
+                                   {"inputs", {"ya"}},
+                                   {"outputs", {"yb"}}});
+  r = shardpoint_cli("inspect " + q(f.model) + " --report json", f.dir.path());
+  CHECK(nlohmann::json::parse(r.out)[0]["device"].is_null()); // not sharded
 
   r = shardpoint_cli("validate " + q(f.out) + " --num-ipus 3 --batches-per-step 6", f.dir.path());
   CHECK(r.code == 0);

@@ -10,6 +10,7 @@
 #include <shardpoint/io/memory_report.hpp>
 #include <shardpoint/io/units.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -17,16 +18,6 @@
 namespace shardpoint::cli {
 
 namespace {
-
-struct memory_options {
-  model_points model;
-  memory_flags plan;
-  std::string parameters;
-  std::string largest_layer;
-  std::string device_memory;
-  bool compare_stages = false;
-  report_flag report;
-};
 
 std::vector<stage_memory_input> from_model(const memory_options& a, const parallel_config& c,
                                            std::vector<std::string>& notes) {
@@ -46,7 +37,9 @@ std::vector<stage_memory_input> from_model(const memory_options& a, const parall
   return std::move(measured.stages);
 }
 
-int run(const memory_options& a) {
+} // namespace
+
+memory_outcome plan_model_memory(const memory_options& a) {
   if (a.model.input.empty() == a.parameters.empty()) {
     throw usage_error("give --input-model MODEL or --parameters N (one of them)");
   }
@@ -106,16 +99,30 @@ int run(const memory_options& a) {
   r.automatic = a.plan.automatic();
   r.data_parallel_ranks = std::max(c.sharded_data_parallel,
                                    c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
-  std::cout << (a.report.format == "json" ? io::to_json(r) : io::to_table(r));
+  memory_outcome out;
+  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   if (!r.plan.fits) {
     const auto over = r.plan.largest_total_bytes - *capacity;
-    std::cerr << "shardpoint: does not fit: the largest device needs "
-              << io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) << ", "
-              << io::human_bytes(static_cast<double>(over)) << " more than "
-              << io::human_bytes(static_cast<double>(*capacity))
-              << (r.automatic ? " even with the sharded data parallel degree that comes closest ("
-                              : "")
-              << (r.automatic ? std::to_string(r.plan.sharded_data_parallel) + ")" : "") << '\n';
+    out.shortfall = "the largest device needs " +
+                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
+                    io::human_bytes(static_cast<double>(over)) + " more than " +
+                    io::human_bytes(static_cast<double>(*capacity));
+    if (r.automatic) {
+      out.shortfall += " even with the sharded data parallel degree that comes closest (" +
+                       std::to_string(r.plan.sharded_data_parallel) + ")";
+    }
+  }
+  out.plan = std::move(r);
+  return out;
+}
+
+namespace {
+
+int run(const memory_options& a) {
+  const auto r = plan_model_memory(a);
+  std::cout << r.report;
+  if (!r.shortfall.empty()) {
+    std::cerr << "shardpoint: does not fit: " << r.shortfall << '\n';
     return exit_invalid;
   }
   return exit_ok;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -13,16 +14,6 @@ namespace shardpoint::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct shard_options {
-  model_points model;
-  std::string output;
-  std::string output_dir;
-  pipeline_flags pipeline;
-  report_flag report;
-  bool in_place = false;
-  bool force = false;
-};
 
 fs::path output_path(const shard_options& a) {
   if (a.in_place) {
@@ -43,29 +34,47 @@ fs::path output_path(const shard_options& a) {
 }
 
 int run(const shard_options& a) {
-  const fs::path output = output_path(a);
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
-  auto& model = file.proto();
-  auto& graph = *model.mutable_graph();
-  onnx::annotate(graph, result);
-  auto diagnostics = onnx::validate(graph, nodes, result, a.pipeline.options(result));
-  const bool failed = has_errors(diagnostics);
+  const auto r = shard_file(a);
   if (a.report.format == "none") {
-    print_findings(diagnostics);
-  } else {
-    const auto r = onnx::make_report(model, nodes, result, std::move(diagnostics));
-    std::cout << (a.report.format == "json" ? io::to_json(r) : io::to_table(r));
+    print_findings(r.diagnostics);
   }
-  if (failed && !a.force) {
+  std::cout << r.report;
+  if (!r.written) {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
     return exit_invalid;
   }
-  onnx::save_model(model, output);
-  std::cerr << "shardpoint: wrote " << output.string() << '\n';
-  return failed ? exit_invalid : exit_ok;
+  std::cerr << "shardpoint: wrote " << r.output.string() << '\n';
+  return has_errors(r.diagnostics) ? exit_invalid : exit_ok;
 }
 
 } // namespace
+
+shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
+  shard_outcome out{load_sharded(m), {}};
+  auto& graph = *out.sharded.model.proto().mutable_graph();
+  onnx::annotate(graph, out.sharded.result);
+  out.diagnostics = onnx::validate(graph, out.sharded.nodes, out.sharded.result,
+                                   checks.options(out.sharded.result));
+  return out;
+}
+
+shard_file_outcome shard_file(const shard_options& a) {
+  shard_file_outcome out;
+  out.output = output_path(a);
+  auto [sharded, diagnostics] = shard_model(a.model, a.pipeline);
+  const bool failed = has_errors(diagnostics);
+  auto& model = sharded.model.proto();
+  out.diagnostics = diagnostics;
+  if (a.report.format != "none") {
+    const auto r = onnx::make_report(model, sharded.nodes, sharded.result, std::move(diagnostics));
+    out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  }
+  if (!failed || a.force) {
+    onnx::save_model(model, out.output);
+    out.written = true;
+  }
+  return out;
+}
 
 action add_shard(CLI::App& app) {
   auto a = std::make_shared<shard_options>();

@@ -8,28 +8,25 @@
 #include <shardpoint/io/metrics.hpp>
 #include <shardpoint/runtime/pipeline.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
 
 namespace shardpoint::cli {
 
-namespace {
-
-struct simulate_options {
-  model_points model;
-  int batches_per_step = 0;
-  std::optional<int> num_ipus;
-  std::string mode = "virtual";
-  std::string cost = "unit";
-  int unit_us = 100;
-  int queue_depth = 4;
-  report_flag report;
-  std::string trace;
-};
-
-int run(const simulate_options& a) {
+std::string simulate_model(const simulate_options& a) {
   namespace rt = shardpoint::runtime;
+  // The command line checks these as it parses; the bindings come here.
+  if (a.mode != "virtual" && a.mode != "threads") {
+    throw bad_parameter_error("mode '" + a.mode + "' is not virtual or threads");
+  }
+  if (a.cost != "unit" && a.cost != "flops") {
+    throw bad_parameter_error("cost '" + a.cost + "' is not unit or flops");
+  }
+  if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
+    throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
+  }
   auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
   const auto costs = onnx::estimate_costs(file.proto(), a.cost == "flops" ? onnx::cost_model::flops
                                                                           : onnx::cost_model::unit);
@@ -54,7 +51,13 @@ int run(const simulate_options& a) {
   if (!a.trace.empty()) {
     io::write_file_atomically(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
   }
-  std::cout << (a.report.format == "json" ? io::to_json(m) : io::to_table(m));
+  return a.report.format == "json" ? io::to_json(m) : io::to_table(m);
+}
+
+namespace {
+
+int run(const simulate_options& a) {
+  std::cout << simulate_model(a);
   return exit_ok;
 }
 

@@ -13,6 +13,7 @@
 #include <shardpoint/io/suggestion.hpp>
 #include <shardpoint/io/units.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -20,22 +21,6 @@
 namespace shardpoint::cli {
 
 namespace {
-
-struct suggest_options {
-  std::string input;
-  int stages = 0;
-  std::optional<int> num_ipus;
-  std::string memory_per_device;
-  std::string cost = "flops";
-  double communication_weight = 0;
-  std::string output_config;
-  std::string output_model;
-  memory_flags plan;
-  bool planned = false; ///< a memory_flags option given: the cap holds on the planner's totals
-  report_flag report;
-  bool strict = false;
-  bool force = false;
-};
 
 // The planner's view of the model for `suggest`: its items (the cap's
 // measure) and how to plan any split, by layout position.
@@ -52,7 +37,12 @@ onnx::cost_model cost_of(const std::string& name) {
                             : onnx::cost_model::flops;
 }
 
-int run(const suggest_options& a) {
+} // namespace
+
+suggest_outcome suggest_split(const suggest_options& a) {
+  if (a.cost != "flops" && a.cost != "unit" && a.cost != "params") {
+    throw bad_parameter_error("cost '" + a.cost + "' is not flops, unit or params");
+  }
   std::optional<double> cap;
   if (!a.memory_per_device.empty()) {
     cap = io::parse_bytes(a.memory_per_device);
@@ -64,7 +54,7 @@ int run(const suggest_options& a) {
   if (!a.output_model.empty()) {
     check_output_is_not_input(a.output_model, a.input);
   }
-  auto file = onnx::read_model(a.input);
+  auto file = load_model(a.input, a.data);
   auto& model = file.proto();
   auto& graph = *model.mutable_graph();
   onnx::assign_names(graph, a.strict ? onnx::naming::strict : onnx::naming::rename_empty);
@@ -170,22 +160,37 @@ int run(const suggest_options& a) {
   checks.num_devices = a.num_ipus;
   checks.spelling = flag_spelling;
   s.diagnostics = onnx::validate(graph, nodes, by_node, checks);
-  const bool failed = has_errors(s.diagnostics);
-  std::cout << (a.report.format == "json" ? io::to_json(s) : io::to_table(s));
-  if (failed && !a.force) {
-    std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
-    return exit_invalid;
+  suggest_outcome out;
+  out.diagnostics = s.diagnostics;
+  out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);
+  if (has_errors(s.diagnostics) && !a.force) {
+    return out;
   }
   if (!a.output_config.empty()) {
     io::write_file_atomically(a.output_config, config::to_shard_yaml(s.points));
-    std::cerr << "shardpoint: wrote " << a.output_config << '\n';
+    out.written.push_back(a.output_config);
   }
   if (!a.output_model.empty()) {
     onnx::annotate(graph, by_node);
     onnx::save_model(model, a.output_model);
-    std::cerr << "shardpoint: wrote " << a.output_model << '\n';
+    out.written.push_back(a.output_model);
   }
-  return failed ? exit_invalid : exit_ok;
+  return out;
+}
+
+namespace {
+
+int run(const suggest_options& a) {
+  const auto r = suggest_split(a);
+  std::cout << r.report;
+  if (has_errors(r.diagnostics) && !a.force) {
+    std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
+    return exit_invalid;
+  }
+  for (const auto& f : r.written) {
+    std::cerr << "shardpoint: wrote " << f << '\n';
+  }
+  return has_errors(r.diagnostics) ? exit_invalid : exit_ok;
 }
 
 } // namespace

@@ -4,31 +4,32 @@
 #include <iostream>
 #include <memory>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
 
 namespace shardpoint::cli {
 
-namespace {
-
-struct validate_options {
-  std::string model;
-  pipeline_flags pipeline;
-  report_flag report;
-};
-
-int run(const validate_options& a) {
-  auto file = onnx::read_model(a.model);
+validate_outcome validate_model(const validate_options& a) {
+  auto file = load_model(a.model, a.data);
   auto& model = file.proto();
   const auto& g = model.graph();
   const onnx::node_graph nodes = onnx::build_graph(g);
   const auto result = onnx::read_annotations(g);
-  auto diagnostics = onnx::validate(g, nodes, result, a.pipeline.options(result));
-  const bool failed = has_errors(diagnostics);
-  const auto r = onnx::make_report(model, nodes, result, std::move(diagnostics));
-  std::cout << (a.report.format == "json" ? io::to_json(r) : io::to_table(r));
-  return failed ? exit_invalid : exit_ok;
+  validate_outcome out;
+  out.diagnostics = onnx::validate(g, nodes, result, a.pipeline.options(result));
+  const auto r = onnx::make_report(model, nodes, result, out.diagnostics);
+  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  return out;
+}
+
+namespace {
+
+int run(const validate_options& a) {
+  const auto r = validate_model(a);
+  std::cout << r.report;
+  return has_errors(r.diagnostics) ? exit_invalid : exit_ok;
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <shardpoint/io/layout_file.hpp>
 #include <shardpoint/onnx/weights.hpp>
 
+#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -17,22 +18,6 @@
 namespace shardpoint::cli {
 
 namespace {
-
-struct weights_options {
-  // strategy
-  model_points model;
-  int tensor_parallel = 1;
-  std::optional<int> devices_per_stage;
-  std::string layout;
-  std::string layout_out;
-  std::string strategy_dir;
-  std::string format = "ckpt";
-  bool replicate_shared = false;
-  // split and merge
-  std::string ranks_dir;
-  std::string output;
-  bool force = false;
-};
 
 std::string text(const std::vector<std::int64_t>& v, bool tuple) {
   std::string s = tuple ? "(" : "[";
@@ -59,7 +44,16 @@ void print_decisions(const std::vector<onnx::weight_decision>& decisions) {
   }
 }
 
-int run_strategy(const weights_options& a) {
+} // namespace
+
+strategy_outcome write_strategy(const weights_options& a) {
+  if (a.tensor_parallel < 1 || (a.devices_per_stage && *a.devices_per_stage < 1)) {
+    throw bad_parameter_error("the tensor-parallel degree and the devices per stage must be "
+                              "positive");
+  }
+  if (a.format != "ckpt" && a.format != "json") {
+    throw bad_parameter_error("format '" + a.format + "' is not ckpt or json");
+  }
   auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
   const auto& graph = file.proto().graph();
   std::vector<io::layout_choice> layout;
@@ -70,7 +64,6 @@ int run_strategy(const weights_options& a) {
   const auto decisions =
       onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
   const auto strategies = onnx::strategies(decisions, options, result.num_stages());
-  print_decisions(decisions);
   io::folder_transaction out(a.strategy_dir, a.force);
   for (const auto& s : strategies) {
     const bool json = a.format == "json";
@@ -86,8 +79,15 @@ int run_strategy(const weights_options& a) {
     io::write_file_atomically(a.layout_out, io::to_layout_yaml(choices));
   }
   out.commit();
-  std::cerr << "shardpoint: wrote " << strategies.size() << " strategy file(s) to "
-            << a.strategy_dir << '\n';
+  return {decisions, strategies.size()};
+}
+
+namespace {
+
+int run_strategy(const weights_options& a) {
+  const auto r = write_strategy(a);
+  print_decisions(r.decisions);
+  std::cerr << "shardpoint: wrote " << r.files << " strategy file(s) to " << a.strategy_dir << '\n';
   return exit_ok;
 }
 
