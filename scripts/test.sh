@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then builds and runs every test
-#   1. with g++     -Wall -Wextra -Wpedantic -Werror
-#   2. with clang++ -Wall -Wextra -Wpedantic -Werror
+#   1. with g++     -Wall -Wextra -Wpedantic -Werror (with the Python module)
+#   2. with clang++ -Wall -Wextra -Wpedantic -Werror (with the Python module)
 #   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
 #      and a smoke run of each benchmark binary at a tiny size
 #   4. a downstream project, built against the installed package in Release
 #      -O3 -Werror with g++ and with clang++: the README's quick-start example
-#      exactly as written, every installed header, every exported target
+#      exactly as written, every installed header, every exported target;
+#      and the Python package as installed, running the seed's script
 # and ends with one line "total: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +54,7 @@ status=0
 if [ ! -d ../shared/models ]; then
   echo "note: ../shared/models not found: the tests that need the shared ONNX models skip"
 fi
-suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON || status=1
+suite gcc -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON -DSHARDPOINT_BUILD_PYTHON=ON || status=1
 
 echo "== bench smoke: each benchmark binary once at a tiny size (no timing is checked)"
 for smoke in "build/gcc/bench/bench_manual_shard --benchmark_filter=/vertices:10000/" \
@@ -70,7 +71,7 @@ for smoke in "build/gcc/bench/bench_manual_shard --benchmark_filter=/vertices:10
     status=1
   fi
 done
-suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON || status=1
+suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON -DSHARDPOINT_BUILD_PYTHON=ON || status=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHARDPOINT_SANITIZE=address,undefined || status=1
@@ -120,6 +121,30 @@ else
       status=1
     fi
   done
+fi
+
+echo "== python: the package as cmake --install put it, and the README's seed script on it"
+site=$(find build/install -path '*-packages/shardpoint/__init__.py' -printf '%h\n' | head -n 1)
+if [ -z "$site" ]; then
+  echo "python: cmake --install put no shardpoint package under build/install"
+  failed=$((failed + 1))
+  status=1
+elif (
+  cd build && PYTHONPATH="$root/$(dirname "$site")" /usr/bin/python3 -c \
+    'import shardpoint; d, s = shardpoint.manual_shard(3, [(0, 1), (1, 2)], [(1, 0, 0)]); assert d.tolist() == [0, 0, 1], d; print("python (installed):", shardpoint.__file__)'
+) && { [ ! -d ../shared/models ] || (
+  # The README's Python section, as written (it runs from the source tree
+  # with PYTHONPATH=build/gcc/python; here on the installed package).
+  sed -n '/<!-- python:begin -->/,/<!-- python:end -->/p' README.md | sed '1,/^```python$/d;/^```$/,$d' |
+    diff - examples/python/shard.py &&
+    PYTHONPATH="$root/$(dirname "$site")" /usr/bin/python3 examples/python/shard.py \
+      ../shared/models/resnet50-v1-7-replica.onnx build/python-seed.onnx
+); }; then
+  passed=$((passed + 1))
+else
+  echo "python: the installed package failed"
+  failed=$((failed + 1))
+  status=1
 fi
 
 echo "total: $passed passed, $failed failed"

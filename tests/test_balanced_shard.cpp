@@ -236,6 +236,7 @@ TEST_CASE("beyond intervals: the downset search is exact on small DAGs") {
   syn::splitmix64 rng(2);
   int cases = 0;
   int better = 0;
+  int exact_without_search = 0;
   for (std::uint64_t seed = 0; seed < 2000; ++seed) {
     const auto d = generate(seed, 8);
     if (d.num_vertices > 8) {
@@ -258,14 +259,19 @@ TEST_CASE("beyond intervals: the downset search is exact on small DAGs") {
     const auto b =
         shardpoint::balanced_shard(m.g, m.map(x.cost), m.map(x.memory), m.map(x.bytes), o);
     CHECK(check_result(x, m, b, S, cap, w) == want);
-    if (S > 1) {
-      CHECK(b.exact);
-    }
+    CHECK(b.exact); // the downset search ran, or S = 1
     o.search_budget = 0;
     double intervals = inf;
     try {
-      intervals = shardpoint::balanced_shard(m.g, m.map(x.cost), m.map(x.memory), m.map(x.bytes), o)
-                      .bottleneck;
+      const auto plain =
+          shardpoint::balanced_shard(m.g, m.map(x.cost), m.map(x.memory), m.map(x.bytes), o);
+      intervals = plain.bottleneck;
+      // Without the search, exact is claimed only when proven another way
+      // (S = 1, a chain, or the lower bound met): then it is the optimum.
+      if (plain.exact) {
+        CHECK(plain.bottleneck == want);
+        exact_without_search += 1;
+      }
     } catch (const shardpoint::infeasible_partition_error&) {
     }
     CHECK(b.bottleneck <= intervals);
@@ -274,6 +280,7 @@ TEST_CASE("beyond intervals: the downset search is exact on small DAGs") {
   }
   CHECK(cases > 1000);
   CHECK(better > 0); // the search does find splits no interval split has
+  CHECK(exact_without_search > 0);
 }
 
 TEST_CASE("larger graphs: the refined search is valid, round-trips, never worse") {

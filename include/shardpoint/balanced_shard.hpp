@@ -150,7 +150,9 @@ struct balanced_sharding {
   /// Whether `bottleneck` is proven optimal among splits into intervals of
   /// the layout order (always with w = 0; up to exact_limit with w > 0).
   bool exact_intervals = false;
-  /// Whether it is proven optimal among all splits (the downset search ran).
+  /// Whether it is proven optimal among all splits: the downset search ran,
+  /// the layout is the only topological order, S = 1, or the bottleneck
+  /// meets `lower_bound`.
   bool exact = false;
   /// How the split was found: "intervals", "refined", "downsets".
   const char* method = "intervals";
@@ -419,7 +421,8 @@ std::optional<balanced_sharding> hand_back(const Ref& g, const layout& L, soluti
   out.bottleneck = f.bottleneck;
   out.lower_bound = std::max(L.P[n] / L.S, largest);
   out.exact_intervals = sol.exact_intervals;
-  out.exact = sol.exact;
+  // One stage has one split; a split at the lower bound cannot be beaten.
+  out.exact = sol.exact || L.S == 1 || out.bottleneck <= out.lower_bound;
   out.method = sol.best.method;
   return out;
 }

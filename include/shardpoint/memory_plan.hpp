@@ -548,7 +548,11 @@ inline stage_memory_input from_counts(std::int64_t parameters,
                                       std::optional<std::int64_t> largest_layer,
                                       std::int64_t element_bytes = 4) {
   const std::int64_t layer = largest_layer.value_or(parameters);
-  if (parameters < 1 || layer < 1 || layer > parameters) {
+  if (parameters < 1) {
+    throw bad_parameter_error(
+        detail::cat("shardpoint: a model has at least 1 parameter, not ", parameters));
+  }
+  if (layer < 1 || layer > parameters) {
     throw bad_parameter_error(detail::cat("shardpoint: a model of ", parameters,
                                           " parameters cannot have a largest layer of ", layer));
   }

@@ -65,6 +65,7 @@ struct validate_options {
 struct validate_outcome {
   std::string report;
   std::vector<diagnostic> diagnostics;
+  std::vector<std::vector<std::string>> node_names; ///< per diagnostic, of its vertices
 };
 
 validate_outcome validate_model(const validate_options& a);

@@ -38,6 +38,11 @@ class check_failed : public shardpoint::bad_input_error {
   using shardpoint::bad_input_error::bad_input_error;
 };
 
+/// The exception's message without the "shardpoint: " the library's
+/// messages start with (they may be printed by any program; the command
+/// line and the Python package add their own).
+const char* message_of(const std::exception& e);
+
 /// Prints one line for the exception in flight on stderr and returns its
 /// exit code: usage_error 1; check_failed and invalid_sharding_error 3;
 /// any other shardpoint::error by category

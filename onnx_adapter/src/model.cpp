@@ -205,13 +205,26 @@ void write_file_atomically(const fs::path& path, const std::string& data) {
   io::write_file_atomically(path, data);
 }
 
-std::string serialize_model(const ::onnx::ModelProto& model) {
-  if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
+std::size_t serialized_size(const ::onnx::ModelProto& model) {
+  const std::size_t size = model.ByteSizeLong(); // caches every submessage's size
+  if (size > static_cast<std::size_t>(INT_MAX)) {
     throw unsupported_error(
         "the model cannot be serialised: protobuf messages are limited to 2 GiB");
   }
-  std::string out;
-  model.SerializeToString(&out);
+  return size;
+}
+
+void serialize_into(const ::onnx::ModelProto& model, char* out, std::size_t size) {
+  if (size > static_cast<std::size_t>(INT_MAX) ||
+      size != static_cast<std::size_t>(model.GetCachedSize())) {
+    throw internal_error("serialize_into() given a buffer of the wrong size");
+  }
+  model.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out));
+}
+
+std::string serialize_model(const ::onnx::ModelProto& model) {
+  std::string out(serialized_size(model), '\0');
+  serialize_into(model, out.data(), out.size());
   return out;
 }
 

@@ -262,6 +262,7 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
           "mutually exclusive");
   refused(m + "--bf16", "BF16 training works only when sharded data parallelism is activated");
   refused("--parameters 1e9 --largest-layer-parameters 2e9", "cannot have a largest layer");
+  refused("--parameters=-5", "a model has at least 1 parameter, not -5");
   // Usage: exit 1.
   refused("--data-parallel 2", "give --input-model MODEL or --parameters N", 1);
   refused(m + "--sharded-data-parallel auto", "auto needs --device-memory", 1);

@@ -66,6 +66,12 @@ void save_model(const ::onnx::ModelProto& model, const std::filesystem::path& pa
 /// The serialised bytes of `model` (same limit as save_model).
 std::string serialize_model(const ::onnx::ModelProto& model);
 
+/// The size of `model` serialised (unsupported_error over 2 GiB), then the
+/// bytes written into a buffer of exactly that size, e.g. one the caller
+/// owns (the Python bindings' bytes object): no second copy.
+std::size_t serialized_size(const ::onnx::ModelProto& model);
+void serialize_into(const ::onnx::ModelProto& model, char* out, std::size_t size);
+
 /// Writes `bytes` to `path` atomically, as save_model does. Throws input_error.
 void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
 

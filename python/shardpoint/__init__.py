@@ -1,0 +1,447 @@
+"""shardpoint: cut computation graphs into devices and pipeline stages.
+
+PopRT's Python API, and the rest of shardpoint, from Python. A PopRT script
+changes one import::
+
+    from shardpoint import Sharder          # was: from poprt.converter import Sharder
+
+    model = Sharder(sharding_info={"conv1": 0, "fc": 1},
+                    pipelining_info={"conv1": 0, "fc": 1}).run(model)
+
+Every function here calls the C++ function the ``shardpoint`` command line
+calls for the same work, so the results are the same, byte for byte:
+
+- ``Sharder(...).run(model)``: ``shardpoint shard`` on a model in memory
+- ``shard_file``: ``shardpoint shard`` on files
+- ``validate``, ``inspect``, ``simulate``, ``suggest``, ``memory_plan``,
+  ``weights_strategy``: the commands of the same names
+- ``manual_shard``, ``balanced_shard``: the core algorithms on an edge list,
+  for graphs that are not ONNX
+
+A model argument is a path, serialised bytes, or an ``onnx.ModelProto``.
+Errors are ``shardpoint.Error`` subclasses carrying the command line's
+one-line message: ``BadInputError`` and ``BadParameterError`` (also
+``ValueError``), ``UnsupportedError``, ``InternalError`` (a bug: please
+report it), ``InvalidShardingError`` (validation failed; a
+``BadInputError``).
+"""
+
+from __future__ import annotations
+
+import json as _json
+import os as _os
+import warnings as _warnings
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _core
+from ._core import (
+    BadInputError,
+    BadParameterError,
+    Error,
+    InternalError,
+    InvalidShardingError,
+    UnsupportedError,
+    __version__,
+)
+
+__all__ = [
+    "Sharder",
+    "shard_file",
+    "validate",
+    "inspect",
+    "simulate",
+    "suggest",
+    "memory_plan",
+    "weights_strategy",
+    "manual_shard",
+    "balanced_shard",
+    "Diagnostic",
+    "ShardingWarning",
+    "Error",
+    "BadInputError",
+    "BadParameterError",
+    "UnsupportedError",
+    "InternalError",
+    "InvalidShardingError",
+    "__version__",
+]
+
+PathLike = Union[str, "_os.PathLike[str]"]
+Model = Union[PathLike, bytes, Any]  # Any: an onnx.ModelProto
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One validation finding, as ``shardpoint validate`` reports it.
+
+    ``severity`` is "error" or "warning"; ``rule`` the rule's name (e.g.
+    "backward-edge"); ``message`` the one line the command line prints;
+    ``nodes`` the names of the nodes involved (a representative few) and
+    ``vertices`` their indices in the graph's node list.
+    """
+
+    severity: str
+    rule: str
+    message: str
+    nodes: List[str] = field(default_factory=list)
+    vertices: List[int] = field(default_factory=list)
+
+
+class ShardingWarning(UserWarning):
+    """A validation warning (e.g. a graph input copied to several devices)."""
+
+
+def _diagnostics(raw: Iterable[Tuple[str, str, str, List[str], List[int]]]) -> List[Diagnostic]:
+    return [Diagnostic(s, r, m, list(n), list(v)) for s, r, m, n, v in raw]
+
+
+def _model(model: Model) -> Union[str, bytes]:
+    """A path (str) or serialised bytes for the C++ side."""
+    if isinstance(model, bytes):
+        return model
+    if isinstance(model, (bytearray, memoryview)):
+        return bytes(model)
+    if isinstance(model, (str, _os.PathLike)):
+        return _os.fspath(model)
+    if hasattr(model, "SerializeToString"):
+        return model.SerializeToString()
+    raise TypeError(
+        "shardpoint: a model is a path, bytes or an onnx.ModelProto, not "
+        + type(model).__name__
+    )
+
+
+def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, int]]:
+    if info is None:
+        return []
+    if not isinstance(info, Mapping):
+        raise TypeError(f"shardpoint: {name} is a dict of node name -> int, not {type(info).__name__}")
+    return [(str(k), int(v)) for k, v in info.items()]
+
+
+def _fail_on_errors(found: List[Diagnostic], what: str) -> None:
+    """Warnings become ShardingWarning; errors raise InvalidShardingError."""
+    errors = [d for d in found if d.severity == "error"]
+    for d in found:
+        if d.severity == "warning":
+            _warnings.warn(f"[{d.rule}] {d.message}", ShardingWarning, stacklevel=3)
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InvalidShardingError(f"validation failed; {what}: [{errors[0].rule}] {errors[0].message}{more}")
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else _os.fspath(value) if isinstance(value, _os.PathLike) else str(value)
+
+
+class Sharder:
+    """PopRT's ``poprt.converter.Sharder``: annotates every node of a model
+    with its device (``__ipu_number``) and pipeline stage
+    (``__pipeline_stage``), exactly as ``shardpoint shard`` does.
+
+    ``sharding_info`` maps a node name to its device, ``pipelining_info`` a
+    node name to its pipeline stage: the sharding points. Each point takes
+    the nodes it depends on that no earlier point took (points in
+    topological order); the rest go to the largest device and stage + 1.
+    With ``only_manual_sharding`` every node must have a unique name;
+    without, unnamed nodes are named ``<op_type>_<index>`` first, as
+    PopRT's convert step does.
+
+    ``run(model)`` takes an ``onnx.ModelProto`` (returns a new one) or
+    serialised bytes (returns bytes). Validation errors raise
+    ``InvalidShardingError``; warnings are issued as ``ShardingWarning``.
+    """
+
+    def __init__(
+        self,
+        sharding_info: Optional[Mapping[str, int]] = None,
+        pipelining_info: Optional[Mapping[str, int]] = None,
+        only_manual_sharding: bool = False,
+    ) -> None:
+        self.sharding_info = dict(sharding_info or {})
+        self.pipelining_info = dict(pipelining_info or {})
+        self.only_manual_sharding = bool(only_manual_sharding)
+        _mapping("sharding_info", sharding_info)
+        _mapping("pipelining_info", pipelining_info)
+
+    def run(self, model: Any) -> Any:
+        """The model sharded: bytes for bytes, else a new onnx.ModelProto."""
+        as_bytes = isinstance(model, (bytes, bytearray, memoryview))
+        if isinstance(model, bytes):
+            data = model
+        elif as_bytes:
+            data = bytes(model)
+        elif hasattr(model, "SerializeToString"):
+            data = model.SerializeToString()
+        else:
+            raise TypeError(
+                "shardpoint: Sharder.run takes an onnx.ModelProto or its serialised bytes, not "
+                + type(model).__name__
+            )
+        out, found = _core.shard_bytes(
+            data,
+            _mapping("sharding_info", self.sharding_info),
+            _mapping("pipelining_info", self.pipelining_info),
+            self.only_manual_sharding,
+            None,
+            None,
+            False,
+        )
+        del data  # the caller's model and the result are all that remain
+        _fail_on_errors(_diagnostics(found), "the sharding is not usable")
+        if as_bytes:
+            return out
+        result = type(model)()
+        result.ParseFromString(out)
+        return result
+
+    def __repr__(self) -> str:
+        return (
+            f"Sharder(sharding_info={self.sharding_info!r}, "
+            f"pipelining_info={self.pipelining_info!r}, "
+            f"only_manual_sharding={self.only_manual_sharding!r})"
+        )
+
+
+def shard_file(
+    input: PathLike,
+    config: Optional[PathLike] = None,
+    output: Optional[PathLike] = None,
+    *,
+    shard: Sequence[str] = (),
+    output_dir: Optional[PathLike] = None,
+    num_ipus: Optional[int] = None,
+    batches_per_step: Optional[int] = None,
+    enable_pipelining: bool = False,
+    only_manual_sharding: bool = False,
+    force: bool = False,
+    in_place: bool = False,
+) -> Dict[str, Any]:
+    """``shardpoint shard``: shards the model file ``input`` by ``config``
+    (a shard.yaml, or a sharding_info / pipelining_info mapping in YAML or
+    JSON) and ``shard`` points ("NODE=DEVICE[:STAGE]"), and writes
+    ``output`` atomically. Returns the report, as ``shard --report json``.
+    Raises InvalidShardingError, writing nothing, when validation fails
+    (``force=True`` writes anyway)."""
+    report, found, written, _ = _core.shard_file(
+        _text(input),
+        _text(config),
+        [str(s) for s in shard],
+        _text(output),
+        _text(output_dir),
+        num_ipus,
+        batches_per_step,
+        enable_pipelining,
+        only_manual_sharding,
+        force,
+        in_place,
+    )
+    if not written:
+        _fail_on_errors(_diagnostics(found), "nothing written (force=True writes anyway)")
+    return _json.loads(report)
+
+
+def validate(
+    model: Model,
+    num_ipus: Optional[int] = None,
+    batches_per_step: Optional[int] = None,
+    enable_pipelining: bool = False,
+) -> List[Diagnostic]:
+    """``shardpoint validate``: the findings on the sharding attributes
+    already in ``model`` (PopRT's rules; ``batches_per_step`` alone turns
+    the pipelining checks on, as the command does). An empty list: no
+    problems."""
+    _, found = _core.validate(_model(model), num_ipus, batches_per_step, enable_pipelining)
+    return _diagnostics(found)
+
+
+def inspect(model: Model, grep: Optional[str] = None) -> List[Dict[str, Any]]:
+    """``shardpoint inspect --report json``: every node (or those whose name
+    or op type matches the regular expression ``grep``) as a dict of index,
+    name, op_type, device, stage (None when unset), inputs, outputs."""
+    return _json.loads(_core.inspect(_model(model), grep or ""))
+
+
+def simulate(
+    model: Model,
+    config: Optional[PathLike] = None,
+    batches_per_step: int = 1,
+    mode: str = "virtual",
+    cost: str = "unit",
+    *,
+    shard: Sequence[str] = (),
+    num_ipus: Optional[int] = None,
+    unit_us: int = 100,
+    queue_depth: int = 4,
+    trace: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """``shardpoint simulate --report json``: runs the sharded model through
+    the pipeline emulator (``mode`` "virtual" or "threads"; ``cost`` "unit"
+    or "flops") and returns its metrics. The sharding comes from ``config``
+    and ``shard`` points, or the model's own attributes. Raises
+    InvalidShardingError when it cannot run as a pipeline."""
+    return _json.loads(
+        _core.simulate(
+            _model(model),
+            _text(config),
+            [str(s) for s in shard],
+            batches_per_step,
+            num_ipus,
+            mode,
+            cost,
+            unit_us,
+            queue_depth,
+            _text(trace),
+        )
+    )
+
+
+def suggest(
+    model: Model,
+    stages: int,
+    *,
+    num_ipus: Optional[int] = None,
+    memory_per_device: Optional[Union[str, int]] = None,
+    cost: str = "flops",
+    communication_weight: float = 0.0,
+    output_config: Optional[PathLike] = None,
+    output_model: Optional[PathLike] = None,
+    only_manual_sharding: bool = False,
+    force: bool = False,
+    **memory_options: Any,
+) -> Dict[str, Any]:
+    """``shardpoint suggest --report json``: the balanced split of ``model``
+    into ``stages`` pipeline stages (smallest bottleneck, under the memory
+    cap), against DeepSpeed's and PiPPy's splits. ``memory_per_device`` is
+    a size ("900MiB", "16GB" or bytes); with any of ``memory_plan``'s
+    options (``training=True``, ``tensor_parallel=2``, ...) the cap holds on
+    the memory planner's totals. Writes ``output_config`` (a PopRT
+    shard.yaml) and ``output_model`` when given; raises
+    InvalidShardingError, writing nothing, when validation fails."""
+    report, found, _ = _core.suggest(
+        _model(model),
+        stages,
+        num_ipus,
+        _text(memory_per_device),
+        cost,
+        communication_weight,
+        _text(output_config),
+        _text(output_model),
+        only_manual_sharding,
+        force,
+        memory_options,
+    )
+    result = _json.loads(report)
+    if not force and any(d[0] == "error" for d in found):
+        _fail_on_errors(_diagnostics(found), "nothing written (force=True writes anyway)")
+    return result
+
+
+def memory_plan(
+    model: Optional[Model] = None,
+    *,
+    parameters: Optional[Union[int, float, str]] = None,
+    largest_layer_parameters: Optional[Union[int, float, str]] = None,
+    config: Optional[PathLike] = None,
+    shard: Sequence[str] = (),
+    device_memory: Optional[Union[str, int]] = None,
+    compare_stages: bool = False,
+    **options: Any,
+) -> Dict[str, Any]:
+    """``shardpoint memory --report json``: the bytes every device holds
+    (pipeline stages x tensor-parallel ranks x sharded data parallelism)
+    for ``model``, or from counts alone (``parameters=7.5e9``). Options as
+    the command's, with underscores: ``training`` (default True),
+    ``tensor_parallel``, ``layout``, ``data_parallel``,
+    ``sharded_data_parallel`` (a number or "auto"), ``optimizer``,
+    ``precision``, ``fp16``, ``bf16``, ``shard_optimizer_states``,
+    ``param_persistence_threshold``, ``max_live_parameters``,
+    ``micro_batch_size``, ``batches_per_step``, ``schedule``,
+    ``queue_depth``. A plan that does not fit ``device_memory`` is returned
+    with ``"fits": False`` (the command exits 3), not raised."""
+    report, _ = _core.memory_plan(
+        None if model is None else _model(model),
+        _text(config),
+        [str(s) for s in shard],
+        _text(parameters),
+        _text(largest_layer_parameters),
+        _text(device_memory),
+        compare_stages,
+        options,
+    )
+    return _json.loads(report)
+
+
+def weights_strategy(
+    model: Model,
+    tensor_parallel: int,
+    output_dir: PathLike,
+    *,
+    config: Optional[PathLike] = None,
+    shard: Sequence[str] = (),
+    devices_per_stage: Optional[int] = None,
+    layout: Optional[PathLike] = None,
+    layout_out: Optional[PathLike] = None,
+    format: str = "ckpt",
+    replicate_shared: bool = False,
+    force: bool = False,
+) -> List[Dict[str, Any]]:
+    """``shardpoint weights strategy``: decides how every weight is split
+    over ``tensor_parallel`` ranks (Megatron pairs from the graph, or the
+    ``layout`` file) and writes one MindSpore strategy file per pipeline
+    stage into ``output_dir``. Returns the decisions: name, shape, stages,
+    layout (column, row, vocab, replicated), shard and the reason."""
+    return _core.weights_strategy(
+        _model(model),
+        _text(config),
+        [str(s) for s in shard],
+        tensor_parallel,
+        _text(output_dir),
+        devices_per_stage,
+        _text(layout),
+        _text(layout_out),
+        format,
+        replicate_shared,
+        force,
+    )
+
+
+def manual_shard(num_vertices: int, edges: Any, points: Any) -> Tuple[Any, Any]:
+    """PopRT's manual sharding on any graph: ``edges`` an (E, 2) array (or
+    list of pairs) of vertex indices, producer first; ``points`` a (P, 2)
+    array of (vertex, device) or (P, 3) of (vertex, device, stage). Returns
+    numpy arrays (device, stage) of every vertex, -1 where unset. Arrays of
+    int64 in C order are read where they lie; others are converted once."""
+    return _core.manual_shard(int(num_vertices), edges, points)
+
+
+def balanced_shard(
+    num_vertices: int,
+    edges: Any,
+    stages: int,
+    *,
+    cost: Any = None,
+    memory: Any = None,
+    memory_capacity: Optional[float] = None,
+    output_bytes: Any = None,
+    communication_weight: float = 0.0,
+) -> Dict[str, Any]:
+    """The provably best split of a graph into ``stages`` pipeline stages:
+    the smallest bottleneck (largest stage cost, plus
+    ``communication_weight`` per byte a stage receives) with every stage's
+    ``memory`` within ``memory_capacity``. ``cost``, ``memory`` and
+    ``output_bytes`` are per-vertex arrays (default 1, 0, 0). Returns a dict
+    of "device" and "stage" (numpy arrays), "points" (vertex, device,
+    stage) for manual_shard, "stage_cost", "stage_memory", "bottleneck",
+    "lower_bound", "exact", "exact_intervals" and "method"."""
+    return _core.balanced_shard(
+        int(num_vertices),
+        edges,
+        int(stages),
+        cost,
+        memory,
+        memory_capacity,
+        output_bytes,
+        float(communication_weight),
+    )

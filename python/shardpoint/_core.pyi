@@ -1,0 +1,109 @@
+# Type stubs of shardpoint._core, the C++ extension. The public API is
+# shardpoint/__init__.py; these are what it calls.
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy
+
+__version__: str
+
+class Error(Exception): ...
+class BadInputError(Error, ValueError): ...
+class BadParameterError(Error, ValueError): ...
+class UnsupportedError(Error, NotImplementedError): ...
+class InternalError(Error, RuntimeError): ...
+class InvalidShardingError(BadInputError): ...
+
+# (severity, rule, message, node names, node indices)
+_Finding = Tuple[str, str, str, List[str], List[int]]
+
+def shard_bytes(
+    data: bytes,
+    sharding_info: Sequence[Tuple[str, int]],
+    pipelining_info: Sequence[Tuple[str, int]],
+    strict: bool,
+    num_ipus: Optional[int],
+    batches_per_step: Optional[int],
+    enable_pipelining: bool,
+) -> Tuple[bytes, List[_Finding]]: ...
+def shard_file(
+    input: str,
+    config: str,
+    shard: Sequence[str],
+    output: str,
+    output_dir: str,
+    num_ipus: Optional[int],
+    batches_per_step: Optional[int],
+    enable_pipelining: bool,
+    only_manual_sharding: bool,
+    force: bool,
+    in_place: bool,
+) -> Tuple[str, List[_Finding], bool, str]: ...
+def validate(
+    model: Union[str, bytes],
+    num_ipus: Optional[int],
+    batches_per_step: Optional[int],
+    enable_pipelining: bool,
+) -> Tuple[str, List[_Finding]]: ...
+def inspect(model: Union[str, bytes], grep: str) -> str: ...
+def simulate(
+    model: Union[str, bytes],
+    config: str,
+    shard: Sequence[str],
+    batches_per_step: int,
+    num_ipus: Optional[int],
+    mode: str,
+    cost: str,
+    unit_us: int,
+    queue_depth: int,
+    trace: str,
+) -> str: ...
+def suggest(
+    model: Union[str, bytes],
+    stages: int,
+    num_ipus: Optional[int],
+    memory_per_device: str,
+    cost: str,
+    communication_weight: float,
+    output_config: str,
+    output_model: str,
+    only_manual_sharding: bool,
+    force: bool,
+    memory: Dict[str, Any],
+) -> Tuple[str, List[_Finding], List[str]]: ...
+def memory_plan(
+    model: Optional[Union[str, bytes]],
+    config: str,
+    shard: Sequence[str],
+    parameters: str,
+    largest_layer: str,
+    device_memory: str,
+    compare_stages: bool,
+    options: Dict[str, Any],
+) -> Tuple[str, str]: ...
+def weights_strategy(
+    model: Union[str, bytes],
+    config: str,
+    shard: Sequence[str],
+    tensor_parallel: int,
+    output_dir: str,
+    devices_per_stage: Optional[int],
+    layout: str,
+    layout_out: str,
+    format: str,
+    replicate_shared: bool,
+    force: bool,
+) -> List[Dict[str, Any]]: ...
+def manual_shard(
+    num_vertices: int, edges: Any, points: Any
+) -> Tuple[numpy.ndarray, numpy.ndarray]: ...
+def balanced_shard(
+    num_vertices: int,
+    edges: Any,
+    stages: int,
+    cost: Any,
+    memory: Any,
+    memory_capacity: Optional[float],
+    output_bytes: Any,
+    communication_weight: float,
+) -> Dict[str, Any]: ...
+def _raise_error(category: str, message: str) -> None: ...

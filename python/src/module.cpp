@@ -1,0 +1,701 @@
+// shardpoint._core: the Python extension. Thin bindings of what the command
+// line calls (onnx_adapter/cli/api.hpp) and of the core algorithms on an
+// edge list; shardpoint/__init__.py gives them their Python shape. Nothing
+// here decides anything the command line does not.
+//
+// Models cross as bytes: the caller's bytes object is parsed where it lies
+// (no copy) and the result is serialised straight into the bytes object
+// returned. Long work runs without the GIL.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+#include <shardpoint/shardpoint.hpp>
+
+#include "api.hpp"
+#include "exit_codes.hpp"
+
+namespace py = pybind11;
+namespace sp = shardpoint;
+namespace cli = shardpoint::cli;
+
+namespace {
+
+// ---- errors: the C++ categories as Python classes ----------------------
+
+struct error_classes {
+  PyObject* base = nullptr;
+  PyObject* bad_input = nullptr;
+  PyObject* bad_parameter = nullptr;
+  PyObject* unsupported = nullptr;
+  PyObject* internal = nullptr;
+  PyObject* invalid_sharding = nullptr;
+};
+
+error_classes& errors() {
+  static error_classes e; // lives as long as the module (never unloaded)
+  return e;
+}
+
+PyObject* add_error(py::module_& m, const char* name, const char* doc,
+                    std::initializer_list<PyObject*> bases) {
+  py::tuple t(bases.size());
+  std::size_t i = 0;
+  for (PyObject* b : bases) {
+    t[i++] = py::reinterpret_borrow<py::object>(b);
+  }
+  PyObject* cls =
+      PyErr_NewExceptionWithDoc((std::string("shardpoint.") + name).c_str(), doc, t.ptr(), nullptr);
+  if (cls == nullptr) {
+    throw py::error_already_set();
+  }
+  m.add_object(name, py::reinterpret_borrow<py::object>(cls));
+  return cls; // the reference PyErr_NewExceptionWithDoc gave, kept for good
+}
+
+void register_errors(py::module_& m) {
+  auto& e = errors();
+  e.base = add_error(m, "Error", "Base of every error shardpoint raises.", {PyExc_Exception});
+  e.bad_input = add_error(m, "BadInputError",
+                          "The data given cannot be used: a model, graph, file or config "
+                          "(the command line's exit code 2).",
+                          {e.base, PyExc_ValueError});
+  e.bad_parameter = add_error(m, "BadParameterError",
+                              "A parameter or option is outside its domain (exit code 2).",
+                              {e.base, PyExc_ValueError});
+  e.unsupported = add_error(m, "UnsupportedError",
+                            "A valid request this version does not support (exit code 2).",
+                            {e.base, PyExc_NotImplementedError});
+  e.internal = add_error(m, "InternalError",
+                         "A bug in shardpoint (exit code 4): please report it with the call.",
+                         {e.base, PyExc_RuntimeError});
+  e.invalid_sharding = add_error(m, "InvalidShardingError",
+                                 "The sharding breaks a rule: validation failed or it cannot run "
+                                 "as a pipeline (the command line's exit code 3).",
+                                 {e.bad_input});
+  py::register_exception_translator([](std::exception_ptr p) {
+    const auto raise = [](PyObject* cls, const std::exception& x) {
+      PyErr_SetString(cls, cli::message_of(x));
+    };
+    try {
+      std::rethrow_exception(p);
+    } catch (const py::builtin_exception&) {
+      throw; // pybind11's own (TypeError for a bad argument, ...)
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const cli::check_failed& x) {
+      raise(errors().invalid_sharding, x);
+    } catch (const sp::invalid_sharding_error& x) {
+      raise(errors().invalid_sharding, x);
+    } catch (const sp::error& x) {
+      switch (x.category()) {
+      case sp::error_category::bad_input:
+        raise(errors().bad_input, x);
+        return;
+      case sp::error_category::bad_parameter:
+        raise(errors().bad_parameter, x);
+        return;
+      case sp::error_category::unsupported:
+        raise(errors().unsupported, x);
+        return;
+      case sp::error_category::internal:
+        break;
+      }
+      raise(errors().internal, x);
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "shardpoint: out of memory");
+    } catch (const std::exception& x) {
+      PyErr_SetString(errors().internal,
+                      (std::string(x.what()) + " (a bug in shardpoint: please report it)").c_str());
+    }
+  });
+}
+
+// ---- models as bytes ------------------------------------------------------
+
+std::string_view view(const py::bytes& b) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(b.ptr(), &data, &size) != 0) {
+    throw py::error_already_set();
+  }
+  return {data, static_cast<std::size_t>(size)};
+}
+
+// The model serialised into a new bytes object, without a second copy.
+py::bytes to_bytes(const ::onnx::ModelProto& model) {
+  std::size_t size = 0;
+  {
+    py::gil_scoped_release free;
+    size = sp::onnx::serialized_size(model);
+  }
+  PyObject* out = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+  if (out == nullptr) {
+    throw py::error_already_set();
+  }
+  auto owned = py::reinterpret_steal<py::bytes>(out);
+  {
+    py::gil_scoped_release free;
+    sp::onnx::serialize_into(model, PyBytes_AS_STRING(out), size);
+  }
+  return owned;
+}
+
+// (severity, rule, message, node names, node indices) for Python's Diagnostic.
+using finding = std::tuple<std::string, std::string, std::string, std::vector<std::string>,
+                           std::vector<std::size_t>>;
+
+// Without node names (the report's JSON has them where the caller wants them).
+std::vector<finding> unnamed(const std::vector<sp::diagnostic>& ds) {
+  std::vector<finding> out;
+  for (const auto& d : ds) {
+    out.emplace_back(std::string(sp::to_string(d.severity)), std::string(sp::to_string(d.rule)),
+                     d.message, std::vector<std::string>{}, d.vertices);
+  }
+  return out;
+}
+
+std::vector<finding> findings(const std::vector<sp::diagnostic>& ds, const ::onnx::GraphProto& g) {
+  auto out = unnamed(ds);
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    for (auto v : ds[i].vertices) {
+      std::get<3>(out[i]).push_back(v < static_cast<std::size_t>(g.node_size())
+                                        ? g.node(static_cast<int>(v)).name()
+                                        : std::string());
+    }
+  }
+  return out;
+}
+
+using mapping = std::vector<std::pair<std::string, int>>;
+
+cli::pipeline_flags checks(std::optional<int> num_ipus, std::optional<int> batches_per_step,
+                           bool enable_pipelining) {
+  cli::pipeline_flags f;
+  f.num_ipus = num_ipus;
+  f.batches_per_step = batches_per_step;
+  f.pipelining = enable_pipelining;
+  return f;
+}
+
+// A model argument: a path (str) or serialised bytes.
+struct model_arg {
+  std::string path;
+  std::optional<py::bytes> bytes;
+  std::string_view data() const { return bytes ? view(*bytes) : std::string_view(); }
+};
+
+model_arg model_from(const py::object& o) {
+  if (py::isinstance<py::bytes>(o)) {
+    return {"", o.cast<py::bytes>()};
+  }
+  return {py::str(o).cast<std::string>(), std::nullopt};
+}
+
+// The model and its points, as the command line's option group holds them.
+void set_points(cli::model_points& p, const model_arg& m, const std::string& config,
+                const std::vector<std::string>& shard) {
+  p.input = m.path;
+  p.data = m.data();
+  p.config = config;
+  p.shard_flags = shard;
+}
+
+// ---- the commands -----------------------------------------------------------
+
+py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
+                      const mapping& pipelining_info, bool strict, std::optional<int> num_ipus,
+                      std::optional<int> batches_per_step, bool enable_pipelining) {
+  cli::model_points m;
+  m.data = view(data);
+  m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
+  m.strict = strict;
+  std::optional<cli::shard_outcome> out;
+  {
+    py::gil_scoped_release free;
+    out.emplace(cli::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
+  }
+  const auto& model = out->sharded.model.proto();
+  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.graph()));
+}
+
+py::tuple shard_file(const std::string& input, const std::string& config,
+                     const std::vector<std::string>& shard, const std::string& output,
+                     const std::string& output_dir, std::optional<int> num_ipus,
+                     std::optional<int> batches_per_step, bool enable_pipelining,
+                     bool only_manual_sharding, bool force, bool in_place) {
+  cli::shard_options a;
+  a.model.input = input;
+  a.model.config = config;
+  a.model.shard_flags = shard;
+  a.model.strict = only_manual_sharding;
+  a.output = output;
+  a.output_dir = output_dir;
+  a.pipeline = checks(num_ipus, batches_per_step, enable_pipelining);
+  a.report.format = "json";
+  a.in_place = in_place;
+  a.force = force;
+  std::optional<cli::shard_file_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(cli::shard_file(a));
+  }
+  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string());
+}
+
+py::tuple validate(const py::object& model, std::optional<int> num_ipus,
+                   std::optional<int> batches_per_step, bool enable_pipelining) {
+  const auto m = model_from(model);
+  cli::validate_options a;
+  a.model = m.path;
+  a.data = m.data();
+  a.pipeline = checks(num_ipus, batches_per_step, enable_pipelining);
+  a.pipeline.batches_enable_pipelining = true; // as `validate` has it
+  a.report.format = "json";
+  std::optional<cli::validate_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(cli::validate_model(a));
+  }
+  auto f = unnamed(r->diagnostics);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    std::get<3>(f[i]) = r->node_names[i];
+  }
+  return py::make_tuple(r->report, f);
+}
+
+std::string inspect(const py::object& model, const std::string& grep) {
+  const auto m = model_from(model);
+  cli::inspect_options a;
+  a.model = m.path;
+  a.data = m.data();
+  a.grep = grep;
+  a.report.format = "json";
+  py::gil_scoped_release free;
+  return cli::inspect_model(a);
+}
+
+std::string simulate(const py::object& model, const std::string& config,
+                     const std::vector<std::string>& shard, int batches_per_step,
+                     std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
+                     int unit_us, int queue_depth, const std::string& trace) {
+  const auto m = model_from(model);
+  cli::simulate_options a;
+  set_points(a.model, m, config, shard);
+  a.batches_per_step = batches_per_step;
+  a.num_ipus = num_ipus;
+  a.mode = mode;
+  a.cost = cost;
+  a.unit_us = unit_us;
+  a.queue_depth = queue_depth;
+  a.report.format = "json";
+  a.trace = trace;
+  py::gil_scoped_release free;
+  return cli::simulate_model(a);
+}
+
+// The memory planner's options, as the command line's text (so that the
+// same parsing and errors apply); None leaves the default.
+cli::memory_flags memory_flags_of(const py::dict& o, bool& any) {
+  cli::memory_flags f;
+  any = false;
+  const auto text = [&](const char* key, std::string& out) {
+    if (o.contains(key) && !o[key].is_none()) {
+      out = py::str(o[key]).cast<std::string>();
+      any = true;
+    }
+  };
+  const auto flag = [&](const char* key, bool& out) {
+    if (o.contains(key) && !o[key].is_none()) {
+      out = o[key].cast<bool>();
+      any = any || out;
+    }
+  };
+  text("tensor_parallel", f.tensor_parallel);
+  text("data_parallel", f.data_parallel);
+  text("sharded_data_parallel", f.sharded_data_parallel);
+  text("layout", f.layout);
+  text("optimizer", f.optimizer);
+  text("precision", f.precision);
+  text("param_persistence_threshold", f.persistence_threshold);
+  text("max_live_parameters", f.max_live_parameters);
+  text("micro_batch_size", f.micro_batch_size);
+  text("batches_per_step", f.batches_per_step);
+  text("schedule", f.schedule);
+  text("queue_depth", f.queue_depth);
+  flag("fp16", f.fp16);
+  flag("bf16", f.bf16);
+  flag("shard_optimizer_states", f.shard_optimizer_states);
+  if (o.contains("training") && !o["training"].is_none()) {
+    f.training = o["training"].cast<bool>();
+    f.inference = !f.training;
+    any = true;
+  }
+  for (const auto& [key, value] : o) {
+    static const std::set<std::string> known{"tensor_parallel",
+                                             "data_parallel",
+                                             "sharded_data_parallel",
+                                             "layout",
+                                             "optimizer",
+                                             "precision",
+                                             "param_persistence_threshold",
+                                             "max_live_parameters",
+                                             "micro_batch_size",
+                                             "batches_per_step",
+                                             "schedule",
+                                             "queue_depth",
+                                             "fp16",
+                                             "bf16",
+                                             "shard_optimizer_states",
+                                             "training"};
+    const auto name = py::str(key).cast<std::string>();
+    if (!known.count(name)) {
+      throw cli::usage_error("unknown memory plan option '" + name + "'");
+    }
+    (void)value;
+  }
+  if (f.schedule != "gpipe" && f.schedule != "1f1b") {
+    throw sp::bad_parameter_error("schedule '" + f.schedule + "' is not gpipe or 1f1b");
+  }
+  if (!f.optimizer.empty() && f.optimizer != "adam" && f.optimizer != "sgd" &&
+      f.optimizer != "none") {
+    throw sp::bad_parameter_error("optimizer '" + f.optimizer + "' is not adam, sgd or none");
+  }
+  if (!f.precision.empty() && f.precision != "fp32" && f.precision != "fp16" &&
+      f.precision != "bf16") {
+    throw sp::bad_parameter_error("precision '" + f.precision + "' is not fp32, fp16 or bf16");
+  }
+  return f;
+}
+
+py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ipus,
+                  const std::string& memory_per_device, const std::string& cost,
+                  double communication_weight, const std::string& output_config,
+                  const std::string& output_model, bool only_manual_sharding, bool force,
+                  const py::dict& memory) {
+  const auto m = model_from(model);
+  cli::suggest_options a;
+  a.input = m.path;
+  a.data = m.data();
+  a.stages = stages;
+  a.num_ipus = num_ipus;
+  a.memory_per_device = memory_per_device;
+  a.cost = cost;
+  a.communication_weight = communication_weight;
+  a.output_config = output_config;
+  a.output_model = output_model;
+  a.strict = only_manual_sharding;
+  a.force = force;
+  a.report.format = "json";
+  a.plan = memory_flags_of(memory, a.planned);
+  if (a.plan.automatic()) {
+    throw cli::usage_error("suggest plans one sharded data parallel degree; give a number");
+  }
+  std::optional<cli::suggest_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(cli::suggest_split(a));
+  }
+  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written);
+}
+
+py::tuple memory_plan(const py::object& model, const std::string& config,
+                      const std::vector<std::string>& shard, const std::string& parameters,
+                      const std::string& largest_layer, const std::string& device_memory,
+                      bool compare_stages, const py::dict& options) {
+  cli::memory_options a;
+  std::optional<model_arg> m;
+  if (!model.is_none()) {
+    m = model_from(model);
+    a.model.input = m->path;
+    a.model.data = m->data();
+    if (a.model.input.empty()) {
+      a.model.input = "<bytes>"; // tells plan_model_memory a model is given
+    }
+  }
+  a.model.config = config;
+  a.model.shard_flags = shard;
+  a.parameters = parameters;
+  a.largest_layer = largest_layer;
+  a.device_memory = device_memory;
+  a.compare_stages = compare_stages;
+  a.report.format = "json";
+  bool any = false;
+  a.plan = memory_flags_of(options, any);
+  std::optional<cli::memory_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(cli::plan_model_memory(a));
+  }
+  return py::make_tuple(r->report, r->shortfall);
+}
+
+py::list weights_strategy(const py::object& model, const std::string& config,
+                          const std::vector<std::string>& shard, int tensor_parallel,
+                          const std::string& output_dir, std::optional<int> devices_per_stage,
+                          const std::string& layout, const std::string& layout_out,
+                          const std::string& format, bool replicate_shared, bool force) {
+  const auto m = model_from(model);
+  cli::weights_options a;
+  set_points(a.model, m, config, shard);
+  a.tensor_parallel = tensor_parallel;
+  a.strategy_dir = output_dir;
+  a.devices_per_stage = devices_per_stage;
+  a.layout = layout;
+  a.layout_out = layout_out;
+  a.format = format;
+  a.replicate_shared = replicate_shared;
+  a.force = force;
+  std::optional<cli::strategy_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(cli::write_strategy(a));
+  }
+  py::list out;
+  for (const auto& d : r->decisions) {
+    py::dict x;
+    x["name"] = d.name;
+    x["shape"] = py::cast(d.shape);
+    x["stages"] = py::cast(d.stages);
+    x["layout"] = std::string(sp::io::to_string(d.choice.how));
+    x["shard"] = py::tuple(py::cast(d.shard));
+    x["reason"] = d.choice.reason;
+    out.append(x);
+  }
+  return out;
+}
+
+// ---- the core algorithms on an edge list ------------------------------------
+
+using csr = boost::compressed_sparse_row_graph<boost::directedS>;
+using int_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using float_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// The rows of a C-contiguous (E, 2) int64 array as (source, target) pairs,
+// read in place by the CSR constructor.
+struct edge_iterator {
+  const std::int64_t* p;
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = std::pair<std::size_t, std::size_t>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const value_type*;
+  using reference = value_type;
+  value_type operator*() const {
+    return {static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1])};
+  }
+  edge_iterator& operator++() {
+    p += 2;
+    return *this;
+  }
+  edge_iterator operator++(int) {
+    auto old = *this;
+    p += 2;
+    return old;
+  }
+  bool operator==(const edge_iterator& o) const { return p == o.p; }
+  bool operator!=(const edge_iterator& o) const { return p != o.p; }
+};
+
+// The (E, 2) edges as a CSR graph: the one copy the algorithms need.
+csr graph_of(std::int64_t num_vertices, const int_array& edges) {
+  if (num_vertices < 0) {
+    throw sp::bad_parameter_error("num_vertices must be non-negative, not " +
+                                  std::to_string(num_vertices));
+  }
+  const auto info = edges.request();
+  if (!(info.ndim == 2 && info.shape[1] == 2) && !(info.ndim == 1 && info.shape[0] == 0)) {
+    throw sp::bad_input_error("edges must be an (E, 2) array of vertex pairs");
+  }
+  const std::size_t count = info.ndim == 2 ? static_cast<std::size_t>(info.shape[0]) : 0;
+  const auto* e = static_cast<const std::int64_t*>(info.ptr);
+  for (std::size_t i = 0; i < count; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      const auto v = e[2 * i + static_cast<std::size_t>(k)];
+      if (v < 0 || v >= num_vertices) {
+        throw sp::bad_input_error("edge " + std::to_string(i) + " (" + std::to_string(e[2 * i]) +
+                                  ", " + std::to_string(e[2 * i + 1]) + ") names vertex " +
+                                  std::to_string(v) + " of a graph of " +
+                                  std::to_string(num_vertices) + " vertices");
+      }
+    }
+  }
+  return csr(boost::edges_are_unsorted_multi_pass, edge_iterator{e}, edge_iterator{e + 2 * count},
+             static_cast<std::size_t>(num_vertices));
+}
+
+py::array_t<std::int32_t> to_array(const sp::sharding_result& r, bool stages) {
+  py::array_t<std::int32_t> out(static_cast<py::ssize_t>(r.size()));
+  auto* p = out.mutable_data();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    p[i] = (stages ? r.stage(i) : r.device(i)).value_or(-1);
+  }
+  return out;
+}
+
+py::tuple manual_shard(std::int64_t num_vertices, const int_array& edges, const int_array& points) {
+  const auto info = points.request();
+  if (!(info.ndim == 2 && (info.shape[1] == 2 || info.shape[1] == 3)) &&
+      !(info.ndim == 1 && info.shape[0] == 0)) {
+    throw sp::bad_input_error(
+        "points must be a (P, 2) array of (vertex, device) or (P, 3) of (vertex, device, stage)");
+  }
+  const std::size_t width = info.ndim == 2 ? static_cast<std::size_t>(info.shape[1]) : 2;
+  const std::size_t count = info.ndim == 2 ? static_cast<std::size_t>(info.shape[0]) : 0;
+  const auto* p = static_cast<const std::int64_t*>(info.ptr);
+  std::vector<sp::sharding_point<std::size_t>> list;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto* row = p + i * width;
+    const auto narrow = [&](std::int64_t v, const char* what) {
+      if (v < 0 || v > INT32_MAX) {
+        throw sp::bad_input_error("point " + std::to_string(i) + ": " + what + " " +
+                                  std::to_string(v) + " is not a non-negative int");
+      }
+      return static_cast<int>(v);
+    };
+    if (row[0] < 0 || row[0] >= num_vertices) {
+      throw sp::bad_input_error("point " + std::to_string(i) + " names vertex " +
+                                std::to_string(row[0]) + " of a graph of " +
+                                std::to_string(num_vertices) + " vertices");
+    }
+    list.push_back({static_cast<std::size_t>(row[0]), narrow(row[1], "device"),
+                    width == 3 ? std::optional<int>(narrow(row[2], "stage")) : std::nullopt});
+  }
+  const csr g = graph_of(num_vertices, edges);
+  std::optional<sp::sharding_result> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(sp::manual_shard(g, list));
+  }
+  return py::make_tuple(to_array(*r, false), to_array(*r, true));
+}
+
+py::dict balanced_shard(std::int64_t num_vertices, const int_array& edges, int stages,
+                        const std::optional<float_array>& cost,
+                        const std::optional<float_array>& memory,
+                        std::optional<double> memory_capacity,
+                        const std::optional<float_array>& output_bytes,
+                        double communication_weight) {
+  const csr g = graph_of(num_vertices, edges);
+  const auto n = static_cast<std::size_t>(num_vertices);
+  const auto column = [&](const std::optional<float_array>& a, double fallback,
+                          const char* what) -> std::vector<double> {
+    if (!a) {
+      return std::vector<double>(n, fallback);
+    }
+    const auto info = a->request();
+    if (info.ndim != 1 || static_cast<std::size_t>(info.shape[0]) != n) {
+      throw sp::bad_input_error(std::string(what) + " must be a 1-D array of num_vertices (" +
+                                std::to_string(n) + ") numbers");
+    }
+    const auto* p = static_cast<const double*>(info.ptr);
+    return {p, p + n};
+  };
+  const auto c = column(cost, 1.0, "cost");
+  const auto mem = column(memory, 0.0, "memory");
+  const auto bytes = column(output_bytes, 0.0, "output_bytes");
+  const auto index = get(boost::vertex_index, g);
+  sp::balance_options o;
+  o.stages = stages;
+  o.memory_capacity = memory_capacity;
+  o.communication_weight = communication_weight;
+  std::optional<sp::balanced_sharding> b;
+  {
+    py::gil_scoped_release free;
+    b.emplace(sp::balanced_shard(g, boost::make_iterator_property_map(c.begin(), index),
+                                 boost::make_iterator_property_map(mem.begin(), index),
+                                 boost::make_iterator_property_map(bytes.begin(), index), o));
+  }
+  py::dict out;
+  out["device"] = to_array(b->result, false);
+  out["stage"] = to_array(b->result, true);
+  py::list points;
+  for (const auto& p : b->points) {
+    points.append(py::make_tuple(p.vertex, p.device.value_or(-1), p.stage.value_or(-1)));
+  }
+  out["points"] = points;
+  out["stage_cost"] = b->stage_cost;
+  out["stage_memory"] = b->stage_memory;
+  out["bottleneck"] = b->bottleneck;
+  out["lower_bound"] = b->lower_bound;
+  out["exact"] = b->exact;
+  out["exact_intervals"] = b->exact_intervals;
+  out["method"] = b->method;
+  return out;
+}
+
+// For the tests of the error translation: throws the C++ error of a category
+// by its name. The internal category marks bugs, which no input reaches.
+void raise_error(const std::string& category, const std::string& message) {
+  if (category == "bad_input") {
+    throw sp::bad_input_error(message);
+  }
+  if (category == "bad_parameter") {
+    throw sp::bad_parameter_error(message);
+  }
+  if (category == "unsupported") {
+    throw sp::unsupported_error(message);
+  }
+  if (category == "internal") {
+    throw sp::internal_error(message);
+  }
+  if (category == "invalid_sharding") {
+    throw sp::invalid_sharding_error(message);
+  }
+  throw std::logic_error(message); // a std::exception that is not ours
+}
+
+} // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "shardpoint's C++ core; use the shardpoint package, which wraps it.";
+  m.attr("__version__") = std::to_string(SHARDPOINT_VERSION_MAJOR) + "." +
+                          std::to_string(SHARDPOINT_VERSION_MINOR) + "." +
+                          std::to_string(SHARDPOINT_VERSION_PATCH);
+  register_errors(m);
+  // Argument names as in _core.pyi (test_package checks that they agree).
+  using py::arg;
+  m.def("shard_bytes", &shard_bytes, arg("data"), arg("sharding_info"), arg("pipelining_info"),
+        arg("strict"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
+        arg("enable_pipelining"), "shardpoint shard on serialised bytes: (bytes, findings).");
+  m.def("shard_file", &shard_file, arg("input"), arg("config"), arg("shard"), arg("output"),
+        arg("output_dir"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
+        arg("enable_pipelining"), arg("only_manual_sharding"), arg("force"), arg("in_place"),
+        "shardpoint shard on files: (report JSON, findings, written, output path).");
+  m.def("validate", &validate, arg("model"), arg("num_ipus").none(true),
+        arg("batches_per_step").none(true), arg("enable_pipelining"),
+        "shardpoint validate: (report JSON, findings).");
+  m.def("inspect", &inspect, arg("model"), arg("grep"), "shardpoint inspect --report json.");
+  m.def("simulate", &simulate, arg("model"), arg("config"), arg("shard"), arg("batches_per_step"),
+        arg("num_ipus").none(true), arg("mode"), arg("cost"), arg("unit_us"), arg("queue_depth"),
+        arg("trace"), "shardpoint simulate --report json.");
+  m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
+        arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
+        arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),
+        "shardpoint suggest --report json: (report, findings, written).");
+  m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
+        arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
+        arg("options"), "shardpoint memory --report json: (report, shortfall).");
+  m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
+        arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
+        arg("layout"), arg("layout_out"), arg("format"), arg("replicate_shared"), arg("force"),
+        "shardpoint weights strategy: the decision on every weight.");
+  m.def("manual_shard", &manual_shard, arg("num_vertices"), arg("edges"), arg("points"),
+        "manual_shard on an edge list: (device, stage) arrays.");
+  m.def("balanced_shard", &balanced_shard, arg("num_vertices"), arg("edges"), arg("stages"),
+        arg("cost").none(true), arg("memory").none(true), arg("memory_capacity").none(true),
+        arg("output_bytes").none(true), arg("communication_weight"),
+        "balanced_shard on an edge list.");
+  m.def("_raise_error", &raise_error, arg("category"), arg("message"),
+        "Throws a C++ shardpoint::error of the category, for the tests of the translation "
+        "(an internal error cannot be caused otherwise).");
+}

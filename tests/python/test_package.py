@@ -1,0 +1,544 @@
+"""The Python package against the command line and against references
+written here: PopRT's Sharder on the seed's example and on every shared
+model (byte-identical to `shardpoint shard`), manual_shard on random edge
+lists against the procedure as the seed states it, balanced_shard against
+brute force, and every error category as its Python class with the
+command line's message.
+
+Run by ctest with PYTHONPATH at <build>/python and SHARDPOINT_CLI the
+command line built beside it."""
+import ast
+import inspect as pyinspect
+import itertools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import pytest
+
+onnx = pytest.importorskip("onnx")
+np = pytest.importorskip("numpy")
+
+import shardpoint  # noqa: E402
+from shardpoint import _core  # noqa: E402
+
+CLI = os.environ.get("SHARDPOINT_CLI", "shardpoint")
+SOURCE = os.environ.get(
+    "SHARDPOINT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")
+)
+MODELS = os.environ.get(
+    "SHARDPOINT_MODELS_DIR", os.path.join(SOURCE, "..", "shared", "models")
+)
+SEED_MODEL = os.path.join(MODELS, "resnet50-v1-7-replica.onnx")
+SEED_CONFIG = os.path.join(MODELS, "resnet50-v1-7-shard.yaml")
+
+needs_models = pytest.mark.skipif(
+    not os.path.isdir(MODELS), reason=f"shared models not found at {MODELS}"
+)
+
+
+def model_files():
+    if not os.path.isdir(MODELS):
+        return []
+    return sorted(f for f in os.listdir(MODELS) if f.endswith(".onnx"))
+
+
+def cli(*args):
+    """(exit code, stdout, stderr) of the command line."""
+    r = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def cli_message(stderr):
+    """The one line the command line prints for an error, without its
+    'shardpoint: ' prefix."""
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) >= 1, stderr
+    line = lines[0]
+    for prefix in ("shardpoint: ", "error: "):
+        line = line[len(prefix):] if line.startswith(prefix) else line
+    return line
+
+
+def attributes(model):
+    """Per node: its name and the sharding attributes, in order."""
+    out = []
+    for n in model.graph.node:
+        out.append(
+            (
+                n.name,
+                [(a.name, a.i) for a in n.attribute if a.name in ("__ipu_number", "__pipeline_stage")],
+            )
+        )
+    return out
+
+
+# ---- the seed's example -----------------------------------------------------
+
+
+@needs_models
+def test_seed_script_matches_the_command_line(tmp_path):
+    """examples/python/shard.py, the seed's script with one import changed,
+    annotates every node as `shardpoint shard` does with the seed's
+    shard.yaml."""
+    script = os.path.join(SOURCE, "examples", "python", "shard.py")
+    ours = tmp_path / "python.onnx"
+    r = subprocess.run(
+        [sys.executable, script, SEED_MODEL, str(ours)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    theirs = tmp_path / "cli.onnx"
+    code, _, err = cli(
+        "shard", "--input-model", SEED_MODEL, "--manual-sharding-config", SEED_CONFIG,
+        "--output-model", str(theirs), "--report", "none",
+    )
+    assert code == 0, err
+    a = onnx.load(str(ours), load_external_data=False)
+    b = onnx.load(str(theirs), load_external_data=False)
+    assert attributes(a) == attributes(b)
+    # Three devices and stages, as the seed's example has (the rest on 3).
+    devices = {dict(attrs)["__ipu_number"] for _, attrs in attributes(a)}
+    assert devices == {0, 1, 2, 3}
+    # The script's own change (batch fixed to 1) is kept.
+    assert a.graph.input[0].type.tensor_type.shape.dim[0].dim_value == 1
+
+
+# ---- Sharder on every shared model, against the command line ----------------
+
+
+def node_names(model):
+    """The names the command line resolves points against: unnamed nodes
+    are <op_type>_<index>."""
+    return [n.name or f"{n.op_type or 'node'}_{i}" for i, n in enumerate(model.graph.node)]
+
+
+def random_config(rng, names):
+    """A few points in node order. Mostly a well-formed pipeline (point i
+    on device and stage i, or devices alone), sometimes any devices and
+    stages, which validation may refuse."""
+    k = rng.randint(1, min(4, len(names)))
+    chosen = sorted(rng.sample(range(len(names)), k))
+    kind = rng.choice(["pipeline", "pipeline", "devices", "any"])
+    sharding, pipelining = {}, {}
+    for i, v in enumerate(chosen):
+        if kind == "any":
+            sharding[names[v]] = rng.randint(0, 3)
+            pipelining[names[v]] = rng.randint(0, 3)
+        else:
+            sharding[names[v]] = i
+            if kind == "pipeline":
+                pipelining[names[v]] = i
+    return sharding, pipelining
+
+
+@needs_models
+@pytest.mark.parametrize("name", model_files())
+def test_sharder_is_byte_identical_to_the_command_line(tmp_path, name):
+    path = os.path.join(MODELS, name)
+    with open(path, "rb") as f:
+        data = f.read()
+    model = onnx.load_model_from_string(data)
+    names = node_names(model)
+    large = len(data) > 10 << 20
+    rng = random.Random(f"sharder-{name}")
+    agreed = 0
+    for trial in range(2 if large else 6):
+        sharding, pipelining = random_config(rng, names)
+        config = tmp_path / f"config{trial}.json"
+        config.write_text(
+            json.dumps({"sharding_info": sharding, "pipelining_info": pipelining})
+        )
+        out = tmp_path / f"cli{trial}.onnx"
+        code, _, err = cli(
+            "shard", "--input-model", path, "--manual-sharding-config", str(config),
+            "--output-model", str(out), "--report", "none",
+        )
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", shardpoint.ShardingWarning)
+                ours = shardpoint.Sharder(sharding, pipelining).run(data)
+        except shardpoint.InvalidShardingError:
+            assert code == 3, f"{sharding} {pipelining}: the command line exited {code}: {err}"
+            assert not out.exists()
+            continue
+        assert code == 0, f"{sharding} {pipelining}: {err}"
+        assert ours == out.read_bytes(), f"{name}: {sharding} {pipelining}"
+        agreed += 1
+    assert agreed >= 1, f"{name}: no random config was valid"
+
+
+@needs_models
+def test_sharder_takes_bytes_and_model_protos_alike():
+    model = onnx.load(os.path.join(MODELS, "light_squeezenet.onnx"))
+    names = node_names(model)
+    sharder = shardpoint.Sharder({names[10]: 0, names[60]: 1}, {names[10]: 0, names[60]: 1})
+    as_bytes = sharder.run(model.SerializeToString())
+    as_proto = sharder.run(model)
+    assert isinstance(as_bytes, bytes)
+    assert isinstance(as_proto, onnx.ModelProto)
+    assert as_proto is not model
+    assert as_proto.SerializeToString() == as_bytes
+    # The caller's model is not touched: its unnamed nodes keep no name.
+    assert not any(a.name == "__ipu_number" for n in model.graph.node for a in n.attribute)
+    assert sharder.run(bytearray(model.SerializeToString())) == as_bytes
+    with pytest.raises(TypeError, match="onnx.ModelProto or its serialised bytes"):
+        sharder.run(42)
+
+
+@needs_models
+def test_only_manual_sharding_refuses_unnamed_nodes_as_the_command_line_does(tmp_path):
+    path = os.path.join(MODELS, "light_bvlc_alexnet.onnx")
+    model = onnx.load(path)
+    names = node_names(model)
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"sharding_info": {names[-1]: 0}}))
+    code, _, err = cli(
+        "shard", "--input-model", path, "--manual-sharding-config", str(config),
+        "--output-model", str(tmp_path / "o.onnx"), "--only_manual_sharding",
+    )
+    assert code == 2
+    with pytest.raises(shardpoint.BadInputError) as e:
+        shardpoint.Sharder({names[-1]: 0}, only_manual_sharding=True).run(model)
+    assert cli_message(err).endswith(str(e.value)), (err, str(e.value))
+
+
+def test_sharder_explains_itself():
+    doc = pyinspect.getdoc(shardpoint.Sharder)
+    assert "sharding_info" in doc and "pipelining_info" in doc and "__ipu_number" in doc
+    assert pyinspect.getdoc(shardpoint.Sharder.run)
+    params = list(pyinspect.signature(shardpoint.Sharder).parameters)
+    assert params == ["sharding_info", "pipelining_info", "only_manual_sharding"]
+    for f in shardpoint.__all__:
+        obj = getattr(shardpoint, f)
+        if callable(obj):
+            assert pyinspect.getdoc(obj), f"{f} has no docstring"
+
+
+# ---- the other commands -------------------------------------------------------
+
+
+@needs_models
+def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_path):
+    path = os.path.join(MODELS, "light_resnet50.onnx")
+    names = node_names(onnx.load(path))
+    first, second = names[len(names) // 3], names[2 * len(names) // 3]
+    sharded = tmp_path / "s.onnx"
+    code, _, err = cli(
+        "shard", "--input-model", path, "--shard", f"{first}=0", "--shard", f"{second}=1",
+        "--output-model", str(sharded), "--report", "none",
+    )
+    assert code == 0, err
+    # inspect: the same nodes as the command line's JSON.
+    code, out, err = cli("inspect", str(sharded), "--report", "json")
+    assert code == 0, err
+    assert shardpoint.inspect(str(sharded)) == json.loads(out)
+    assert shardpoint.inspect(sharded.read_bytes()) == json.loads(out)
+    # validate: no stages but pipelining asked for: an error per the rules.
+    found = shardpoint.validate(str(sharded), num_ipus=2, enable_pipelining=True)
+    code, out, err = cli(
+        "validate", str(sharded), "--num_ipus", "2",
+        "--enable_pipelining", "--report", "json",
+    )
+    report = json.loads(out)
+    assert [(d.severity, d.rule, d.message) for d in found] == [
+        (d["severity"], d["rule"], d["message"]) for d in report["diagnostics"]
+    ]
+    assert any(d.severity == "error" for d in found) and code == 3
+    assert all(len(d.nodes) == len(d.vertices) for d in found)
+    # simulate: the metrics of --report json.
+    code, out, err = cli(
+        "simulate", "--input-model", str(sharded), "--shard", f"{first}=0:0",
+        "--shard", f"{second}=1:1", "--batches-per-step", "6", "--report", "json",
+    )
+    assert code == 0, err
+    ours = shardpoint.simulate(
+        str(sharded), batches_per_step=6,
+        shard=[f"{first}=0:0", f"{second}=1:1"],
+    )
+    assert ours == json.loads(out)
+
+
+@needs_models
+def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
+    path = os.path.join(MODELS, "light_vgg19.onnx")
+    code, out, err = cli("suggest", "--input-model", path, "--stages", "3", "--report", "json")
+    assert code == 0, err
+    assert shardpoint.suggest(path, 3) == json.loads(out)
+    code, out, err = cli(
+        "memory", "--parameters", "7.5e9", "--data-parallel", "8",
+        "--sharded-data-parallel", "auto", "--device-memory", "40GiB", "--report", "json",
+    )
+    ours = shardpoint.memory_plan(
+        parameters=7.5e9, data_parallel=8, sharded_data_parallel="auto", device_memory="40GiB"
+    )
+    assert ours == json.loads(out)
+    with pytest.raises(shardpoint.BadParameterError, match="unknown memory plan option 'tensor_paralel'"):
+        shardpoint.memory_plan(parameters=1e9, tensor_paralel=2)
+
+
+# ---- manual_shard against the procedure as the seed states it ---------------
+
+
+def reference_manual_shard(n, edges, points, column):
+    """PopRT's procedure, literally: points in the lexicographically
+    smallest order in which a point follows every point that reaches it; a
+    walk against the edges from each, stopping at vertices already set; the
+    rest to max + 1. `column` picks device (1) or stage (2) from a point."""
+    preds = [[] for _ in range(n)]
+    succs = [[] for _ in range(n)]
+    for u, v in edges:
+        preds[v].append(u)
+        succs[u].append(v)
+
+    def reaches(a, b):
+        seen, todo = {a}, [a]
+        while todo:
+            x = todo.pop()
+            if x == b:
+                return True
+            for y in succs[x]:
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return False
+
+    mine = [p for p in points if len(p) > column]
+    if not mine:
+        return [-1] * n
+    left = sorted(mine, key=lambda p: p[0])
+    order = []
+    while left:
+        for p in left:  # the smallest vertex that no other remaining point reaches
+            if not any(q is not p and reaches(q[0], p[0]) for q in left):
+                order.append(p)
+                left.remove(p)
+                break
+    value = [None] * n
+    for p in order:
+        todo = [p[0]]
+        while todo:
+            x = todo.pop()
+            if value[x] is not None:
+                continue
+            value[x] = p[column]
+            todo.extend(preds[x])
+    rest = max(p[column] for p in mine) + 1
+    return [rest if v is None else v for v in value]
+
+
+def random_dag(rng, n, density):
+    """Edges of a random DAG whose vertex labels are shuffled (so that the
+    index order is often not topological)."""
+    label = list(range(n))
+    rng.shuffle(label)
+    edges = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rng.random() < density:
+                edges.append((label[a], label[b]))
+    return edges
+
+
+def test_manual_shard_matches_the_seed_procedure_on_random_graphs():
+    rng = random.Random(20261123)
+    for trial in range(300):
+        n = rng.randint(1, 14)
+        edges = random_dag(rng, n, rng.choice([0.1, 0.25, 0.5]))
+        k = rng.randint(0, n)
+        vertices = rng.sample(range(n), k)
+        with_stage = rng.random() < 0.5
+        points = [
+            (v, rng.randint(0, 3), rng.randint(0, 3)) if with_stage else (v, rng.randint(0, 3))
+            for v in vertices
+        ]
+        edge_array = np.array(edges, dtype=np.int64).reshape(-1, 2)
+        point_array = np.array(points, dtype=np.int64).reshape(-1, 3 if with_stage else 2)
+        device, stage = shardpoint.manual_shard(n, edge_array, point_array)
+        assert device.tolist() == reference_manual_shard(n, edges, points, 1), (n, edges, points)
+        assert stage.tolist() == reference_manual_shard(n, edges, points, 2), (n, edges, points)
+
+
+def test_manual_shard_takes_lists_and_other_integer_arrays():
+    edges = [(0, 1), (1, 2), (2, 3)]
+    device, stage = shardpoint.manual_shard(4, edges, [(1, 0, 0)])
+    assert device.tolist() == [0, 0, 1, 1] and stage.tolist() == [0, 0, 1, 1]
+    d32, _ = shardpoint.manual_shard(4, np.array(edges, dtype=np.int32), [(1, 0)])
+    assert d32.tolist() == [0, 0, 1, 1]
+    # A non-contiguous view is converted once, not misread.
+    wide = np.array([(0, 9, 1), (1, 9, 2), (2, 9, 3)], dtype=np.int64)[:, ::2]
+    assert not wide.flags["C_CONTIGUOUS"]
+    assert shardpoint.manual_shard(4, wide, [(1, 0)])[0].tolist() == [0, 0, 1, 1]
+
+
+# ---- balanced_shard against brute force -------------------------------------
+
+
+def brute_force_bottleneck(n, edges, cost, stages):
+    """The smallest largest-stage cost over every assignment of vertices to
+    stages with no empty stage and no edge to an earlier stage."""
+    best = None
+    for assign in itertools.product(range(stages), repeat=n):
+        if len(set(assign)) != stages:
+            continue
+        if any(assign[u] > assign[v] for u, v in edges):
+            continue
+        load = max(sum(cost[v] for v in range(n) if assign[v] == s) for s in range(stages))
+        best = load if best is None else min(best, load)
+    return best
+
+
+def test_balanced_shard_is_optimal_on_small_random_graphs():
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(60):
+        n = rng.randint(2, 7)
+        edges = random_dag(rng, n, 0.3)
+        stages = rng.randint(1, min(3, n))
+        cost = [float(rng.randint(0, 9)) for _ in range(n)]
+        r = shardpoint.balanced_shard(n, edges, stages, cost=np.array(cost))
+        want = brute_force_bottleneck(n, edges, cost, stages)
+        assert r["exact"]
+        assert r["bottleneck"] == pytest.approx(want), (n, edges, cost, stages)
+        stage = r["stage"].tolist()
+        assert sorted(set(stage)) == list(range(stages))
+        assert all(stage[u] <= stage[v] for u, v in edges)
+        # Its points, given back to manual_shard, give the same stages.
+        assert shardpoint.manual_shard(n, edges, r["points"])[1].tolist() == stage
+        checked += 1
+    assert checked == 60
+
+
+# ---- errors: the C++ categories as Python classes ---------------------------
+
+
+def test_error_classes_mirror_the_cpp_categories():
+    assert issubclass(shardpoint.BadInputError, shardpoint.Error)
+    assert issubclass(shardpoint.BadInputError, ValueError)
+    assert issubclass(shardpoint.BadParameterError, ValueError)
+    assert issubclass(shardpoint.UnsupportedError, NotImplementedError)
+    assert issubclass(shardpoint.InternalError, RuntimeError)
+    assert issubclass(shardpoint.InvalidShardingError, shardpoint.BadInputError)
+    cases = {
+        "bad_input": shardpoint.BadInputError,
+        "bad_parameter": shardpoint.BadParameterError,
+        "unsupported": shardpoint.UnsupportedError,
+        "internal": shardpoint.InternalError,
+        "invalid_sharding": shardpoint.InvalidShardingError,
+    }
+    for category, cls in cases.items():
+        with pytest.raises(cls) as e:
+            _core._raise_error(category, f"shardpoint: a {category} message")
+        assert type(e.value) is cls
+        # The library's "shardpoint: " prefix is the command line's to print.
+        assert str(e.value) == f"a {category} message"
+    with pytest.raises(shardpoint.InternalError, match=r"^oops \(a bug in shardpoint"):
+        _core._raise_error("something else", "oops")
+
+
+def test_bad_model_bytes_raise_bad_input_with_the_command_line_message(tmp_path):
+    garbage = b"\x08\x07\x12\xff\xff\xff\xff\x0fnot a model"
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(garbage)
+    code, _, err = cli("inspect", str(bad))
+    assert code == 2
+    with pytest.raises(shardpoint.BadInputError) as e:
+        shardpoint.inspect(str(bad))
+    assert str(e.value) == cli_message(err)
+    with pytest.raises(shardpoint.BadInputError, match="not an ONNX model"):
+        shardpoint.Sharder({"a": 0}).run(garbage)
+    with pytest.raises(shardpoint.BadInputError) as e:
+        shardpoint.inspect(str(tmp_path / "missing.onnx"))
+    code, _, err = cli("inspect", str(tmp_path / "missing.onnx"))
+    assert code == 2 and str(e.value) == cli_message(err)
+
+
+@needs_models
+def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
+    path = os.path.join(MODELS, "light_vgg19.onnx")
+    model = onnx.load(path)
+    names = node_names(model)
+    # An unknown node: bad input, the command line's "did you mean" line.
+    typo = names[5][:-1] + "x"
+    code, _, err = cli("shard", "--input-model", path, "--shard", f"{typo}=0",
+                       "--output-model", str(tmp_path / "o.onnx"))
+    assert code == 2
+    with pytest.raises(shardpoint.BadInputError) as e:
+        shardpoint.Sharder({typo: 0}).run(model)
+    # The same finding; only where the name came from differs.
+    where, finding = cli_message(err).split(": ", 1)
+    assert where == f"--shard {typo}=0"
+    assert str(e.value) == f"Sharder: sharding_info['{typo}']: {finding}"
+    # A bad parameter: a tensor-parallel degree of 0.
+    code, _, err = cli("memory", "--parameters", "1e9", "--tensor-parallel", "0")
+    assert code == 2
+    with pytest.raises(shardpoint.BadParameterError) as e:
+        shardpoint.memory_plan(parameters=1e9, tensor_parallel=0)
+    assert str(e.value) == cli_message(err)
+    # A sharding that cannot run as a pipeline: 0 batches per step.
+    point = f"{names[5]}=0:0"
+    code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "0")
+    assert code == 3
+    with pytest.raises(shardpoint.InvalidShardingError) as e:
+        shardpoint.simulate(path, batches_per_step=0, shard=[point])
+    assert str(e.value) == cli_message(err)
+    # A sharding that breaks a rule: the last node on stage 0, the producer
+    # of its input on stage 1 (data flowing back to an earlier stage).
+    last = model.graph.node[-1]
+    producer = next(
+        i for i, n in enumerate(model.graph.node) if last.input[0] in n.output
+    )
+    late, early = names[producer], names[-1]
+    with pytest.raises(shardpoint.InvalidShardingError, match=r"validation failed.*backward"):
+        shardpoint.Sharder({late: 1, early: 0}, {late: 1, early: 0}).run(model)
+    code, _, _ = cli("shard", "--input-model", path, "--shard", f"{late}=1:1",
+                     "--shard", f"{early}=0:0", "--output-model", str(tmp_path / "o.onnx"))
+    assert code == 3 and not (tmp_path / "o.onnx").exists()
+
+
+def test_bad_graphs_raise_bad_input():
+    with pytest.raises(shardpoint.BadInputError, match=r"edge 1 \(1, 5\) names vertex 5 of a graph of 3"):
+        shardpoint.manual_shard(3, [(0, 1), (1, 5)], [(0, 0)])
+    with pytest.raises(shardpoint.BadInputError, match="cycle"):
+        shardpoint.manual_shard(3, [(0, 1), (1, 2), (2, 0)], [(0, 0)])
+    with pytest.raises(shardpoint.BadInputError, match=r"\(E, 2\) array"):
+        shardpoint.manual_shard(3, [(0, 1, 2)], [(0, 0)])
+    with pytest.raises(shardpoint.BadInputError, match="points must be"):
+        shardpoint.manual_shard(3, [(0, 1)], [0])
+    with pytest.raises(shardpoint.BadParameterError, match="num_vertices must be non-negative"):
+        shardpoint.manual_shard(-1, [], [])
+    with pytest.raises(shardpoint.BadInputError, match="cost must be a 1-D array"):
+        shardpoint.balanced_shard(3, [(0, 1)], 2, cost=[1.0, 2.0])
+    with pytest.raises(shardpoint.Error):
+        shardpoint.balanced_shard(3, [(0, 1)], 5)
+
+
+def test_a_model_over_protobufs_limit_is_unsupported():
+    """2 GiB + 1 byte: refused before any parsing, with the reason."""
+    big = bytes((1 << 31))
+    with pytest.raises(shardpoint.UnsupportedError, match="protobuf messages are limited to 2 GiB"):
+        shardpoint.Sharder({"a": 0}).run(big)
+
+
+# ---- the stubs ------------------------------------------------------------
+
+
+def test_stubs_name_what_the_extension_has():
+    stub = os.path.join(os.path.dirname(shardpoint.__file__), "_core.pyi")
+    tree = ast.parse(open(stub).read())
+    functions = {n.name: [a.arg for a in n.args.args] for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    public = {k for k in dir(_core) if not k.startswith("__")}
+    assert set(functions) | classes == public
+    for name, args in functions.items():
+        # pybind11's signature line: name(arg: type, ...) -> type
+        first = getattr(_core, name).__doc__.splitlines()[0]
+        assert re.findall(r"[(,] ?(\w+): ", first) == args, (name, first)
