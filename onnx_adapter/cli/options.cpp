@@ -155,6 +155,25 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
 }
 
 parallel_config memory_flags::config() const {
+  // The command line's choices are checked by CLI11 as well; these checks
+  // are for every other caller (the Python bindings).
+  const auto one_of = [](const char* flag, const std::string& value,
+                         std::initializer_list<const char*> allowed) {
+    if (value.empty()) {
+      return; // the default
+    }
+    std::string list;
+    for (const char* a : allowed) {
+      if (value == a) {
+        return;
+      }
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    throw bad_parameter_error(std::string(flag) + " '" + value + "' is not one of " + list);
+  };
+  one_of("--optimizer", optimizer, {"adam", "sgd", "none"});
+  one_of("--precision", precision, {"fp32", "fp16", "bf16"});
+  one_of("--schedule", schedule, {"gpipe", "1f1b"});
   parallel_config c;
   c.training = !inference;
   if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16)) {

@@ -309,14 +309,19 @@ std::string simulate(const py::object& model, const std::string& config,
 cli::memory_flags memory_flags_of(const py::dict& o, bool& any) {
   cli::memory_flags f;
   any = false;
+  std::set<std::string> known; // every key read below
+  const auto given = [&](const char* key) {
+    known.insert(key);
+    return o.contains(key) && !o[key].is_none();
+  };
   const auto text = [&](const char* key, std::string& out) {
-    if (o.contains(key) && !o[key].is_none()) {
+    if (given(key)) {
       out = py::str(o[key]).cast<std::string>();
       any = true;
     }
   };
   const auto flag = [&](const char* key, bool& out) {
-    if (o.contains(key) && !o[key].is_none()) {
+    if (given(key)) {
       out = o[key].cast<bool>();
       any = any || out;
     }
@@ -336,46 +341,18 @@ cli::memory_flags memory_flags_of(const py::dict& o, bool& any) {
   flag("fp16", f.fp16);
   flag("bf16", f.bf16);
   flag("shard_optimizer_states", f.shard_optimizer_states);
-  if (o.contains("training") && !o["training"].is_none()) {
+  if (given("training")) {
     f.training = o["training"].cast<bool>();
     f.inference = !f.training;
     any = true;
   }
-  for (const auto& [key, value] : o) {
-    static const std::set<std::string> known{"tensor_parallel",
-                                             "data_parallel",
-                                             "sharded_data_parallel",
-                                             "layout",
-                                             "optimizer",
-                                             "precision",
-                                             "param_persistence_threshold",
-                                             "max_live_parameters",
-                                             "micro_batch_size",
-                                             "batches_per_step",
-                                             "schedule",
-                                             "queue_depth",
-                                             "fp16",
-                                             "bf16",
-                                             "shard_optimizer_states",
-                                             "training"};
-    const auto name = py::str(key).cast<std::string>();
+  for (const auto& item : o) {
+    const auto name = py::str(item.first).cast<std::string>();
     if (!known.count(name)) {
       throw cli::usage_error("unknown memory plan option '" + name + "'");
     }
-    (void)value;
   }
-  if (f.schedule != "gpipe" && f.schedule != "1f1b") {
-    throw sp::bad_parameter_error("schedule '" + f.schedule + "' is not gpipe or 1f1b");
-  }
-  if (!f.optimizer.empty() && f.optimizer != "adam" && f.optimizer != "sgd" &&
-      f.optimizer != "none") {
-    throw sp::bad_parameter_error("optimizer '" + f.optimizer + "' is not adam, sgd or none");
-  }
-  if (!f.precision.empty() && f.precision != "fp32" && f.precision != "fp16" &&
-      f.precision != "bf16") {
-    throw sp::bad_parameter_error("precision '" + f.precision + "' is not fp32, fp16 or bf16");
-  }
-  return f;
+  return f; // values are checked where the command line's are: memory_flags::config()
 }
 
 py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ipus,
@@ -587,22 +564,24 @@ py::dict balanced_shard(std::int64_t num_vertices, const int_array& edges, int s
                         double communication_weight) {
   const csr g = graph_of(num_vertices, edges);
   const auto n = static_cast<std::size_t>(num_vertices);
-  const auto column = [&](const std::optional<float_array>& a, double fallback,
-                          const char* what) -> std::vector<double> {
+  // Each column read where it lies (float_array converted it, if at all,
+  // once); an absent one is a constant.
+  std::vector<double> ones(n, 1.0);
+  std::vector<double> zeros(n, 0.0);
+  const auto column = [&](const std::optional<float_array>& a, const std::vector<double>& fallback,
+                          const char* what) -> const double* {
     if (!a) {
-      return std::vector<double>(n, fallback);
+      return fallback.data();
     }
-    const auto info = a->request();
-    if (info.ndim != 1 || static_cast<std::size_t>(info.shape[0]) != n) {
+    if (a->ndim() != 1 || static_cast<std::size_t>(a->shape(0)) != n) {
       throw sp::bad_input_error(std::string(what) + " must be a 1-D array of num_vertices (" +
                                 std::to_string(n) + ") numbers");
     }
-    const auto* p = static_cast<const double*>(info.ptr);
-    return {p, p + n};
+    return a->data();
   };
-  const auto c = column(cost, 1.0, "cost");
-  const auto mem = column(memory, 0.0, "memory");
-  const auto bytes = column(output_bytes, 0.0, "output_bytes");
+  const double* c = column(cost, ones, "cost");
+  const double* mem = column(memory, zeros, "memory");
+  const double* bytes = column(output_bytes, zeros, "output_bytes");
   const auto index = get(boost::vertex_index, g);
   sp::balance_options o;
   o.stages = stages;
@@ -611,9 +590,9 @@ py::dict balanced_shard(std::int64_t num_vertices, const int_array& edges, int s
   std::optional<sp::balanced_sharding> b;
   {
     py::gil_scoped_release free;
-    b.emplace(sp::balanced_shard(g, boost::make_iterator_property_map(c.begin(), index),
-                                 boost::make_iterator_property_map(mem.begin(), index),
-                                 boost::make_iterator_property_map(bytes.begin(), index), o));
+    b.emplace(sp::balanced_shard(g, boost::make_iterator_property_map(c, index),
+                                 boost::make_iterator_property_map(mem, index),
+                                 boost::make_iterator_property_map(bytes, index), o));
   }
   py::dict out;
   out["device"] = to_array(b->result, false);

@@ -283,6 +283,8 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
     assert ours == json.loads(out)
     with pytest.raises(shardpoint.BadParameterError, match="unknown memory plan option 'tensor_paralel'"):
         shardpoint.memory_plan(parameters=1e9, tensor_paralel=2)
+    with pytest.raises(shardpoint.BadParameterError, match="--optimizer 'adamw' is not one of"):
+        shardpoint.memory_plan(parameters=1e9, optimizer="adamw")
 
 
 # ---- manual_shard against the procedure as the seed states it ---------------
