@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -21,6 +22,8 @@
 
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/onnx/model.hpp>
+
+#include "wire.hpp"
 
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
@@ -145,11 +148,13 @@ loaded_model::loaded_model() {
 }
 
 loaded_model::loaded_model(loaded_model&& other) noexcept
-    : arena_(std::move(other.arena_)), proto_(std::exchange(other.proto_, nullptr)) {}
+    : arena_(std::move(other.arena_)), proto_(std::exchange(other.proto_, nullptr)),
+      source_(std::move(other.source_)) {}
 
 loaded_model& loaded_model::operator=(loaded_model&& other) noexcept {
   arena_ = std::move(other.arena_);
   proto_ = std::exchange(other.proto_, nullptr);
+  source_ = std::move(other.source_);
   return *this;
 }
 
@@ -175,6 +180,128 @@ loaded_model parse_model(std::string_view bytes, const std::string& source) {
   }
   check_structure(model.proto(), source);
   return model;
+}
+
+// ---- the wire-level fast path (wire.hpp) ------------------------------------
+
+struct loaded_model::wire_source {
+  std::string_view input;
+  void* mapping = nullptr; // owned when not null
+  std::size_t mapped = 0;
+  wire::layout where;
+
+  wire_source() = default;
+  wire_source(const wire_source&) = delete;
+  wire_source& operator=(const wire_source&) = delete;
+  ~wire_source() {
+    if (mapping != nullptr) {
+      ::munmap(mapping, mapped);
+    }
+  }
+};
+
+namespace {
+
+// The skeleton of `source->input`, or nothing when the scan gives up.
+std::optional<loaded_model> scan_into(loaded_model model,
+                                      std::shared_ptr<loaded_model::wire_source> source,
+                                      const fs::path& name) {
+  auto where = wire::scan(source->input, model.proto());
+  if (!where) {
+    return std::nullopt;
+  }
+  source->where = std::move(*where);
+  check_structure(model.proto(), name);
+  return model;
+}
+
+} // namespace
+
+loaded_model read_graph(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return read_model(path); // which says why
+  }
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } const guard{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > INT_MAX) {
+    return read_model(path);
+  }
+  auto source = std::make_shared<loaded_model::wire_source>();
+  source->mapped = static_cast<std::size_t>(st.st_size);
+  void* p = ::mmap(nullptr, source->mapped, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) {
+    return read_model(path);
+  }
+  source->mapping = p;
+  source->input = {static_cast<const char*>(p), source->mapped};
+  auto model = scan_into(loaded_model(), source, path);
+  if (!model) {
+    return read_model(path);
+  }
+  model->source_ = std::move(source);
+  return std::move(*model);
+}
+
+loaded_model parse_graph(std::string_view bytes, const std::string& source_name) {
+  auto source = std::make_shared<loaded_model::wire_source>();
+  source->input = bytes;
+  auto model = scan_into(loaded_model(), source, source_name);
+  if (!model) {
+    return parse_model(bytes, source_name);
+  }
+  model->source_ = std::move(source);
+  return std::move(*model);
+}
+
+void save_model(const loaded_model& model, const fs::path& path) {
+  if (!model.source_) {
+    save_model(model.proto(), path);
+    return;
+  }
+  const auto& src = *model.source_;
+  const std::size_t size = wire::rewritten_size(src.input, src.where, model.proto().graph());
+  if (size > static_cast<std::size_t>(INT_MAX)) {
+    throw unsupported_error("'" + path.string() +
+                            "': the model cannot be serialised: protobuf messages are limited "
+                            "to 2 GiB");
+  }
+  io::write_atomically(path, [&](int fd) {
+    google::protobuf::io::FileOutputStream out(fd, 1 << 20);
+    bool ok = true;
+    {
+      google::protobuf::io::CodedOutputStream coded(&out);
+      wire::rewrite(src.input, src.where, model.proto().graph(), coded);
+      ok = !coded.HadError();
+    }
+    ok = out.Flush() && ok;
+    return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
+  });
+}
+
+std::string serialize_model(const loaded_model& model) {
+  if (!model.source_) {
+    return serialize_model(model.proto());
+  }
+  const auto& src = *model.source_;
+  const std::size_t size = wire::rewritten_size(src.input, src.where, model.proto().graph());
+  if (size > static_cast<std::size_t>(INT_MAX)) {
+    throw unsupported_error(
+        "the model cannot be serialised: protobuf messages are limited to 2 GiB");
+  }
+  std::string out(size, '\0');
+  google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
+  {
+    google::protobuf::io::CodedOutputStream coded(&array);
+    wire::rewrite(src.input, src.where, model.proto().graph(), coded);
+    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
+      throw internal_error("shardpoint: the rewritten model is not the size computed");
+    }
+  }
+  return out;
 }
 
 void save_model(const ::onnx::ModelProto& model, const fs::path& path) {

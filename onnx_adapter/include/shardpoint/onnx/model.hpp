@@ -41,13 +41,27 @@ public:
   ::onnx::ModelProto& proto() noexcept { return *proto_; }
   const ::onnx::ModelProto& proto() const noexcept { return *proto_; }
 
+  /// Whether proto() is the skeleton of a model read at the wire level
+  /// (read_graph, parse_graph): everything but the data of large tensors.
+  /// save_model() and serialize_model() then write the input back with the
+  /// nodes as proto() has them; only the top-level nodes may be edited
+  /// (their attributes, names, subgraphs), nothing else, none added.
+  bool is_skeleton() const noexcept { return source_ != nullptr; }
+
+  struct wire_source; ///< (internal) the input and where its graph and nodes lie
+
 private:
   loaded_model();
   friend loaded_model read_model(const std::filesystem::path& path);
   friend loaded_model parse_model(std::string_view bytes, const std::string& source);
+  friend loaded_model read_graph(const std::filesystem::path& path);
+  friend loaded_model parse_graph(std::string_view bytes, const std::string& source);
+  friend void save_model(const loaded_model& model, const std::filesystem::path& path);
+  friend std::string serialize_model(const loaded_model& model);
 
   std::unique_ptr<google::protobuf::Arena> arena_;
   ::onnx::ModelProto* proto_ = nullptr;
+  std::shared_ptr<const wire_source> source_;
 };
 
 /// load_model() into an arena: the same checks and errors, faster.
@@ -56,6 +70,21 @@ loaded_model read_model(const std::filesystem::path& path);
 /// A model from serialised bytes already in memory (the Python bindings'
 /// path); `source` names it in messages. The same checks as read_model().
 loaded_model parse_model(std::string_view bytes, const std::string& source = "<bytes>");
+
+/// The fast path for commands that need the graph, not the weights: the file
+/// is mapped and scanned at the wire level (src/wire.hpp), the weights'
+/// bytes are never copied, and the result is a skeleton (is_skeleton()).
+/// When the scan is not sure it reads the file as protobuf would, it is
+/// read_model()'s whole parse instead, with the same checks and errors.
+loaded_model read_graph(const std::filesystem::path& path);
+/// The same on bytes in memory, which must outlive the model.
+loaded_model parse_graph(std::string_view bytes, const std::string& source = "<bytes>");
+
+/// Writes a model read by any of the above to `path` atomically: a
+/// skeleton's input with its nodes replaced, or the whole model.
+void save_model(const loaded_model& model, const std::filesystem::path& path);
+/// The same, into memory.
+std::string serialize_model(const loaded_model& model);
 
 /// Serialises `model` to `path` atomically: a temporary file in the same
 /// folder, flushed, then renamed over `path`. On any failure `path` is left as

@@ -1,0 +1,258 @@
+// Reading and rewriting a model at the wire level: see wire.hpp.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <climits>
+
+#include <google/protobuf/wire_format_lite.h>
+
+#include <shardpoint/error.hpp>
+
+#include "wire.hpp"
+
+namespace shardpoint::onnx::wire {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+using wfl = google::protobuf::internal::WireFormatLite;
+
+// protobuf's default recursion limit, and what is left of it one and two
+// messages down (a graph's fields, an initializer's fields).
+constexpr int model_depth = 100;
+
+const std::uint8_t* bytes_of(std::string_view s) {
+  return reinterpret_cast<const std::uint8_t*>(s.data());
+}
+
+// Merges one field, given as its own bytes (tag included), into `message`
+// with protobuf's parser and the recursion budget it would have in place.
+bool merge(google::protobuf::MessageLite& message, const std::uint8_t* field, std::size_t size,
+           int depth) {
+  CodedInputStream in(field, static_cast<int>(size));
+  in.SetRecursionLimit(depth);
+  return message.MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+// The fields of one message, walked: `visit(field_number, wire_type, start,
+// value, in)` is called after the tag is read, with `start` the offset of the
+// tag and `value` that of the value; it consumes the value and returns false
+// to give up. Offsets are relative to `base`. True at the message's end.
+template <class Visit>
+bool walk(const std::uint8_t* base, std::size_t size, Visit&& visit) {
+  CodedInputStream in(base, static_cast<int>(size));
+  for (;;) {
+    const auto start = static_cast<std::size_t>(in.CurrentPosition());
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      // The end of the message, or a tag protobuf rejects (0, or unreadable).
+      return start == size;
+    }
+    const auto value = static_cast<std::size_t>(in.CurrentPosition());
+    if (!visit(wfl::GetTagFieldNumber(tag), wfl::GetTagWireType(tag), tag, start, value, in)) {
+      return false;
+    }
+  }
+}
+
+// Skips any field (validating groups as protobuf does) and merges it.
+bool skip_and_merge(google::protobuf::MessageLite& message, const std::uint8_t* base,
+                    std::uint32_t tag, std::size_t start, CodedInputStream& in, int depth) {
+  if (!wfl::SkipField(&in, tag)) {
+    return false;
+  }
+  const auto end = static_cast<std::size_t>(in.CurrentPosition());
+  return merge(message, base + start, end - start, depth);
+}
+
+// Reads a length prefix and checks that the value fits in the `size` bytes
+// of the message being walked.
+bool read_length(CodedInputStream& in, std::size_t size, std::size_t& length) {
+  int n = 0;
+  if (!in.ReadVarintSizeAsInt(&n) || n < 0) {
+    return false;
+  }
+  length = static_cast<std::size_t>(n);
+  return length <= size - static_cast<std::size_t>(in.CurrentPosition());
+}
+
+bool is_data_field(int field) {
+  switch (field) {
+  case ::onnx::TensorProto::kFloatDataFieldNumber:
+  case ::onnx::TensorProto::kInt32DataFieldNumber:
+  case ::onnx::TensorProto::kStringDataFieldNumber:
+  case ::onnx::TensorProto::kInt64DataFieldNumber:
+  case ::onnx::TensorProto::kRawDataFieldNumber:
+  case ::onnx::TensorProto::kDoubleDataFieldNumber:
+  case ::onnx::TensorProto::kUint64DataFieldNumber:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// What protobuf's parser checks in a length-delimited data field it reads:
+// nothing in bytes; packed varints must each be complete; packed fixed-size
+// values are left to protobuf (an odd length gives up).
+bool data_readable(int field, const std::uint8_t* value, std::size_t length) {
+  switch (field) {
+  case ::onnx::TensorProto::kFloatDataFieldNumber:
+    return length % 4 == 0;
+  case ::onnx::TensorProto::kDoubleDataFieldNumber:
+    return length % 8 == 0;
+  case ::onnx::TensorProto::kInt32DataFieldNumber:
+  case ::onnx::TensorProto::kInt64DataFieldNumber:
+  case ::onnx::TensorProto::kUint64DataFieldNumber: {
+    CodedInputStream in(value, static_cast<int>(length));
+    std::uint64_t v = 0;
+    while (static_cast<std::size_t>(in.CurrentPosition()) < length) {
+      if (!in.ReadVarint64(&v)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  default: // raw_data, string_data: any bytes
+    return true;
+  }
+}
+
+// An initializer: every field merged but large data, which is checked.
+bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto& tensor,
+                 std::size_t& stripped) {
+  constexpr int depth = model_depth - 2;
+  return walk(base, size,
+              [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+                  std::size_t value, CodedInputStream& in) {
+                if (is_data_field(field) && type == wfl::WIRETYPE_LENGTH_DELIMITED) {
+                  std::size_t length = 0;
+                  if (!read_length(in, size, length)) {
+                    return false;
+                  }
+                  const std::size_t at = static_cast<std::size_t>(in.CurrentPosition());
+                  if (length > kept_data_bytes) {
+                    stripped += length;
+                    return data_readable(field, base + at, length) &&
+                           in.Skip(static_cast<int>(length));
+                  }
+                  return in.Skip(static_cast<int>(length)) &&
+                         merge(tensor, base + start, at + length - start, depth);
+                }
+                (void)value;
+                return skip_and_merge(tensor, base, tag, start, in, depth);
+              });
+}
+
+bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
+                ::onnx::GraphProto& graph, layout& where) {
+  constexpr int depth = model_depth - 1;
+  return walk(base, size,
+              [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+                  std::size_t value, CodedInputStream& in) {
+                (void)value;
+                if (type != wfl::WIRETYPE_LENGTH_DELIMITED) {
+                  return skip_and_merge(graph, base, tag, start, in, depth);
+                }
+                std::size_t length = 0;
+                if (!read_length(in, size, length)) {
+                  return false;
+                }
+                const auto at = static_cast<std::size_t>(in.CurrentPosition());
+                if (!in.Skip(static_cast<int>(length))) {
+                  return false;
+                }
+                if (field == ::onnx::GraphProto::kInitializerFieldNumber) {
+                  return scan_tensor(base + at, length, *graph.add_initializer(),
+                                     where.stripped_bytes);
+                }
+                if (field == ::onnx::GraphProto::kNodeFieldNumber) {
+                  where.nodes.push_back({offset + start, offset + at + length});
+                }
+                return merge(graph, base + start, at + length - start, depth);
+              });
+}
+
+std::size_t field_size(std::size_t length) {
+  return 1 + CodedOutputStream::VarintSize64(length) + length; // tags 1 and 7: one byte
+}
+
+} // namespace
+
+std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton) {
+  if (input.empty() || input.size() > static_cast<std::size_t>(INT_MAX)) {
+    return std::nullopt;
+  }
+  const std::uint8_t* base = bytes_of(input);
+  layout where;
+  bool graph_seen = false;
+  const bool ok = walk(base, input.size(),
+                       [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+                           std::size_t value, CodedInputStream& in) {
+                         if (field != ::onnx::ModelProto::kGraphFieldNumber ||
+                             type != wfl::WIRETYPE_LENGTH_DELIMITED) {
+                           return skip_and_merge(skeleton, base, tag, start, in, model_depth);
+                         }
+                         if (graph_seen) {
+                           return false; // protobuf would merge the two: leave it to protobuf
+                         }
+                         graph_seen = true;
+                         std::size_t length = 0;
+                         if (!read_length(in, input.size(), length)) {
+                           return false;
+                         }
+                         const auto at = static_cast<std::size_t>(in.CurrentPosition());
+                         (void)value;
+                         where.graph = {start, at + length};
+                         where.graph_value = at;
+                         return in.Skip(static_cast<int>(length)) &&
+                                scan_graph(base + at, length, at, *skeleton.mutable_graph(), where);
+                       });
+  if (!ok) {
+    return std::nullopt;
+  }
+  return where;
+}
+
+std::size_t rewritten_size(std::string_view input, const layout& where,
+                           const ::onnx::GraphProto& graph) {
+  if (static_cast<std::size_t>(graph.node_size()) != where.nodes.size()) {
+    throw internal_error("shardpoint: the rewrite was given a graph with other nodes");
+  }
+  std::size_t value = where.graph.end - where.graph_value;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const span& s = where.nodes[static_cast<std::size_t>(i)];
+    value = value - (s.end - s.begin) + field_size(graph.node(i).ByteSizeLong());
+  }
+  return input.size() - (where.graph.end - where.graph.begin) + field_size(value);
+}
+
+void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
+             CodedOutputStream& out) {
+  // The node sizes rewritten_size() cached.
+  std::size_t value = where.graph.end - where.graph_value;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const span& s = where.nodes[static_cast<std::size_t>(i)];
+    value = value - (s.end - s.begin) +
+            field_size(static_cast<std::size_t>(graph.node(i).GetCachedSize()));
+  }
+  const auto copy = [&](std::size_t from, std::size_t to) {
+    out.WriteRaw(input.data() + from, static_cast<int>(to - from));
+  };
+  copy(0, where.graph.begin);
+  out.WriteTag(wfl::MakeTag(::onnx::ModelProto::kGraphFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
+  out.WriteVarint64(value);
+  std::size_t at = where.graph_value;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const span& s = where.nodes[static_cast<std::size_t>(i)];
+    copy(at, s.begin);
+    const auto& node = graph.node(i);
+    out.WriteTag(
+        wfl::MakeTag(::onnx::GraphProto::kNodeFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
+    out.WriteVarint32(static_cast<std::uint32_t>(node.GetCachedSize()));
+    node.SerializeWithCachedSizes(&out);
+    at = s.end;
+  }
+  copy(at, where.graph.end);
+  copy(where.graph.end, input.size());
+}
+
+} // namespace shardpoint::onnx::wire

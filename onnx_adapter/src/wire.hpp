@@ -1,0 +1,86 @@
+// Reading and rewriting a model at the wire level (issue #16): the graph is
+// decoded, the weights are not.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE SCAN
+//
+//   The input's ModelProto fields are walked with protobuf's
+//   CodedInputStream. Every field but the graph is merged, from its own
+//   bytes, into a skeleton ModelProto by protobuf's parser (so protobuf
+//   decides what they mean and whether they are valid). The graph's fields
+//   are walked the same way: nodes, inputs, outputs, value_info and the rest
+//   are merged into the skeleton's graph, and the span of every node field is
+//   kept. Initializers are walked one level deeper: their data fields
+//   (raw_data, float_data, ... of more than `kept_data_bytes` bytes) are
+//   checked the way protobuf's parser would check them and left out of the
+//   skeleton; every other field, and small data (shape and axes constants,
+//   which shape inference reads), is merged. Nested messages are parsed with
+//   the recursion budget they would have in a whole-model parse.
+//
+//   Whatever the scan is not sure protobuf would read the same way -- a
+//   second graph field, a malformed field anywhere, packed data of an odd
+//   length, a file over 2 GiB -- makes it give up; the caller then parses the
+//   whole model as before, with today's errors. So the scan accepts only what
+//   protobuf accepts, and then the skeleton is the whole model without the
+//   large data fields.
+//
+// THE REWRITE
+//
+//   The output is the input with every top-level node field replaced by the
+//   skeleton's node, serialised by protobuf, and the graph's length prefix
+//   recomputed; every other byte is copied verbatim. A model protobuf itself
+//   wrote (fields in number order, packed repeated scalars) comes out byte
+//   for byte as a parse, edit and serialise of the whole model would write
+//   it; other inputs keep their own field order and encodings, and both
+//   outputs parse to the same message.
+//
+// COST
+//
+//   One pass over the field tags: O(fields) outside the weights' bytes, which
+//   are skipped (read only for packed varints, which are validated). Memory:
+//   the skeleton, the size of the graph. The input stays mapped, read only.
+#ifndef SHARDPOINT_ONNX_SRC_WIRE_HPP
+#define SHARDPOINT_ONNX_SRC_WIRE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+
+namespace shardpoint::onnx::wire {
+
+/// Data fields of at most this many bytes are kept in the skeleton.
+inline constexpr std::size_t kept_data_bytes = 64 << 10;
+
+/// [begin, end) in the input.
+struct span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+/// Where the graph and its nodes lie in the input.
+struct layout {
+  span graph;                     ///< the whole graph field: tag, length, value
+  std::size_t graph_value = 0;    ///< where the graph's value starts
+  std::vector<span> nodes;        ///< each top-level node field: tag, length, value
+  std::size_t stripped_bytes = 0; ///< data left out of the skeleton
+};
+
+/// Scans `input` into `skeleton` (empty on entry). Nothing when the scan gives
+/// up (see above); `skeleton` is then in an unspecified state.
+std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton);
+
+/// The size of the rewritten model, and the rewrite into `out`.
+std::size_t rewritten_size(std::string_view input, const layout& where,
+                           const ::onnx::GraphProto& graph);
+void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
+             google::protobuf::io::CodedOutputStream& out);
+
+} // namespace shardpoint::onnx::wire
+
+#endif // SHARDPOINT_ONNX_SRC_WIRE_HPP

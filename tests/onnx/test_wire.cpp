@@ -1,0 +1,259 @@
+// The wire-level fast path (src/wire.hpp) against protobuf's whole-model
+// parse: the same skeleton graph, the same report, byte-identical output
+// after the same sharding on every shared model; equal messages on inputs
+// protobuf would not write (unknown fields, fields out of order, unpacked
+// data); and, on every truncation and on random corruptions of a model, the
+// same verdict and the same error as the whole parse.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include <shardpoint/io/report.hpp>
+#include <shardpoint/onnx/graph.hpp>
+#include <shardpoint/onnx/model.hpp>
+#include <shardpoint/onnx/report.hpp>
+#include <shardpoint/shardpoint.hpp>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint;
+namespace so = shardpoint::onnx;
+using onnx_test::temp_dir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Shards `model` by a few points chosen from `seed`, as `shard` does.
+sp::sharding_result shard_randomly(::onnx::ModelProto& model, unsigned seed) {
+  auto& g = *model.mutable_graph();
+  so::assign_names(g, so::naming::rename_empty);
+  const auto nodes = so::build_graph(g);
+  std::mt19937 rng(seed);
+  const auto n = static_cast<std::size_t>(g.node_size());
+  std::vector<sp::sharding_point<std::size_t>> points;
+  const int k = 1 + static_cast<int>(rng() % 3);
+  std::vector<std::size_t> chosen;
+  for (int i = 0; i < k; ++i) {
+    chosen.push_back(rng() % n);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    points.push_back({chosen[i], static_cast<int>(i), static_cast<int>(i)});
+  }
+  auto result = so::shard(g, nodes, points);
+  so::annotate(g, result);
+  return result;
+}
+
+std::string report_json(::onnx::ModelProto& model, const sp::sharding_result& r) {
+  const auto nodes = so::build_graph(model.graph());
+  return sp::io::to_json(so::make_report(model, nodes, r, {}));
+}
+
+bool same_message(const std::string& a, const std::string& b) {
+  ::onnx::ModelProto x;
+  ::onnx::ModelProto y;
+  REQUIRE(x.ParseFromString(a));
+  REQUIRE(y.ParseFromString(b));
+  return google::protobuf::util::MessageDifferencer::Equals(x, y);
+}
+
+// What a read gives: the error message, or the nodes it found.
+std::string verdict(const std::function<so::loaded_model()>& read) {
+  try {
+    const auto m = read();
+    std::string nodes = "ok:";
+    for (const auto& n : m.proto().graph().node()) {
+      nodes += n.SerializeAsString() + "|";
+    }
+    return nodes;
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+} // namespace
+
+TEST_CASE("every shared model: the fast path reads it, and writes it back byte for byte") {
+  SKIP_WITHOUT_MODELS();
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() != ".onnx") {
+      continue;
+    }
+    CAPTURE(entry.path().filename().string());
+    const std::string file = onnx_test::read_file(entry.path());
+    auto fast = so::read_graph(entry.path());
+    CHECK(fast.is_skeleton());
+    CHECK(so::serialize_model(fast) == file);
+    auto whole = so::read_model(entry.path());
+    CHECK_FALSE(whole.is_skeleton());
+    // The skeleton is the model without the large data fields.
+    CHECK(fast.proto().graph().node_size() == whole.proto().graph().node_size());
+    CHECK(fast.proto().graph().initializer_size() == whole.proto().graph().initializer_size());
+    if (entry.path().filename() == "resnet50-v1-7-replica.onnx") { // weights as initializers
+      CHECK(fast.proto().ByteSizeLong() < file.size() / 100);
+    }
+    for (unsigned seed = 0; seed < 4; ++seed) {
+      CAPTURE(seed);
+      auto a = so::read_graph(entry.path());
+      auto b = so::read_model(entry.path());
+      const auto ra = shard_randomly(a.proto(), seed);
+      const auto rb = shard_randomly(b.proto(), seed);
+      const std::string fast_out = so::serialize_model(a);
+      const std::string whole_out = so::serialize_model(b);
+      CHECK(fast_out.size() == whole_out.size());
+      CHECK(fast_out == whole_out);
+      if (seed == 0) { // the report's shape inference sees the same graph
+        CHECK(report_json(a.proto(), ra) == report_json(b.proto(), rb));
+      }
+    }
+  }
+}
+
+TEST_CASE("save_model writes the rewrite atomically, also over its own input") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto path = dir / "m.onnx";
+  fs::copy_file(onnx_test::models_dir() / "light_squeezenet.onnx", path);
+  auto m = so::read_graph(path);
+  REQUIRE(m.is_skeleton());
+  shard_randomly(m.proto(), 1);
+  const std::string expected = so::serialize_model(m);
+  so::save_model(m, path); // the input stays mapped; the rename replaces it
+  CHECK(onnx_test::read_file(path) == expected);
+  CHECK(dir.files() == std::vector<std::string>{"m.onnx"});
+}
+
+TEST_CASE("inputs protobuf would not write: the same message after the same edit") {
+  // A model with an initializer, unknown fields at every level, and the
+  // graph's fields out of order, built by hand from serialised pieces.
+  auto base = onnx_test::make_model({{"a", {"x", "w"}, {"y"}, "Add"}, {"b", {"y"}, {"z"}}}, {"z"});
+  auto& w = *base.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::FLOAT);
+  w.add_dims(1);
+  w.add_dims(4);
+  w.set_raw_data(std::string(16, '\x01'));
+  const auto varint = [](std::uint64_t v) {
+    std::string s;
+    google::protobuf::io::StringOutputStream out(&s);
+    google::protobuf::io::CodedOutputStream(&out).WriteVarint64(v);
+    return s;
+  };
+  const auto unknown = [&](int field) { // a varint field of that number
+    return varint(static_cast<std::uint64_t>(field) << 3) + '\x07';
+  };
+  const auto with_length = [&](int field, const std::string& value) {
+    return varint((static_cast<std::uint64_t>(field) << 3) | 2) + varint(value.size()) + value;
+  };
+  // Graph: outputs first, then an unknown field, then nodes (each with an
+  // unknown field), the initializer (big float data, unpacked, then
+  // packed, and an unknown field), inputs.
+  const auto& g = base.graph();
+  std::string graph;
+  graph += with_length(12, g.output(0).SerializeAsString());
+  graph += unknown(30);
+  for (const auto& n : g.node()) {
+    graph += with_length(1, n.SerializeAsString() + unknown(31));
+  }
+  ::onnx::TensorProto big;
+  big.set_name("w");
+  big.set_data_type(::onnx::TensorProto::FLOAT);
+  big.add_dims(1);
+  big.add_dims(4);
+  std::string tensor = big.SerializeAsString();
+  for (int i = 0; i < 4; ++i) { // unpacked float_data: fixed32 fields
+    tensor += std::string(1, static_cast<char>((4 << 3) | 5)) + std::string(4, '\x02');
+  }
+  tensor += unknown(29);
+  tensor += with_length(9, std::string((128 << 10), '\x03')); // large raw_data, stripped
+  graph += with_length(5, tensor);
+  graph += with_length(11, g.input(0).SerializeAsString());
+  graph += with_length(2, "reordered");
+  std::string model;
+  model += unknown(40);
+  model += with_length(7, graph);
+  ::onnx::ModelProto rest;
+  rest.set_ir_version(8);
+  rest.add_opset_import()->set_version(13);
+  model += rest.SerializeAsString();
+
+  auto fast = so::parse_graph(model);
+  REQUIRE(fast.is_skeleton());
+  auto whole = so::parse_model(model);
+  CHECK(so::serialize_model(fast) == model); // verbatim when nothing changed
+  const auto ra = shard_randomly(fast.proto(), 3);
+  shard_randomly(whole.proto(), 3);
+  const std::string fast_out = so::serialize_model(fast);
+  const std::string whole_out = so::serialize_model(whole);
+  // Field order and encodings kept: not the same bytes, the same message.
+  CHECK(fast_out != whole_out);
+  CHECK(same_message(fast_out, whole_out));
+  CHECK(fast_out.size() > (128 << 10)); // the stripped data is written back
+  CHECK(ra.size() == 2);
+}
+
+TEST_CASE("malformed input: every truncation and random corruptions, the same verdict") {
+  auto m = onnx_test::make_model({{"a", {"x"}, {"y"}}, {"b", {"y"}, {"z"}}}, {"z"});
+  auto& w = *m.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::INT64);
+  w.add_dims(70000);
+  for (int i = 0; i < 70000; ++i) { // packed varints past kept_data_bytes
+    w.add_int64_data(i * 997);
+  }
+  const std::string bytes = m.SerializeAsString();
+  const auto agree = [&](const std::string& input) {
+    const std::string fast = verdict([&] { return so::parse_graph(input); });
+    const std::string whole = verdict([&] { return so::parse_model(input); });
+    CHECK(fast == whole);
+  };
+  agree(bytes);
+  // Every cut near the start and the end, and a spread through the middle.
+  for (std::size_t cut = 0; cut < bytes.size();
+       cut += (cut < 400 || cut + 400 > bytes.size()) ? 1 : 997) {
+    agree(bytes.substr(0, cut));
+  }
+  std::mt19937 rng(16);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string input = bytes;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) {
+      // Mostly in the structure (the first and last bytes), some in the data.
+      const std::size_t at = rng() % 3 == 0
+                                 ? rng() % input.size()
+                                 : (rng() % 2 ? rng() % 200 : input.size() - 1 - rng() % 200);
+      input[at] = static_cast<char>(rng() % 256);
+    }
+    agree(input);
+  }
+}
+
+TEST_CASE("nesting at protobuf's recursion limit: accepted and refused alike") {
+  int accepted = 0;
+  int refused = 0;
+  for (int depth : {30, 31, 32, 33, 34, 40, 48, 49, 50, 51, 60}) {
+    CAPTURE(depth);
+    auto m = onnx_test::make_model({{"a", {"x"}, {"y"}}}, {"y"});
+    // Nest If subgraphs: each level is a node, an attribute and a graph.
+    ::onnx::GraphProto* g = m.mutable_graph();
+    for (int i = 0; i < depth; ++i) {
+      auto& n = *g->add_node();
+      n.set_op_type("If");
+      auto& a = *n.add_attribute();
+      a.set_name("then_branch");
+      a.set_type(::onnx::AttributeProto::GRAPH);
+      g = a.mutable_g();
+    }
+    const std::string bytes = m.SerializePartialAsString();
+    const std::string fast = verdict([&] { return so::parse_graph(bytes); });
+    const std::string whole = verdict([&] { return so::parse_model(bytes); });
+    CHECK(fast == whole);
+    (fast.rfind("ok:", 0) == 0 ? accepted : refused) += 1;
+  }
+  CHECK(accepted > 0); // the limit lies inside the range tried
+  CHECK(refused > 0);
+}
