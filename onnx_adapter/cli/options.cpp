@@ -24,13 +24,16 @@ void model_points::add_to(CLI::App& cmd, const std::string& what, bool required)
                "Require unique names on every node; rename nothing");
 }
 
-onnx::loaded_model load_model(const std::string& path, std::string_view data) {
-  return data.data() != nullptr ? onnx::parse_model(data, path.empty() ? "<bytes>" : path)
-                                : onnx::read_model(path);
+onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what) {
+  if (data.data() != nullptr) {
+    const std::string name = path.empty() ? "<bytes>" : path;
+    return what == reading::graph ? onnx::parse_graph(data, name) : onnx::parse_model(data, name);
+  }
+  return what == reading::graph ? onnx::read_graph(path) : onnx::read_model(path);
 }
 
-sharded_model load_sharded(const model_points& m, bool unsharded_ok) {
-  sharded_model out{load_model(m.input, m.data), {}, {}, false, {}};
+sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading what) {
+  sharded_model out{load_model(m.input, m.data, what), {}, {}, false, {}};
   auto& graph = *out.model.proto().mutable_graph();
   if (!m.has_points()) {
     if (!onnx::has_annotations(graph) && unsharded_ok) {

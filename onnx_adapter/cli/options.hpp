@@ -20,9 +20,14 @@ namespace shardpoint::cli {
 /// What the option names say in messages: the flags' own spelling.
 inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
 
+/// What a command reads of a model: its graph (onnx::read_graph, the weights'
+/// bytes left in the file and copied verbatim to any output), or all of it.
+enum class reading { graph, whole };
+
 /// A model file, or its serialised bytes already in memory (the Python
-/// bindings), which then take the place of the file.
-onnx::loaded_model load_model(const std::string& path, std::string_view data);
+/// bindings), which then take the place of the file (and must outlive the
+/// model when read as a graph).
+onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what);
 
 /// --input-model, --manual-sharding-config, --shard, --only-manual-sharding.
 struct model_points {
@@ -54,7 +59,8 @@ struct sharded_model {
 /// With neither, the model's own __ipu_number / __pipeline_stage attributes
 /// are its sharding when it has any; otherwise a usage error, or with
 /// `unsharded_ok` no sharding at all (one stage).
-sharded_model load_sharded(const model_points& m, bool unsharded_ok = false);
+sharded_model load_sharded(const model_points& m, bool unsharded_ok = false,
+                           reading what = reading::graph);
 
 /// --num-ipus, --enable-pipelining, --batches-per-step.
 struct pipeline_flags {

@@ -257,24 +257,49 @@ loaded_model parse_graph(std::string_view bytes, const std::string& source_name)
   return std::move(*model);
 }
 
-void save_model(const loaded_model& model, const fs::path& path) {
-  if (!model.source_) {
-    save_model(model.proto(), path);
-    return;
-  }
-  const auto& src = *model.source_;
-  const std::size_t size = wire::rewritten_size(src.input, src.where, model.proto().graph());
+namespace {
+
+constexpr const char* too_large = "protobuf messages are limited to 2 GiB";
+
+std::size_t checked(std::size_t size, const std::string& what) {
   if (size > static_cast<std::size_t>(INT_MAX)) {
-    throw unsupported_error("'" + path.string() +
-                            "': the model cannot be serialised: protobuf messages are limited "
-                            "to 2 GiB");
+    throw unsupported_error(what + "the model cannot be serialised: " + too_large);
   }
+  return size;
+}
+
+std::string where(const fs::path& path) {
+  return "'" + path.string() + "': ";
+}
+
+// The serialised size; it caches every size the writers below then use.
+std::size_t byte_size(const loaded_model::wire_source* src, const ::onnx::ModelProto& model) {
+  return src != nullptr ? wire::rewritten_size(src->input, src->where, model.graph())
+                        : model.ByteSizeLong();
+}
+
+void write(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
+           google::protobuf::io::CodedOutputStream& out) {
+  if (src != nullptr) {
+    wire::rewrite(src->input, src->where, model.graph(), out);
+  } else {
+    model.SerializeWithCachedSizes(&out);
+  }
+}
+
+// Serialised straight into the file, never into a second copy in memory,
+// with the sizes byte_size() has just cached.
+void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
+          const fs::path& path) {
+  // protobuf refuses messages over 2 GiB (and logs a line of its own);
+  // refuse them first, with our one line.
+  checked(byte_size(src, model), where(path));
   io::write_atomically(path, [&](int fd) {
     google::protobuf::io::FileOutputStream out(fd, 1 << 20);
     bool ok = true;
     {
       google::protobuf::io::CodedOutputStream coded(&out);
-      wire::rewrite(src.input, src.where, model.proto().graph(), coded);
+      write(src, model, coded);
       ok = !coded.HadError();
     }
     ok = out.Flush() && ok;
@@ -282,50 +307,41 @@ void save_model(const loaded_model& model, const fs::path& path) {
   });
 }
 
-std::string serialize_model(const loaded_model& model) {
-  if (!model.source_) {
-    return serialize_model(model.proto());
+void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& model, char* out,
+               std::size_t size) {
+  google::protobuf::io::ArrayOutputStream array(out, static_cast<int>(size));
+  google::protobuf::io::CodedOutputStream coded(&array);
+  write(src, model, coded);
+  if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
+    throw internal_error("serialize_into() given a buffer of the wrong size");
   }
-  const auto& src = *model.source_;
-  const std::size_t size = wire::rewritten_size(src.input, src.where, model.proto().graph());
+}
+
+} // namespace
+
+void save_model(const loaded_model& model, const fs::path& path) {
+  save(model.source_.get(), model.proto(), path);
+}
+
+std::size_t serialized_size(const loaded_model& model) {
+  return checked(byte_size(model.source_.get(), model.proto()), "");
+}
+
+void serialize_into(const loaded_model& model, char* out, std::size_t size) {
   if (size > static_cast<std::size_t>(INT_MAX)) {
-    throw unsupported_error(
-        "the model cannot be serialised: protobuf messages are limited to 2 GiB");
+    throw internal_error("serialize_into() given a buffer of the wrong size");
   }
-  std::string out(size, '\0');
-  google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
-  {
-    google::protobuf::io::CodedOutputStream coded(&array);
-    wire::rewrite(src.input, src.where, model.proto().graph(), coded);
-    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
-      throw internal_error("shardpoint: the rewritten model is not the size computed");
-    }
-  }
+  serialize(model.source_.get(), model.proto(), out, size);
+}
+
+std::string serialize_model(const loaded_model& model) {
+  std::string out(serialized_size(model), '\0');
+  serialize_into(model, out.data(), out.size());
   return out;
 }
 
 void save_model(const ::onnx::ModelProto& model, const fs::path& path) {
-  // protobuf refuses messages over 2 GiB (and logs a line of its own);
-  // refuse them first, with our one line.
-  if (model.ByteSizeLong() > static_cast<std::size_t>(INT_MAX)) {
-    throw unsupported_error("'" + path.string() +
-                            "': the model cannot be serialised: protobuf messages are limited "
-                            "to 2 GiB");
-  }
-  // Serialised straight into the file, never into a second copy in memory,
-  // with the sizes ByteSizeLong() has just cached (SerializeToZeroCopyStream
-  // would walk the whole model again to compute them).
-  io::write_atomically(path, [&](int fd) {
-    google::protobuf::io::FileOutputStream out(fd, 1 << 20);
-    bool ok = true;
-    {
-      google::protobuf::io::CodedOutputStream coded(&out);
-      model.SerializeWithCachedSizes(&coded);
-      ok = !coded.HadError();
-    }
-    ok = out.Flush() && ok;
-    return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
-  });
+  save(nullptr, model, path);
 }
 
 void write_file_atomically(const fs::path& path, const std::string& data) {
@@ -333,12 +349,7 @@ void write_file_atomically(const fs::path& path, const std::string& data) {
 }
 
 std::size_t serialized_size(const ::onnx::ModelProto& model) {
-  const std::size_t size = model.ByteSizeLong(); // caches every submessage's size
-  if (size > static_cast<std::size_t>(INT_MAX)) {
-    throw unsupported_error(
-        "the model cannot be serialised: protobuf messages are limited to 2 GiB");
-  }
-  return size;
+  return checked(byte_size(nullptr, model), "");
 }
 
 void serialize_into(const ::onnx::ModelProto& model, char* out, std::size_t size) {
@@ -346,7 +357,7 @@ void serialize_into(const ::onnx::ModelProto& model, char* out, std::size_t size
       size != static_cast<std::size_t>(model.GetCachedSize())) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
-  model.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out));
+  serialize(nullptr, model, out, size);
 }
 
 std::string serialize_model(const ::onnx::ModelProto& model) {

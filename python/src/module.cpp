@@ -133,7 +133,7 @@ std::string_view view(const py::bytes& b) {
 }
 
 // The model serialised into a new bytes object, without a second copy.
-py::bytes to_bytes(const ::onnx::ModelProto& model) {
+py::bytes to_bytes(const sp::onnx::loaded_model& model) {
   std::size_t size = 0;
   {
     py::gil_scoped_release free;
@@ -225,8 +225,8 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
     py::gil_scoped_release free;
     out.emplace(cli::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
   }
-  const auto& model = out->sharded.model.proto();
-  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.graph()));
+  const auto& model = out->sharded.model;
+  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()));
 }
 
 py::tuple shard_file(const std::string& input, const std::string& config,

@@ -34,7 +34,7 @@ std::string inspect_model(const inspect_options& a) {
   } catch (const std::regex_error& e) {
     throw usage_error("--grep '" + a.grep + "' is not a valid regular expression: " + e.what());
   }
-  const auto file = load_model(a.model, a.data);
+  const auto file = load_model(a.model, a.data, reading::graph);
   const auto& g = file.proto().graph();
   // Device and stage columns when the model is sharded.
   const bool sharded = onnx::has_annotations(g);

@@ -70,7 +70,7 @@ shard_file_outcome shard_file(const shard_options& a) {
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   }
   if (!failed || a.force) {
-    onnx::save_model(model, out.output);
+    onnx::save_model(sharded.model, out.output);
     out.written = true;
   }
   return out;

@@ -25,7 +25,8 @@ struct split_command_options {
 };
 
 int run(const split_command_options& a) {
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
+  auto [file, nodes, result, from_attributes, renamed] =
+      load_sharded(a.model, false, reading::whole);
   auto& model = file.proto();
   // Nodes named only to resolve the config keep their empty names.
   for (auto v : renamed) {

@@ -20,9 +20,9 @@ struct strip_options {
 
 int run(const strip_options& a) {
   check_output_is_not_input(a.output, a.input);
-  auto file = onnx::read_model(a.input);
+  auto file = onnx::read_graph(a.input);
   const std::size_t removed = onnx::strip_annotations(*file.proto().mutable_graph());
-  onnx::save_model(file.proto(), a.output);
+  onnx::save_model(file, a.output);
   std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote " << a.output
             << '\n';
   return exit_ok;

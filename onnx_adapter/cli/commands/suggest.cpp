@@ -54,7 +54,7 @@ suggest_outcome suggest_split(const suggest_options& a) {
   if (!a.output_model.empty()) {
     check_output_is_not_input(a.output_model, a.input);
   }
-  auto file = load_model(a.input, a.data);
+  auto file = load_model(a.input, a.data, reading::graph);
   auto& model = file.proto();
   auto& graph = *model.mutable_graph();
   onnx::assign_names(graph, a.strict ? onnx::naming::strict : onnx::naming::rename_empty);
@@ -172,7 +172,7 @@ suggest_outcome suggest_split(const suggest_options& a) {
   }
   if (!a.output_model.empty()) {
     onnx::annotate(graph, by_node);
-    onnx::save_model(model, a.output_model);
+    onnx::save_model(file, a.output_model);
     out.written.push_back(a.output_model);
   }
   return out;

@@ -12,7 +12,7 @@
 namespace shardpoint::cli {
 
 validate_outcome validate_model(const validate_options& a) {
-  auto file = load_model(a.model, a.data);
+  auto file = load_model(a.model, a.data, reading::graph);
   auto& model = file.proto();
   const auto& g = model.graph();
   const onnx::node_graph nodes = onnx::build_graph(g);

@@ -58,6 +58,8 @@ private:
   friend loaded_model parse_graph(std::string_view bytes, const std::string& source);
   friend void save_model(const loaded_model& model, const std::filesystem::path& path);
   friend std::string serialize_model(const loaded_model& model);
+  friend std::size_t serialized_size(const loaded_model& model);
+  friend void serialize_into(const loaded_model& model, char* out, std::size_t size);
 
   std::unique_ptr<google::protobuf::Arena> arena_;
   ::onnx::ModelProto* proto_ = nullptr;
@@ -85,6 +87,9 @@ loaded_model parse_graph(std::string_view bytes, const std::string& source = "<b
 void save_model(const loaded_model& model, const std::filesystem::path& path);
 /// The same, into memory.
 std::string serialize_model(const loaded_model& model);
+/// The same in two steps, as for a ModelProto below.
+std::size_t serialized_size(const loaded_model& model);
+void serialize_into(const loaded_model& model, char* out, std::size_t size);
 
 /// Serialises `model` to `path` atomically: a temporary file in the same
 /// folder, flushed, then renamed over `path`. On any failure `path` is left as
