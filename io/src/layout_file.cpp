@@ -36,11 +36,13 @@ std::string at(const std::string& file, const YAML::Node& n) {
 } // namespace
 
 std::vector<layout_choice> read_layout_file(const std::filesystem::path& path) {
-  const std::string text = read_text_file(path, "layout");
-  const std::string file = path.string();
+  return parse_layout(read_text_file(path, "layout"), path.string());
+}
+
+std::vector<layout_choice> parse_layout(std::string_view text, const std::string& file) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(std::string(text));
   } catch (const YAML::ParserException& e) {
     throw bad_input_error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
                           std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);

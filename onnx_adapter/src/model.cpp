@@ -288,23 +288,30 @@ void write(const loaded_model::wire_source* src, const ::onnx::ModelProto& model
 }
 
 // Serialised straight into the file, never into a second copy in memory,
-// with the sizes byte_size() has just cached.
-void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-          const fs::path& path) {
+// `size` bytes by `write(CodedOutputStream&)`.
+template <class Write>
+void write_file(const fs::path& path, std::size_t size, const Write& write) {
   // protobuf refuses messages over 2 GiB (and logs a line of its own);
   // refuse them first, with our one line.
-  checked(byte_size(src, model), where(path));
+  checked(size, where(path));
   io::write_atomically(path, [&](int fd) {
     google::protobuf::io::FileOutputStream out(fd, 1 << 20);
     bool ok = true;
     {
       google::protobuf::io::CodedOutputStream coded(&out);
-      write(src, model, coded);
+      write(coded);
       ok = !coded.HadError();
     }
     ok = out.Flush() && ok;
     return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
   });
+}
+
+// With the sizes byte_size() caches.
+void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
+          const fs::path& path) {
+  write_file(path, byte_size(src, model),
+             [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out); });
 }
 
 void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& model, char* out,
@@ -321,6 +328,55 @@ void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& m
 
 void save_model(const loaded_model& model, const fs::path& path) {
   save(model.source_.get(), model.proto(), path);
+}
+
+void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+               const std::vector<int>& from, const fs::path& path) {
+  const auto* src = whole.source_.get();
+  if (src == nullptr) {
+    save(nullptr, part, path);
+    return;
+  }
+  if (from.size() != static_cast<std::size_t>(part.graph().initializer_size())) {
+    throw internal_error("save_part() given another number of initializers");
+  }
+  std::vector<const wire::span*> spans;
+  bool any = false;
+  for (const int k : from) {
+    const auto i = static_cast<std::size_t>(k);
+    const bool copied = k >= 0 && src->where.stripped.at(i);
+    spans.push_back(copied ? &src->where.initializers[i] : nullptr);
+    any = any || copied;
+  }
+  if (!any) {
+    save(nullptr, part, path);
+    return;
+  }
+  const std::string small = serialize_model(part); // the graph, no large data
+  const wire::splice pieces(small, src->input, spans);
+  write_file(path, pieces.size(),
+             [&](google::protobuf::io::CodedOutputStream& out) { pieces.write(out); });
+}
+
+std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k) {
+  const auto* src = whole.source_.get();
+  const auto i = static_cast<std::size_t>(k);
+  if (src == nullptr || !src->where.stripped.at(i)) {
+    return std::nullopt;
+  }
+  // The field's value: after its tag (one byte: field 5) and length.
+  const auto& s = src->where.initializers[i];
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const std::uint8_t*>(src->input.data() + s.begin),
+      static_cast<int>(s.end - s.begin));
+  std::uint32_t length = 0;
+  ::onnx::TensorProto t;
+  if (in.ReadTag() == 0 || !in.ReadVarint32(&length) ||
+      !t.ParseFromArray(src->input.data() + s.begin + in.CurrentPosition(),
+                        static_cast<int>(length))) {
+    throw internal_error("an initializer the scan read does not parse again");
+  }
+  return t;
 }
 
 std::size_t serialized_size(const loaded_model& model) {

@@ -297,8 +297,11 @@ std::string relocated(const std::string& location, const fs::path& model_dir,
 
 // Writes the tensors of `part` into `data` (a new file) and rewrites the
 // stage's initializers to point at it, 64-byte aligned.
+// `sources[k]` is the model's initializer for the stage's k-th, with its data
+// (`data_of(i)` when the model read is a skeleton that left it out).
 void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::TensorProto*>& sources,
-                 const fs::path& data, const std::string& location, const fs::path& model_dir) {
+                 const std::vector<int>& indices, const loaded_model* whole, const fs::path& data,
+                 const std::string& location, const fs::path& model_dir) {
   std::ofstream out(data, std::ios::binary);
   if (!out) {
     throw input_error("'" + data.string() + "': cannot be created: " + std::strerror(errno));
@@ -306,7 +309,10 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
   std::uint64_t at = 0;
   for (int k = 0; k < stage.initializer_size(); ++k) {
     auto& t = *stage.mutable_initializer(k);
-    const auto& source = *sources[static_cast<std::size_t>(k)];
+    const auto reread = whole != nullptr
+                            ? initializer_with_data(*whole, indices[static_cast<std::size_t>(k)])
+                            : std::nullopt;
+    const auto& source = reread ? *reread : *sources[static_cast<std::size_t>(k)];
     if (!element_bytes(source.data_type())) {
       t.CopyFrom(source); // strings stay inline
       continue;
@@ -339,11 +345,11 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
   }
 }
 
-} // namespace
-
-void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
-                 const fs::path& folder, const fs::path& model_path, const split_options& options,
-                 bool replace) {
+// write_split() on the whole model, or on a skeleton (`whole`, of which
+// `model` is the proto()).
+void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
+                  const io::split_plan& plan, const fs::path& folder, const fs::path& model_path,
+                  const split_options& options, bool replace) {
   auto& g = *model.mutable_graph();
   io::folder_transaction out(folder, replace);
   const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
@@ -411,11 +417,13 @@ void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::s
     // them among the inputs too.
     std::vector<std::pair<::onnx::TensorProto*, ::onnx::TensorProto*>> borrowed;
     std::vector<const ::onnx::TensorProto*> sources;
+    std::vector<int> from; // the model's initializer for each of the stage's
     for (auto t : part.tensors) {
       const auto& name = nodes.tensors[t];
       if (const auto it = initializer_at.find(name); it != initializer_at.end()) {
         auto* source = g.mutable_initializer(it->second);
         auto* moved = sg.add_initializer();
+        from.push_back(it->second);
         if (options.external_data) {
           sources.push_back(source);
         } else {
@@ -443,14 +451,24 @@ void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::s
     } const restore{borrowed};
     if (options.external_data) {
       const std::string data = part.file + ".data";
-      externalise(sg, sources, out.path(data), data, model_dir);
+      externalise(sg, sources, from, whole, out.path(data), data, model_dir);
+      from.assign(from.size(), -1); // the stage has them, data outside
     } else {
-      for (auto& t : *sg.mutable_initializer()) {
-        if (is_external(t)) {
-          for (auto& kv : *t.mutable_external_data()) {
-            if (kv.key() == "location") {
-              kv.set_value(relocated(kv.value(), model_dir, folder, out.path(""), linked));
-            }
+      for (int k = 0; k < sg.initializer_size(); ++k) {
+        auto& t = *sg.mutable_initializer(k);
+        if (!is_external(t)) {
+          continue;
+        }
+        // Relocated, so written as the stage has it, never copied verbatim
+        // (with any inline data too, odd as that is).
+        auto& source = from[static_cast<std::size_t>(k)];
+        if (auto full = whole != nullptr ? initializer_with_data(*whole, source) : std::nullopt) {
+          t = std::move(*full);
+        }
+        source = -1;
+        for (auto& kv : *t.mutable_external_data()) {
+          if (kv.key() == "location") {
+            kv.set_value(relocated(kv.value(), model_dir, folder, out.path(""), linked));
           }
         }
       }
@@ -473,10 +491,28 @@ void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::s
         *sg.add_value_info() = v;
       }
     }
-    save_model(*stage, out.path(part.file));
+    if (whole != nullptr) {
+      save_part(*stage, *whole, from, out.path(part.file));
+    } else {
+      save_model(*stage, out.path(part.file));
+    }
   }
   io::write_file_atomically(out.path("pipeline.json"), io::to_json(plan));
   out.commit();
+}
+
+} // namespace
+
+void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
+                 const fs::path& folder, const fs::path& model_path, const split_options& options,
+                 bool replace) {
+  write_stages(model, nullptr, nodes, plan, folder, model_path, options, replace);
+}
+
+void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                 const fs::path& folder, const fs::path& model_path, const split_options& options,
+                 bool replace) {
+  write_stages(model.proto(), &model, nodes, plan, folder, model_path, options, replace);
 }
 
 } // namespace shardpoint::onnx

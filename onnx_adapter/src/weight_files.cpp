@@ -224,7 +224,10 @@ std::string strategy_to_json(const stage_strategy& s) {
 }
 
 stage_strategy read_strategy(const fs::path& path) {
-  const std::string data = read_file(path, "strategy");
+  return parse_strategy(read_file(path, "strategy"), path, path.extension() == ".json");
+}
+
+stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool json) {
   stage_strategy s;
   std::map<std::string, strategy_entry> by_name;
   std::set<std::string> with_layout;
@@ -237,7 +240,7 @@ stage_strategy read_strategy(const fs::path& path) {
     }
     return it->second;
   };
-  if (path.extension() == ".json") {
+  if (json) {
     try {
       const auto j = nlohmann::json::parse(data);
       s.stage = j.at("current_stage").get<int>();

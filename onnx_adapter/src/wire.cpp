@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <climits>
 
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <shardpoint/error.hpp>
@@ -118,7 +119,7 @@ bool data_readable(int field, const std::uint8_t* value, std::size_t length) {
 
 // An initializer: every field merged but large data, which is checked.
 bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto& tensor,
-                 std::size_t& stripped) {
+                 std::size_t kept, std::size_t& stripped) {
   constexpr int depth = model_depth - 2;
   return walk(base, size,
               [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
@@ -129,7 +130,7 @@ bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto
                     return false;
                   }
                   const std::size_t at = static_cast<std::size_t>(in.CurrentPosition());
-                  if (length > kept_data_bytes) {
+                  if (length > kept) {
                     stripped += length;
                     return data_readable(field, base + at, length) &&
                            in.Skip(static_cast<int>(length));
@@ -143,7 +144,7 @@ bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto
 }
 
 bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
-                ::onnx::GraphProto& graph, layout& where) {
+                ::onnx::GraphProto& graph, std::size_t kept, layout& where) {
   constexpr int depth = model_depth - 1;
   return walk(base, size,
               [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
@@ -161,8 +162,12 @@ bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
                   return false;
                 }
                 if (field == ::onnx::GraphProto::kInitializerFieldNumber) {
-                  return scan_tensor(base + at, length, *graph.add_initializer(),
-                                     where.stripped_bytes);
+                  const std::size_t before = where.stripped_bytes;
+                  where.initializers.push_back({offset + start, offset + at + length});
+                  const bool ok = scan_tensor(base + at, length, *graph.add_initializer(), kept,
+                                              where.stripped_bytes);
+                  where.stripped.push_back(where.stripped_bytes != before);
+                  return ok;
                 }
                 if (field == ::onnx::GraphProto::kNodeFieldNumber) {
                   where.nodes.push_back({offset + start, offset + at + length});
@@ -177,35 +182,36 @@ std::size_t field_size(std::size_t length) {
 
 } // namespace
 
-std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton) {
+std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton, std::size_t kept) {
   if (input.empty() || input.size() > static_cast<std::size_t>(INT_MAX)) {
     return std::nullopt;
   }
   const std::uint8_t* base = bytes_of(input);
   layout where;
   bool graph_seen = false;
-  const bool ok = walk(base, input.size(),
-                       [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
-                           std::size_t value, CodedInputStream& in) {
-                         if (field != ::onnx::ModelProto::kGraphFieldNumber ||
-                             type != wfl::WIRETYPE_LENGTH_DELIMITED) {
-                           return skip_and_merge(skeleton, base, tag, start, in, model_depth);
-                         }
-                         if (graph_seen) {
-                           return false; // protobuf would merge the two: leave it to protobuf
-                         }
-                         graph_seen = true;
-                         std::size_t length = 0;
-                         if (!read_length(in, input.size(), length)) {
-                           return false;
-                         }
-                         const auto at = static_cast<std::size_t>(in.CurrentPosition());
-                         (void)value;
-                         where.graph = {start, at + length};
-                         where.graph_value = at;
-                         return in.Skip(static_cast<int>(length)) &&
-                                scan_graph(base + at, length, at, *skeleton.mutable_graph(), where);
-                       });
+  const bool ok =
+      walk(base, input.size(),
+           [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+               std::size_t value, CodedInputStream& in) {
+             if (field != ::onnx::ModelProto::kGraphFieldNumber ||
+                 type != wfl::WIRETYPE_LENGTH_DELIMITED) {
+               return skip_and_merge(skeleton, base, tag, start, in, model_depth);
+             }
+             if (graph_seen) {
+               return false; // protobuf would merge the two: leave it to protobuf
+             }
+             graph_seen = true;
+             std::size_t length = 0;
+             if (!read_length(in, input.size(), length)) {
+               return false;
+             }
+             const auto at = static_cast<std::size_t>(in.CurrentPosition());
+             (void)value;
+             where.graph = {start, at + length};
+             where.graph_value = at;
+             return in.Skip(static_cast<int>(length)) &&
+                    scan_graph(base + at, length, at, *skeleton.mutable_graph(), kept, where);
+           });
   if (!ok) {
     return std::nullopt;
   }
@@ -253,6 +259,80 @@ void rewrite(std::string_view input, const layout& where, const ::onnx::GraphPro
   }
   copy(at, where.graph.end);
   copy(where.graph.end, input.size());
+}
+
+splice::splice(std::string_view model, std::string_view input,
+               const std::vector<const span*>& from) {
+  const std::uint8_t* base = bytes_of(model);
+  std::size_t graph_start = 0;
+  std::size_t graph_value = 0;
+  std::size_t graph_end = 0;
+  const bool found = walk(base, model.size(),
+                          [&](int field, wfl::WireType, std::uint32_t tag, std::size_t start,
+                              std::size_t value, CodedInputStream& in) {
+                            if (!wfl::SkipField(&in, tag)) {
+                              return false;
+                            }
+                            if (field == ::onnx::ModelProto::kGraphFieldNumber) {
+                              graph_start = start;
+                              graph_end = static_cast<std::size_t>(in.CurrentPosition());
+                              CodedInputStream length(base + value, 10);
+                              std::uint32_t n = 0;
+                              length.ReadVarint32(&n);
+                              graph_value =
+                                  value + static_cast<std::size_t>(length.CurrentPosition());
+                            }
+                            return true;
+                          });
+  if (!found || graph_end == 0) {
+    throw internal_error("shardpoint: splice() given a model without a graph");
+  }
+  before_.push_back(model.substr(0, graph_start));
+  std::size_t k = 0;
+  std::size_t at = graph_value;
+  std::size_t value_size = 0;
+  const auto keep = [&](std::string_view piece) {
+    after_.push_back(piece);
+    value_size += piece.size();
+  };
+  walk(base + graph_value, graph_end - graph_value,
+       [&](int field, wfl::WireType, std::uint32_t tag, std::size_t start, std::size_t,
+           CodedInputStream& in) {
+         wfl::SkipField(&in, tag);
+         const auto end = static_cast<std::size_t>(in.CurrentPosition());
+         if (field == ::onnx::GraphProto::kInitializerFieldNumber) {
+           if (k < from.size() && from[k] != nullptr) {
+             keep(model.substr(at, graph_value + start - at));
+             keep(input.substr(from[k]->begin, from[k]->end - from[k]->begin));
+             at = graph_value + end;
+           }
+           ++k;
+         }
+         return true;
+       });
+  keep(model.substr(at, graph_end - at));
+  if (k != from.size()) {
+    throw internal_error("shardpoint: splice() given another number of initializers");
+  }
+  {
+    google::protobuf::io::StringOutputStream s(&prefix_);
+    CodedOutputStream out(&s);
+    out.WriteTag(
+        wfl::MakeTag(::onnx::ModelProto::kGraphFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
+    out.WriteVarint64(value_size);
+  }
+  after_.push_back(model.substr(graph_end));
+  size_ = graph_start + prefix_.size() + value_size + (model.size() - graph_end);
+}
+
+void splice::write(CodedOutputStream& out) const {
+  for (const auto piece : before_) {
+    out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
+  }
+  out.WriteRaw(prefix_.data(), static_cast<int>(prefix_.size()));
+  for (const auto piece : after_) {
+    out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
+  }
 }
 
 } // namespace shardpoint::onnx::wire

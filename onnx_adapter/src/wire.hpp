@@ -65,21 +65,43 @@ struct span {
 
 /// Where the graph and its nodes lie in the input.
 struct layout {
-  span graph;                     ///< the whole graph field: tag, length, value
-  std::size_t graph_value = 0;    ///< where the graph's value starts
-  std::vector<span> nodes;        ///< each top-level node field: tag, length, value
+  span graph;                  ///< the whole graph field: tag, length, value
+  std::size_t graph_value = 0; ///< where the graph's value starts
+  std::vector<span> nodes;     ///< each top-level node field: tag, length, value
+  /// Each top-level initializer field, and whether data was left out of it.
+  std::vector<span> initializers;
+  std::vector<bool> stripped;
   std::size_t stripped_bytes = 0; ///< data left out of the skeleton
 };
 
-/// Scans `input` into `skeleton` (empty on entry). Nothing when the scan gives
-/// up (see above); `skeleton` is then in an unspecified state.
-std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton);
+/// Scans `input` into `skeleton` (empty on entry), leaving out data fields of
+/// more than `kept` bytes. Nothing when the scan gives up (see above);
+/// `skeleton` is then in an unspecified state.
+std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
+                           std::size_t kept = kept_data_bytes);
 
 /// The size of the rewritten model, and the rewrite into `out`.
 std::size_t rewritten_size(std::string_view input, const layout& where,
                            const ::onnx::GraphProto& graph);
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
              google::protobuf::io::CodedOutputStream& out);
+
+/// A model serialised by protobuf (`model`: small, a skeleton's part) with
+/// some of its graph's initializer fields replaced by fields of `input`
+/// copied verbatim: initializer k of the graph becomes `from[k]` when that
+/// is set. The pieces of the output, in order, without copying either side.
+class splice {
+public:
+  splice(std::string_view model, std::string_view input, const std::vector<const span*>& from);
+  [[nodiscard]] std::size_t size() const { return size_; }
+  void write(google::protobuf::io::CodedOutputStream& out) const;
+
+private:
+  std::vector<std::string_view> before_; ///< up to the graph's length prefix
+  std::string prefix_;                   ///< the graph's tag and new length
+  std::vector<std::string_view> after_;
+  std::size_t size_ = 0;
+};
 
 } // namespace shardpoint::onnx::wire
 

@@ -14,6 +14,7 @@
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/report.hpp>
+#include <shardpoint/onnx/split.hpp>
 #include <shardpoint/shardpoint.hpp>
 
 #include "onnx_support.hpp"
@@ -111,6 +112,56 @@ TEST_CASE("every shared model: the fast path reads it, and writes it back byte f
       }
     }
   }
+}
+
+TEST_CASE("split on a skeleton: every stage file byte for byte the whole model's") {
+  SKIP_WITHOUT_MODELS();
+  // The stage files, by name, with their bytes.
+  const auto contents = [](const fs::path& folder) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::directory_iterator(folder)) {
+      out[e.path().filename().string()] = onnx_test::read_file(e.path());
+    }
+    return out;
+  };
+  std::size_t compared = 0;
+  std::size_t stripped = 0;
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() != ".onnx") {
+      continue;
+    }
+    for (const bool external : {false, true}) {
+      CAPTURE(entry.path().filename().string());
+      CAPTURE(external);
+      auto a = so::read_graph(entry.path());
+      auto b = so::read_model(entry.path());
+      const auto ra = shard_randomly(a.proto(), 7);
+      const auto rb = shard_randomly(b.proto(), 7);
+      const auto na = so::build_graph(a.proto().graph());
+      const auto nb = so::build_graph(b.proto().graph());
+      so::split_options options;
+      options.external_data = external;
+      std::optional<sp::io::split_plan> plan;
+      try {
+        plan = so::plan_split(b.proto().graph(), nb, rb, options);
+      } catch (const sp::error&) {
+        CHECK_THROWS(so::plan_split(a.proto().graph(), na, ra, options));
+        continue;
+      }
+      temp_dir dir;
+      so::write_split(a, na, so::plan_split(a.proto().graph(), na, ra, options), dir / "fast",
+                      entry.path(), options);
+      so::write_split(b.proto(), nb, *plan, dir / "whole", entry.path(), options);
+      const auto fast = contents(dir / "fast");
+      CHECK(fast.size() == plan->stages.size() * (external ? 2 : 1) + 1);
+      CHECK(fast == contents(dir / "whole"));
+      ++compared;
+      // Stages whose weights were copied as byte ranges of the input.
+      stripped += a.proto().ByteSizeLong() * 2 < fs::file_size(entry.path()) ? 1 : 0;
+    }
+  }
+  CHECK(compared >= 4);
+  CHECK(stripped >= 2);
 }
 
 TEST_CASE("save_model writes the rewrite atomically, also over its own input") {

@@ -25,8 +25,7 @@ struct split_command_options {
 };
 
 int run(const split_command_options& a) {
-  auto [file, nodes, result, from_attributes, renamed] =
-      load_sharded(a.model, false, reading::whole);
+  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
   auto& model = file.proto();
   // Nodes named only to resolve the config keep their empty names.
   for (auto v : renamed) {
@@ -35,7 +34,7 @@ int run(const split_command_options& a) {
   onnx::split_options options = a.split;
   options.by_device = a.by == "device";
   const auto plan = onnx::plan_split(model.graph(), nodes, result, options);
-  onnx::write_split(model, nodes, plan, a.output_dir, a.model.input, options, a.force);
+  onnx::write_split(file, nodes, plan, a.output_dir, a.model.input, options, a.force);
   std::cout << (a.report.format == "json" ? io::to_json(plan) : io::to_table(plan));
   std::cerr << "shardpoint: wrote " << plan.stages.size() << " stage model(s) and pipeline.json to "
             << a.output_dir << '\n';

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardpoint::io {
@@ -35,6 +36,8 @@ struct layout_choice {
 /// row, vocab, replicated) or a list of positive integers. Throws
 /// bad_input_error with file, line and column.
 std::vector<layout_choice> read_layout_file(const std::filesystem::path& path);
+/// The same on a file's text; `source` names it in messages.
+std::vector<layout_choice> parse_layout(std::string_view text, const std::string& source);
 
 /// The choices as a layout file (the reasons as comments).
 std::string to_layout_yaml(const std::vector<layout_choice>& choices);

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
@@ -58,6 +60,9 @@ private:
   friend loaded_model parse_graph(std::string_view bytes, const std::string& source);
   friend void save_model(const loaded_model& model, const std::filesystem::path& path);
   friend std::string serialize_model(const loaded_model& model);
+  friend void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+                        const std::vector<int>& from, const std::filesystem::path& path);
+  friend std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k);
   friend std::size_t serialized_size(const loaded_model& model);
   friend void serialize_into(const loaded_model& model, char* out, std::size_t size);
 
@@ -87,6 +92,19 @@ loaded_model parse_graph(std::string_view bytes, const std::string& source = "<b
 void save_model(const loaded_model& model, const std::filesystem::path& path);
 /// The same, into memory.
 std::string serialize_model(const loaded_model& model);
+/// Writes `part`, a model made of pieces of `whole` (a stage of it), to
+/// `path` atomically, as save_model(part, path) would write it had `whole`
+/// all its data: initializer k of its graph is written as `whole`'s
+/// initializer `from[k]`, copied verbatim from the input where the skeleton
+/// left its data out (from[k] < 0: as `part` has it).
+void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+               const std::vector<int>& from, const std::filesystem::path& path);
+
+/// `whole`'s initializer `k` with its data, read again from the input, when
+/// the skeleton left data out of it (one tensor in memory, not the model's);
+/// nothing when proto() holds it whole.
+std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k);
+
 /// The same in two steps, as for a ModelProto below.
 std::size_t serialized_size(const loaded_model& model);
 void serialize_into(const loaded_model& model, char* out, std::size_t size);

@@ -56,6 +56,12 @@ io::split_plan plan_split(const ::onnx::GraphProto& graph, const node_graph& nod
 void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
                  const std::filesystem::path& folder, const std::filesystem::path& model_path,
                  const split_options& options, bool replace = false);
+/// The same on a model read by any of model.hpp's readers: a skeleton's
+/// stages get their initializers as byte ranges of its input, copied
+/// verbatim (with --external-data, read one tensor at a time).
+void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                 const std::filesystem::path& folder, const std::filesystem::path& model_path,
+                 const split_options& options, bool replace = false);
 
 } // namespace shardpoint::onnx
 

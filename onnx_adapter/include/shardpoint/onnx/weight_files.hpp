@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <shardpoint/tensor_layout.hpp>
@@ -51,6 +52,9 @@ std::string strategy_to_json(const stage_strategy& s);
 /// Reads either form back (by the file's extension: .ckpt protobuf, .json
 /// JSON). Throws bad_input_error naming the file for what does not decode.
 stage_strategy read_strategy(const std::filesystem::path& path);
+/// The same on a file's bytes; `source` names it in messages.
+stage_strategy parse_strategy(std::string_view data, const std::filesystem::path& source,
+                              bool json);
 
 /// The element types weights come in, by ONNX data type number.
 struct dtype_names {
