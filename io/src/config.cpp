@@ -142,6 +142,7 @@ std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root)
 }
 
 std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
+  io::check_utf8(text, path);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -171,7 +172,7 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) { // syntax, or a number out of range
     std::string msg = e.what();
     if (const auto p = msg.find("] "); p != std::string::npos) {
       msg = msg.substr(p + 2); // drop "[json.exception.parse_error.101] "

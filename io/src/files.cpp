@@ -110,6 +110,39 @@ std::string read_text_file(const fs::path& path, const std::string& what) {
   return std::move(text).str();
 }
 
+void check_utf8(std::string_view text, const std::string& source) {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // The sequence's length, and the smallest value it may encode (no
+    // overlong forms), by its first byte.
+    const std::size_t n = c < 0x80         ? 1
+                          : (c >> 5) == 6  ? 2
+                          : (c >> 4) == 14 ? 3
+                          : (c >> 3) == 30 ? 4
+                                           : 0;
+    char32_t v = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    bool ok = n != 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      ok = (b >> 6) == 2;
+      v = (v << 6) | (b & 0x3F);
+    }
+    static constexpr char32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (!ok || v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+      throw bad_input_error(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                            ": not UTF-8 text");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    ++column;
+    i += n;
+  }
+}
+
 folder_transaction::folder_transaction(fs::path folder, bool replace)
     : folder_(std::move(folder)), replace_(replace) {
   std::error_code ec;

@@ -1,6 +1,8 @@
 // Reading and atomically writing ONNX models.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -137,9 +139,12 @@ void unmap_block(void* p, std::size_t size) {
   return model;
 }
 
-loaded_model::loaded_model() {
+loaded_model::loaded_model(std::size_t input_bytes) {
+  // The first block no larger than the input needs (a small model, a
+  // fuzzer's input: faulting in 256 KiB would cost more than the parse).
   google::protobuf::ArenaOptions options;
-  options.start_block_size = 256 << 10;
+  options.start_block_size =
+      std::clamp<std::size_t>(std::bit_ceil(input_bytes), 4 << 10, 256 << 10);
   options.max_block_size = 16 << 20;
   options.block_alloc = map_block;
   options.block_dealloc = unmap_block;
@@ -161,7 +166,9 @@ loaded_model& loaded_model::operator=(loaded_model&& other) noexcept {
 loaded_model::~loaded_model() = default;
 
 loaded_model read_model(const fs::path& path) {
-  loaded_model model;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  loaded_model model(ec ? std::size_t{256} << 10 : static_cast<std::size_t>(size));
   parse_file(path, model.proto());
   return model;
 }
@@ -173,7 +180,7 @@ loaded_model parse_model(std::string_view bytes, const std::string& source) {
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
     throw unsupported_error("'" + source + "': protobuf messages are limited to 2 GiB");
   }
-  loaded_model model;
+  loaded_model model(bytes.size());
   google::protobuf::io::ArrayInputStream in(bytes.data(), static_cast<int>(bytes.size()));
   if (!model.proto().ParseFromZeroCopyStream(&in)) {
     fail(source, "not an ONNX model (protobuf parse failed; truncated or not a model file?)");
@@ -238,7 +245,7 @@ loaded_model read_graph(const fs::path& path) {
   }
   source->mapping = p;
   source->input = {static_cast<const char*>(p), source->mapped};
-  auto model = scan_into(loaded_model(), source, path);
+  auto model = scan_into(loaded_model(source->input.size()), source, path);
   if (!model) {
     return read_model(path);
   }
@@ -249,7 +256,7 @@ loaded_model read_graph(const fs::path& path) {
 loaded_model parse_graph(std::string_view bytes, const std::string& source_name) {
   auto source = std::make_shared<loaded_model::wire_source>();
   source->input = bytes;
-  auto model = scan_into(loaded_model(), source, source_name);
+  auto model = scan_into(loaded_model(bytes.size()), source, source_name);
   if (!model) {
     return parse_model(bytes, source_name);
   }

@@ -242,7 +242,7 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
   };
   if (json) {
     try {
-      const auto j = nlohmann::json::parse(data);
+      const auto j = nlohmann::ordered_json::parse(data); // file order
       s.stage = j.at("current_stage").get<int>();
       for (const auto& [name, item] : j.at("parallel_strategy_item").items()) {
         auto& e = entry(name);

@@ -6,6 +6,8 @@
 
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/config.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/layout_file.hpp>
 
 namespace config = shardpoint::config;
 using entries = std::vector<config::entry>;
@@ -109,6 +111,9 @@ TEST_CASE("shard.yaml written back reads as the same points, odd names quoted") 
 TEST_CASE("bad configs: one line naming the place") {
   CHECK(error_of([] { config::parse("   \n", "e.yaml"); }) ==
         "'e.yaml': the sharding config is empty");
+  // Found by fuzz_config: a number JSON cannot hold escaped as a crash.
+  CHECK(error_of([] { config::parse("{\"sharding_info\": {\"a\": 1e999}}", "c.json", true); }) ==
+        "c.json: JSON number overflow parsing '1e999'");
   CHECK(error_of([] { config::parse("- {node: a}\n", "c.yaml"); }) ==
         "c.yaml:1:3: entry for node 'a' has neither device nor stage");
   CHECK(error_of([] {
@@ -116,4 +121,23 @@ TEST_CASE("bad configs: one line naming the place") {
         }) ==
         "sharding_info/pipelining_info: sharding_info['a']: device '-1' is not a non-negative "
         "integer below 2147483647");
+}
+
+TEST_CASE("YAML that is not UTF-8 is refused where the first bad byte is") {
+  // Found by fuzz_config: yaml-cpp reads such bytes, and its writer gives
+  // back U+FFFD in their place, so a name would not survive a round trip.
+  CHECK(error_of([] {
+          config::parse("- {node: a, device: 0}\n- {node: b\xfe, device: 1}\n", "c.yaml");
+        }) == "c.yaml:2:11: not UTF-8 text");
+  CHECK(error_of([] { shardpoint::io::parse_layout("w1: column\nw2\xc0\xaf: row\n", "l.yaml"); }) ==
+        "l.yaml:2:3: not UTF-8 text"); // an overlong '/'
+  const auto check = [](const std::string& text) {
+    return error_of([&] { shardpoint::io::check_utf8(text, "t"); });
+  };
+  CHECK(check("plain ascii\n") == "no error");
+  CHECK(check("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "no error"); // é € 😀
+  CHECK(check("\xed\xa0\x80") == "t:1:1: not UTF-8 text");            // a surrogate
+  CHECK(check("\xf4\x90\x80\x80") == "t:1:1: not UTF-8 text");        // past U+10FFFF
+  CHECK(check("ab\xe2\x82") == "t:1:3: not UTF-8 text");              // cut short
+  CHECK(check("\x80") == "t:1:1: not UTF-8 text");                    // a lone continuation
 }

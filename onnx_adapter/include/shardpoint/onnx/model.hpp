@@ -53,7 +53,8 @@ public:
   struct wire_source; ///< (internal) the input and where its graph and nodes lie
 
 private:
-  loaded_model();
+  /// An arena whose first block suits a model of `input_bytes`.
+  explicit loaded_model(std::size_t input_bytes);
   friend loaded_model read_model(const std::filesystem::path& path);
   friend loaded_model parse_model(std::string_view bytes, const std::string& source);
   friend loaded_model read_graph(const std::filesystem::path& path);

@@ -1,0 +1,171 @@
+// Fuzzes the wire-level model reader (onnx_adapter/src/wire.hpp) against
+// protobuf's own parser, differentially. For every input:
+//
+//   - the scan never accepts what protobuf rejects;
+//   - keeping every data field, its skeleton is protobuf's message exactly;
+//   - keeping none, it is protobuf's message but for the initializers'
+//     data, and every node span it records holds protobuf's node;
+//   - the rewrite, after an edit of every node, parses to protobuf's message
+//     with the same edit (so the data copied verbatim is the data);
+//   - parse_graph(), the public entry with its fallback, fails exactly when
+//     parse_model() fails, with the same message.
+//
+// Any disagreement aborts with the two sides named.
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/onnx/model.hpp>
+
+#include "wire.hpp"
+
+namespace {
+
+namespace wire = shardpoint::onnx::wire;
+
+[[noreturn]] void disagree(const char* what) {
+  std::fprintf(stderr, "fuzz_wire: disagreement: %s\n", what);
+  std::abort();
+}
+
+// Byte equality of two messages' serialisations: exact, NaN-safe, and
+// insensitive to nothing (unknown fields included, in their order).
+bool same(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
+void clear_data(::onnx::ModelProto& m) {
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    t.clear_float_data();
+    t.clear_int32_data();
+    t.clear_string_data();
+    t.clear_int64_data();
+    t.clear_raw_data();
+    t.clear_double_data();
+    t.clear_uint64_data();
+  }
+}
+
+// What `shard` does to a node, and then some: attributes replaced, a name.
+void edit(::onnx::GraphProto& g) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    auto& n = *g.mutable_node(i);
+    auto* a = n.add_attribute();
+    a->set_name(shardpoint::onnx::ipu_attribute);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(i % 3);
+    if (i == 0) {
+      n.set_name("edited");
+    }
+  }
+}
+
+std::string error_of(void (*f)(std::string_view), std::string_view input) {
+  try {
+    f(input);
+  } catch (const shardpoint::error& e) {
+    return std::string("error: ") + e.what();
+  }
+  return "ok";
+}
+
+void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::size_t kept) {
+  ::onnx::ModelProto skeleton;
+  const auto where = wire::scan(input, skeleton, kept);
+  if (!where) {
+    return; // the caller falls back to protobuf's whole parse
+  }
+  if (full == nullptr) {
+    disagree("the scan accepted a model protobuf rejects");
+  }
+  if (kept == SIZE_MAX) {
+    if (!same(skeleton, *full)) {
+      disagree("the skeleton keeping all data is not protobuf's message");
+    }
+  } else {
+    ::onnx::ModelProto a = skeleton;
+    ::onnx::ModelProto b = *full;
+    clear_data(a);
+    clear_data(b);
+    if (!same(a, b)) {
+      disagree("the skeleton without data is not protobuf's message without data");
+    }
+  }
+  if (where->nodes.size() != static_cast<std::size_t>(full->graph().node_size())) {
+    disagree("the scan found another number of nodes");
+  }
+  for (std::size_t i = 0; i < where->nodes.size(); ++i) {
+    const auto& s = where->nodes[i];
+    google::protobuf::io::CodedInputStream in(
+        reinterpret_cast<const std::uint8_t*>(input.data() + s.begin),
+        static_cast<int>(s.end - s.begin));
+    std::uint32_t length = 0;
+    if (in.ReadTag() != 10 || !in.ReadVarint32(&length) ||
+        length != s.end - s.begin - static_cast<std::size_t>(in.CurrentPosition())) {
+      disagree("a node span is not one node field");
+    }
+    ::onnx::NodeProto node;
+    const auto limit = in.PushLimit(static_cast<int>(length));
+    in.SetRecursionLimit(98);
+    if (!node.MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      disagree("a node span does not parse");
+    }
+    in.PopLimit(limit);
+    if (!same(node, full->graph().node(static_cast<int>(i)))) {
+      disagree("a node span holds another node");
+    }
+  }
+  // The rewrite of an edited skeleton against the same edit of the whole.
+  edit(*skeleton.mutable_graph());
+  ::onnx::ModelProto edited = *full;
+  edit(*edited.mutable_graph());
+  const std::size_t size = wire::rewritten_size(input, *where, skeleton.graph());
+  if (size > static_cast<std::size_t>(INT_MAX)) {
+    return;
+  }
+  std::string out(size, '\0');
+  {
+    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    wire::rewrite(input, *where, skeleton.graph(), coded);
+    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
+      disagree("the rewrite is not the size computed");
+    }
+  }
+  ::onnx::ModelProto reread;
+  if (!reread.ParseFromString(out)) {
+    disagree("protobuf rejects the rewrite");
+  }
+  if (!same(reread, edited)) {
+    disagree("the rewrite is not the edited model");
+  }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  ::onnx::ModelProto full;
+  const bool accepted = size <= static_cast<std::size_t>(INT_MAX) &&
+                        full.ParseFromArray(data, static_cast<int>(size));
+  check_scan(input, accepted ? &full : nullptr, SIZE_MAX);
+  check_scan(input, accepted ? &full : nullptr, 0);
+
+  const auto graph =
+      error_of([](std::string_view b) { (void)shardpoint::onnx::parse_graph(b); }, input);
+  const auto model =
+      error_of([](std::string_view b) { (void)shardpoint::onnx::parse_model(b); }, input);
+  if (graph != model) {
+    std::fprintf(stderr, "parse_graph: %s\nparse_model: %s\n", graph.c_str(), model.c_str());
+    disagree("parse_graph and parse_model answer differently");
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzzers, built from ../shared/models and the configs.
+
+    make_seeds.py MODELS_DIR SHARDPOINT_CLI OUT_DIR
+
+OUT_DIR/wire: each shared model made small (initializer data cut to at most
+32 bytes, the first 12 nodes, 4 in subgraphs), and the same with an unknown field, with the
+graph field first, with unpacked float data, and a model whose weight lies
+in an external file. OUT_DIR/config: the first byte picks the reader (see
+fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file and
+the strategy files `shardpoint weights strategy` writes for a small decoder.
+Nothing here is written into the source tree.
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import onnx
+from onnx import helper, TensorProto
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number, wire_type, payload):
+    return varint(number << 3 | wire_type) + payload
+
+
+def shrink_graph(g, nodes):
+    del g.node[nodes:]
+    for n in g.node:
+        for a in n.attribute:
+            if a.HasField("g"):
+                shrink_graph(a.g, 4)
+            for sub in a.graphs:
+                shrink_graph(sub, 4)
+    for t in g.initializer:
+        if t.HasField("raw_data") and len(t.raw_data) > 32:
+            t.raw_data = t.raw_data[:32]
+        for name in ("float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+            values = getattr(t, name)
+            if len(values) > 8:
+                del values[8:]
+
+
+def shrink(model):
+    shrink_graph(model.graph, 12)
+    return model
+
+
+def unpacked_float(values):
+    """A TensorProto's float_data (field 4) as fixed32 fields, one a value."""
+    import struct
+    return b"".join(field(4, 5, struct.pack("<f", v)) for v in values)
+
+
+def main():
+    models, cli, out = sys.argv[1:4]
+    wire = os.path.join(out, "wire")
+    conf = os.path.join(out, "config")
+    os.makedirs(wire, exist_ok=True)
+    os.makedirs(conf, exist_ok=True)
+
+    def put(folder, name, data):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+    for path in sorted(glob.glob(os.path.join(models, "*.onnx"))):
+        base = os.path.splitext(os.path.basename(path))[0]
+        model = shrink(onnx.load(path, load_external_data=False))
+        data = model.SerializeToString()
+        put(wire, base + ".onnx", data)
+        put(wire, base + "-unknown.onnx", data + field(999, 0, varint(7)))
+        graph = model.graph.SerializeToString()
+        rest = onnx.ModelProto()
+        rest.CopyFrom(model)
+        rest.ClearField("graph")
+        put(wire, base + "-graph-first.onnx",
+            field(7, 2, varint(len(graph)) + graph) + rest.SerializeToString())
+
+    # Unpacked float data and an external-data weight, on a one-node model.
+    w = helper.make_tensor("w", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y], [w]))
+    put(wire, "packed.onnx", model.SerializeToString())
+    tensor = onnx.TensorProto()
+    tensor.CopyFrom(w)
+    tensor.ClearField("float_data")
+    init = tensor.SerializeToString() + unpacked_float([1.0, 2.0, 3.0, 4.0])
+    graph = model.graph
+    graph.ClearField("initializer")
+    graph_bytes = graph.SerializeToString() + field(5, 2, varint(len(init)) + init)
+    model.ClearField("graph")
+    put(wire, "unpacked.onnx", model.SerializeToString() + field(7, 2, varint(len(graph_bytes)) + graph_bytes))
+    external = helper.make_tensor("w", TensorProto.FLOAT, [4], [0.0] * 4)
+    external.ClearField("float_data")
+    external.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "weights.bin"), ("offset", "0"), ("length", "16")):
+        e = external.external_data.add()
+        e.key, e.value = k, v
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y], [external]))
+    put(wire, "external.onnx", model.SerializeToString())
+
+    # Configs: byte 0 = 0 YAML config, 1 JSON config, 2 layout, 3 strategy
+    # protobuf, 4 strategy JSON.
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    for i, path in enumerate([os.path.join(models, "resnet50-v1-7-shard.yaml"),
+                              os.path.join(root, "examples", "resnet50", "shard.yaml")]):
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                put(conf, "shard%d.yaml" % i, b"\x00" + f.read())
+    put(conf, "mapping.yaml", b"\x00sharding_info: {a: 0, b: 1}\npipelining_info: {a: 0, b: 1}\n")
+    put(conf, "mapping.json", b'\x01{"sharding_info": {"a": 0, "b": 1}, "pipelining_info": {"b": 1}}')
+    with tempfile.TemporaryDirectory() as work:
+        decoder = os.path.join(work, "d.onnx")
+        subprocess.run([cli, "synth", "decoder", "--layers", "1", decoder], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fmt, byte in (("ckpt", b"\x03"), ("json", b"\x04")):
+            folder = os.path.join(work, fmt)
+            subprocess.run([cli, "weights", "strategy", "--input-model", decoder,
+                            "--tensor-parallel", "2", "--format", fmt, "--output-dir", folder,
+                            "--layout-out", os.path.join(work, "layout.yaml")],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with open(os.path.join(folder, "stage0." + fmt), "rb") as f:
+                put(conf, "strategy." + fmt, byte + f.read())
+        with open(os.path.join(work, "layout.yaml"), "rb") as f:
+            put(conf, "layout.yaml", b"\x02" + f.read())
+    put(conf, "layout-tuple.yaml", b"\x02w1: [2, 1]\nw2: column\nw3: replicated\n")
+
+
+if __name__ == "__main__":
+    main()
