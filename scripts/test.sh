@@ -2,7 +2,8 @@
 # The test command: installs what is missing, then builds and runs every test
 #   1. with g++     -Wall -Wextra -Wpedantic -Werror (with the Python module)
 #   2. with clang++ -Wall -Wextra -Wpedantic -Werror (with the Python module)
-#   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, and
+#      the libFuzzer targets (tests/fuzz) run side by side for a minute
 #   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
 #      and a smoke run of each benchmark binary at a tiny size
@@ -74,7 +75,15 @@ done
 suite clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_BUILD_BENCH=ON -DSHARDPOINT_BUILD_PYTHON=ON || status=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DSHARDPOINT_SANITIZE=address,undefined || status=1
+  -DSHARDPOINT_SANITIZE=address,undefined -DSHARDPOINT_BUILD_FUZZERS=ON || status=1
+
+echo "== fuzz: both libFuzzer targets side by side for a minute (bench/fuzz.sh; the long runs are in the README)"
+if bench/fuzz.sh build/asan --seconds 60; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  status=1
+fi
 
 echo "== tsan: the runtime's tests under ThreadSanitizer"
 if cmake -S . -B build/tsan -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \

@@ -142,7 +142,7 @@ std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root)
 }
 
 std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
-  io::check_utf8(text, path);
+  io::check_yaml_text(text, path);
   YAML::Node root;
   try {
     root = YAML::Load(text);

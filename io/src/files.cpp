@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -110,7 +111,7 @@ std::string read_text_file(const fs::path& path, const std::string& what) {
   return std::move(text).str();
 }
 
-void check_utf8(std::string_view text, const std::string& source) {
+void check_yaml_text(std::string_view text, const std::string& source) {
   std::size_t line = 1;
   std::size_t column = 1;
   for (std::size_t i = 0; i < text.size();) {
@@ -130,9 +131,19 @@ void check_utf8(std::string_view text, const std::string& source) {
       v = (v << 6) | (b & 0x3F);
     }
     static constexpr char32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    const auto place = [&] {
+      return source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+    };
     if (!ok || v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
-      throw bad_input_error(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                            ": not UTF-8 text");
+      throw bad_input_error(place() + "not UTF-8 text");
+    }
+    // YAML's printable set: tab, LF, CR, U+0020..U+007E, U+0085, U+00A0 on,
+    // without the surrogates (refused above) and U+FFFE, U+FFFF.
+    if ((v < 0x20 && v != '\t' && v != '\n' && v != '\r') || (v >= 0x7F && v < 0xA0 && v != 0x85) ||
+        v == 0xFFFE || v == 0xFFFF) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(v));
+      throw bad_input_error(place() + "control character " + code + ", which YAML does not allow");
     }
     if (c == '\n') {
       ++line;

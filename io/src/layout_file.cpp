@@ -40,7 +40,7 @@ std::vector<layout_choice> read_layout_file(const std::filesystem::path& path) {
 }
 
 std::vector<layout_choice> parse_layout(std::string_view text, const std::string& file) {
-  check_utf8(text, file);
+  check_yaml_text(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

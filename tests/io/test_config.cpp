@@ -123,16 +123,17 @@ TEST_CASE("bad configs: one line naming the place") {
         "integer below 2147483647");
 }
 
-TEST_CASE("YAML that is not UTF-8 is refused where the first bad byte is") {
-  // Found by fuzz_config: yaml-cpp reads such bytes, and its writer gives
-  // back U+FFFD in their place, so a name would not survive a round trip.
+TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where they are") {
+  // Found by fuzz_config: yaml-cpp reads such bytes (a NUL it even turns
+  // into a stray 0xA0), and its writer gives back U+FFFD in their place, so
+  // a name would not survive a round trip.
   CHECK(error_of([] {
           config::parse("- {node: a, device: 0}\n- {node: b\xfe, device: 1}\n", "c.yaml");
         }) == "c.yaml:2:11: not UTF-8 text");
   CHECK(error_of([] { shardpoint::io::parse_layout("w1: column\nw2\xc0\xaf: row\n", "l.yaml"); }) ==
         "l.yaml:2:3: not UTF-8 text"); // an overlong '/'
   const auto check = [](const std::string& text) {
-    return error_of([&] { shardpoint::io::check_utf8(text, "t"); });
+    return error_of([&] { shardpoint::io::check_yaml_text(text, "t"); });
   };
   CHECK(check("plain ascii\n") == "no error");
   CHECK(check("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") == "no error"); // é € 😀
@@ -140,4 +141,8 @@ TEST_CASE("YAML that is not UTF-8 is refused where the first bad byte is") {
   CHECK(check("\xf4\x90\x80\x80") == "t:1:1: not UTF-8 text");        // past U+10FFFF
   CHECK(check("ab\xe2\x82") == "t:1:3: not UTF-8 text");              // cut short
   CHECK(check("\x80") == "t:1:1: not UTF-8 text");                    // a lone continuation
+  CHECK(check(std::string("a\n b\0c", 6)) ==
+        "t:2:3: control character U+0000, which YAML does not allow");
+  CHECK(check("\xc2\x9b") == "t:1:1: control character U+009B, which YAML does not allow");
+  CHECK(check("a\tb\r\n\xc2\x85\xc2\xa0") == "no error"); // tab, CR LF, NEL, NBSP
 }

@@ -24,10 +24,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
 /// is missing, a folder or unreadable.
 std::string read_text_file(const std::filesystem::path& path, const std::string& what);
 
-/// Checks that `text` is UTF-8, as YAML requires (a reader would otherwise
-/// take bytes no writer can give back); bad_input_error "source:line:column:
-/// not UTF-8 text" otherwise.
-void check_utf8(std::string_view text, const std::string& source);
+/// Checks that `text` is what YAML allows: UTF-8, and no control characters
+/// but tab, line feed and carriage return (yaml-cpp would otherwise read
+/// bytes, NUL among them, that no writer gives back). bad_input_error
+/// "source:line:column: not UTF-8 text" or "...: control character U+00XX,
+/// which YAML does not allow" otherwise.
+void check_yaml_text(std::string_view text, const std::string& source);
 
 /// Writes every file of a folder as one step: files go into a temporary
 /// sibling folder, which is renamed to `folder` by commit(). Destroyed
