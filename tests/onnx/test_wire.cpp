@@ -6,6 +6,9 @@
 // same verdict and the same error as the whole parse.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <random>
 
 #include <google/protobuf/util/message_differencer.h>
@@ -15,6 +18,7 @@
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/report.hpp>
 #include <shardpoint/onnx/split.hpp>
+#include <shardpoint/onnx/synth.hpp>
 #include <shardpoint/shardpoint.hpp>
 
 #include "onnx_support.hpp"
@@ -162,6 +166,60 @@ TEST_CASE("split on a skeleton: every stage file byte for byte the whole model's
   }
   CHECK(compared >= 4);
   CHECK(stripped >= 2);
+}
+
+TEST_CASE("generated decoders and external data: shard and split byte for byte") {
+  temp_dir dir;
+  // A decoder with large weights (hidden 128: 64 KiB matrices, left in the
+  // file), and one whose first weight lives in an external data file.
+  std::vector<fs::path> models;
+  for (const int hidden : {8, 128}) {
+    models.push_back(dir / ("decoder" + std::to_string(hidden) + ".onnx"));
+    so::save_model(so::synth_decoder(3, hidden), models.back());
+  }
+  auto model = so::synth_decoder(2, 128);
+  auto& inits = *model.mutable_graph()->mutable_initializer();
+  auto& w = *std::max_element(inits.begin(), inits.end(), [](const auto& x, const auto& y) {
+    return x.raw_data().size() < y.raw_data().size();
+  });
+  REQUIRE(w.raw_data().size() > (64u << 10)); // more than the skeleton keeps
+  onnx_test::write_file(dir / "w.bin", w.raw_data());
+  const auto bytes = w.raw_data().size();
+  w.clear_raw_data();
+  w.set_data_location(::onnx::TensorProto::EXTERNAL);
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "w.bin"},
+                                   {"length", std::to_string(bytes)}}) {
+    auto* e = w.add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  }
+  models.push_back(dir / "external.onnx");
+  so::save_model(model, models.back());
+
+  for (const auto& path : models) {
+    CAPTURE(path.filename().string());
+    auto a = so::read_graph(path);
+    auto b = so::read_model(path);
+    REQUIRE(a.is_skeleton());
+    const auto ra = shard_randomly(a.proto(), 3);
+    const auto rb = shard_randomly(b.proto(), 3);
+    CHECK(so::serialize_model(a) == so::serialize_model(b));
+    CHECK(report_json(a.proto(), ra) == report_json(b.proto(), rb));
+    // Split by device (the random points give each one device and stage).
+    const auto na = so::build_graph(a.proto().graph());
+    const auto nb = so::build_graph(b.proto().graph());
+    const so::split_options options;
+    const auto plan = so::plan_split(b.proto().graph(), nb, rb, options);
+    const auto out = dir / ("split-" + path.stem().string());
+    fs::create_directory(out);
+    so::write_split(a, na, so::plan_split(a.proto().graph(), na, ra, options), out / "fast", path,
+                    options);
+    so::write_split(b.proto(), nb, plan, out / "whole", path, options);
+    for (const auto& stage : plan.stages) {
+      CHECK(onnx_test::read_file(out / "fast" / stage.file) ==
+            onnx_test::read_file(out / "whole" / stage.file));
+    }
+  }
 }
 
 TEST_CASE("save_model writes the rewrite atomically, also over its own input") {
