@@ -137,10 +137,10 @@ void check_yaml_text(std::string_view text, const std::string& source) {
     if (!ok || v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
       throw bad_input_error(place() + "not UTF-8 text");
     }
-    // YAML's printable set: tab, LF, CR, U+0020..U+007E, U+0085, U+00A0 on,
-    // without the surrogates (refused above) and U+FFFE, U+FFFF.
-    if ((v < 0x20 && v != '\t' && v != '\n' && v != '\r') || (v >= 0x7F && v < 0xA0 && v != 0x85) ||
-        v == 0xFFFE || v == 0xFFFF) {
+    // The C0 controls but tab, LF and CR: YAML does not allow them, and
+    // yaml-cpp misreads them (a NUL becomes a stray byte). The others YAML
+    // leaves out (DEL, C1) yaml-cpp reads, and writes back, as they are.
+    if (v < 0x20 && v != '\t' && v != '\n' && v != '\r') {
       char code[16];
       std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(v));
       throw bad_input_error(place() + "control character " + code + ", which YAML does not allow");

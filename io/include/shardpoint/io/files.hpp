@@ -24,8 +24,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view b
 /// is missing, a folder or unreadable.
 std::string read_text_file(const std::filesystem::path& path, const std::string& what);
 
-/// Checks that `text` is what YAML allows: UTF-8, and no control characters
-/// but tab, line feed and carriage return (yaml-cpp would otherwise read
+/// Checks that `text` is UTF-8 without C0 control characters but tab, line
+/// feed and carriage return, as YAML requires (yaml-cpp would otherwise read
 /// bytes, NUL among them, that no writer gives back). bad_input_error
 /// "source:line:column: not UTF-8 text" or "...: control character U+00XX,
 /// which YAML does not allow" otherwise.
