@@ -242,7 +242,11 @@ std::vector<entry> parse(std::string_view text, const std::string& source, bool 
     throw bad_input_error("'" + source + "': the sharding config is empty");
   }
   const std::string s(text);
-  return json ? read_json(source, s) : read_yaml(source, s);
+  auto entries = json ? read_json(source, s) : read_yaml(source, s);
+  for (const auto& e : entries) {
+    io::check_name(e.node, e.where);
+  }
+  return entries;
 }
 
 std::vector<entry> read_file(const fs::path& path) {

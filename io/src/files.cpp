@@ -154,6 +154,17 @@ void check_yaml_text(std::string_view text, const std::string& source) {
   }
 }
 
+void check_name(std::string_view name, const std::string& where) {
+  // U+FFFE and U+FFFF in UTF-8: EF BF BE, EF BF BF.
+  for (const auto* nc : {"\xEF\xBF\xBE", "\xEF\xBF\xBF"}) {
+    if (name.find(nc) != std::string_view::npos) {
+      throw bad_input_error(where + ": the name '" + std::string(name) + "' holds U+" +
+                            (nc[2] == '\xBE' ? "FFFE" : "FFFF") +
+                            ", a noncharacter a YAML file cannot hold");
+    }
+  }
+}
+
 folder_transaction::folder_transaction(fs::path folder, bool replace)
     : folder_(std::move(folder)), replace_(replace) {
   std::error_code ec;

@@ -97,6 +97,9 @@ std::vector<layout_choice> parse_layout(std::string_view text, const std::string
     }
     out.push_back(std::move(c));
   }
+  for (const auto& c : out) {
+    check_name(c.name, c.where);
+  }
   return out;
 }
 

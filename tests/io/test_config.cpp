@@ -144,6 +144,14 @@ TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where t
   CHECK(check(std::string("a\n b\0c", 6)) ==
         "t:2:3: control character U+0000, which YAML does not allow");
   CHECK(check("\x01") == "t:1:1: control character U+0001, which YAML does not allow");
+  // Found by fuzz_config: names holding noncharacters, which yaml-cpp writes
+  // back as U+FFFD, from JSON escapes or YAML's.
+  CHECK(error_of([] { config::parse("{\"sharding_info\": {\"a\\uFFFF\": 1}}", "c.json", true); }) ==
+        "c.json: sharding_info.a\xEF\xBF\xBF: the name 'a\xEF\xBF\xBF' holds U+FFFF, a "
+        "noncharacter a YAML file cannot hold");
+  CHECK(
+      error_of([] { shardpoint::io::parse_layout("\"w\\uFFFE\": row\n", "l.yaml"); }) ==
+      "l.yaml:1:1: the name 'w\xEF\xBF\xBE' holds U+FFFE, a noncharacter a YAML file cannot hold");
   // DEL and C1 controls yaml-cpp reads and writes as they are (fuzz_config).
   CHECK(check("\x7f\xc2\x9b") == "no error");
   CHECK(check("a\tb\r\n\xc2\x85\xc2\xa0") == "no error"); // tab, CR LF, NEL, NBSP

@@ -31,6 +31,12 @@ std::string read_text_file(const std::filesystem::path& path, const std::string&
 /// which YAML does not allow" otherwise.
 void check_yaml_text(std::string_view text, const std::string& source);
 
+/// Checks that a name read from a config (YAML, or JSON's \u escapes) holds
+/// no noncharacter U+FFFE / U+FFFF, which yaml-cpp cannot write back (it
+/// writes U+FFFD); bad_input_error "where: the name holds U+FFFF, ..."
+/// otherwise.
+void check_name(std::string_view name, const std::string& where);
+
 /// Writes every file of a folder as one step: files go into a temporary
 /// sibling folder, which is renamed to `folder` by commit(). Destroyed
 /// without commit(), it removes what it wrote. `folder` must not exist, or
