@@ -304,15 +304,37 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
     if (!with_layout.count(name) || e.layout.tensor_map.size() != e.layout.shape.size()) {
       bad(path, "parameter '" + name + "' has no complete layout");
     }
-    e.layout.devices = 1;
-    for (auto d : e.layout.device_matrix) {
-      e.layout.devices *= d;
+    // Products of positive counts that fit, as every later use assumes
+    // (fuzz_config found an overflow here).
+    const auto product = [&](const std::vector<std::int64_t>& v, const char* what) {
+      std::int64_t p = 1;
+      for (const auto d : v) {
+        if (d < 1 || __builtin_mul_overflow(p, d, &p) || p > INT32_MAX) {
+          bad(path, "parameter '" + name + "': its " + what +
+                        " is not a list of positive counts whose product is below 2^31");
+        }
+      }
+      return p;
+    };
+    e.layout.devices = product(e.layout.device_matrix, "dev_matrix");
+    const std::int64_t shards = product(e.layout.shard, "parallel_strategy");
+    if (e.layout.devices % shards != 0) {
+      bad(path, "parameter '" + name + "': its parallel_strategy needs " + std::to_string(shards) +
+                    " devices, which do not divide the " + std::to_string(e.layout.devices) +
+                    " of its dev_matrix");
     }
-    std::int64_t product = 1;
-    for (auto d : e.layout.shard) {
-      product *= d;
+    for (const auto d : e.layout.shape) {
+      if (d < 0) {
+        bad(path, "parameter '" + name + "': its shape has a negative dimension");
+      }
     }
-    e.layout.repeat = product > 0 ? e.layout.devices / product : 1;
+    for (const auto m : e.layout.tensor_map) {
+      if (m < -1 || m >= static_cast<std::int64_t>(e.layout.device_matrix.size())) {
+        bad(path, "parameter '" + name + "': tensor_map entry " + std::to_string(m) +
+                      " names no dimension of its dev_matrix");
+      }
+    }
+    e.layout.repeat = e.layout.devices / shards;
     s.parameters.push_back(std::move(e));
   }
   return s;

@@ -434,3 +434,29 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
               " --output-dir " + q(dir / "r2"),
           "stage0.ckpt': not a MindSpore file");
 }
+
+TEST_CASE("strategy files whose layouts do not add up are refused, not overflowed") {
+  // Found by fuzz_config: a dev_matrix whose product overflows int64.
+  const auto read = [](const std::string& layout, const std::string& shard) {
+    const std::string text =
+        R"({"current_stage": 0, "parallel_strategy_item": {"w": {"stage": 0, "parallel_strategy": [)" +
+        shard + R"(]}}, "parallel_layout_item": {"w": )" + layout + "}}";
+    try {
+      (void)shardpoint::weights::parse_strategy(text, "s.json", true);
+    } catch (const shardpoint::bad_input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string ok = R"({"dev_matrix": [2, 2], "tensor_map": [0], "tensor_shape": [8]})";
+  CHECK(read(ok, "[2]") == "accepted");
+  CHECK(read(R"({"dev_matrix": [4611686018427387904, 4], "tensor_map": [0], "tensor_shape": [8]})",
+             "[2]") == "'s.json': parameter 'w': its dev_matrix is not a list of positive counts "
+                       "whose product is below 2^31");
+  CHECK(read(ok, "[0]") == "'s.json': parameter 'w': its parallel_strategy is not a list of "
+                           "positive counts whose product is below 2^31");
+  CHECK(read(ok, "[3]") == "'s.json': parameter 'w': its parallel_strategy needs 3 devices, which "
+                           "do not divide the 4 of its dev_matrix");
+  CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [2], "tensor_shape": [8]})", "[2]") ==
+        "'s.json': parameter 'w': tensor_map entry 2 names no dimension of its dev_matrix");
+}
