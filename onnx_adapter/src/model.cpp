@@ -25,6 +25,7 @@
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/onnx/model.hpp>
 
+#include "fd_stream.hpp"
 #include "wire.hpp"
 
 namespace shardpoint::onnx {
@@ -302,7 +303,7 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
   // refuse them first, with our one line.
   checked(size, where(path));
   io::write_atomically(path, [&](int fd) {
-    google::protobuf::io::FileOutputStream out(fd, 1 << 20);
+    fd_output_stream out(fd);
     bool ok = true;
     {
       google::protobuf::io::CodedOutputStream coded(&out);
@@ -310,7 +311,7 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
       ok = !coded.HadError();
     }
     ok = out.Flush() && ok;
-    return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
+    return ok ? 0 : (out.error() != 0 ? out.error() : EIO);
   });
 }
 

@@ -20,6 +20,8 @@
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/onnx/weight_files.hpp>
 
+#include "fd_stream.hpp"
+
 namespace shardpoint::weights {
 namespace fs = std::filesystem;
 using google::protobuf::io::CodedInputStream;
@@ -395,7 +397,7 @@ void write_with(const fs::path& path,
                 const std::function<void(CodedOutputStream&,
                                          google::protobuf::io::ZeroCopyOutputStream&)>& body) {
   io::write_atomically(path, [&](int fd) {
-    google::protobuf::io::FileOutputStream out(fd, 1 << 20);
+    shardpoint::onnx::fd_output_stream out(fd);
     bool ok = true;
     {
       CodedOutputStream coded(&out);
@@ -403,7 +405,7 @@ void write_with(const fs::path& path,
       ok = !coded.HadError();
     }
     ok = out.Flush() && ok;
-    return ok ? 0 : (out.GetErrno() != 0 ? out.GetErrno() : EIO);
+    return ok ? 0 : (out.error() != 0 ? out.error() : EIO);
   });
 }
 

@@ -1,0 +1,57 @@
+// A protobuf output stream onto a file descriptor, in 1 MiB writes.
+//
+// protobuf's own FileOutputStream ignores its block_size argument (3.21:
+// every write(2) is 8 KiB, 12,500 system calls for a 100 MB model); this one
+// is CopyingOutputStreamAdaptor with a buffer of the size asked for.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_ONNX_SRC_FD_STREAM_HPP
+#define SHARDPOINT_ONNX_SRC_FD_STREAM_HPP
+
+#include <cerrno>
+
+#include <unistd.h>
+
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+namespace shardpoint::onnx {
+
+class fd_output_stream : public google::protobuf::io::CopyingOutputStreamAdaptor {
+public:
+  explicit fd_output_stream(int fd, int block_size = 1 << 20)
+      : CopyingOutputStreamAdaptor(&writer_, block_size), writer_(fd) {}
+  fd_output_stream(const fd_output_stream&) = delete;
+  fd_output_stream& operator=(const fd_output_stream&) = delete;
+  ~fd_output_stream() override { Flush(); }
+
+  /// The errno of the first failed write, or 0.
+  [[nodiscard]] int error() const { return writer_.error; }
+
+private:
+  struct writer : google::protobuf::io::CopyingOutputStream {
+    explicit writer(int f) : fd(f) {}
+    bool Write(const void* buffer, int size) override {
+      const char* p = static_cast<const char*>(buffer);
+      while (size > 0) {
+        const ssize_t n = ::write(fd, p, static_cast<std::size_t>(size));
+        if (n < 0 && errno == EINTR) {
+          continue;
+        }
+        if (n <= 0) {
+          error = n < 0 ? errno : EIO;
+          return false;
+        }
+        p += n;
+        size -= static_cast<int>(n);
+      }
+      return true;
+    }
+    int fd;
+    int error = 0;
+  };
+  writer writer_;
+};
+
+} // namespace shardpoint::onnx
+
+#endif // SHARDPOINT_ONNX_SRC_FD_STREAM_HPP
