@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -111,10 +112,15 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
     for (const auto& kv : t.external_data()) {
       if (kv.key() == "location") {
         location = kv.value();
-      } else if (kv.key() == "offset") {
-        offset = std::stoull(kv.value());
-      } else if (kv.key() == "length") {
-        length = std::stoull(kv.value());
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        // Digits only (std::stoull would take "-1" and throw on "x").
+        std::uint64_t v = 0;
+        const auto& text = kv.value();
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+          fail(t, "external data " + kv.key() + " '" + text + "' is not a byte count");
+        }
+        (kv.key() == "offset" ? offset : length.emplace()) = v;
       }
     }
     if (location.empty()) {

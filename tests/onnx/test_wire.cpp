@@ -19,6 +19,7 @@
 #include <shardpoint/onnx/report.hpp>
 #include <shardpoint/onnx/split.hpp>
 #include <shardpoint/onnx/synth.hpp>
+#include <shardpoint/onnx/tensor_data.hpp>
 #include <shardpoint/shardpoint.hpp>
 
 #include "onnx_support.hpp"
@@ -365,4 +366,30 @@ TEST_CASE("nesting at protobuf's recursion limit: accepted and refused alike") {
   }
   CHECK(accepted > 0); // the limit lies inside the range tried
   CHECK(refused > 0);
+}
+
+TEST_CASE("external data whose offset or length is not a byte count: bad input, not a crash") {
+  // std::stoull took "-1" and threw std::invalid_argument (exit 4) on "x".
+  ::onnx::TensorProto t;
+  t.set_name("w");
+  t.set_data_type(::onnx::TensorProto::FLOAT);
+  t.add_dims(4);
+  t.set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* location = t.add_external_data();
+  location->set_key("location");
+  location->set_value("w.bin");
+  auto* offset = t.add_external_data();
+  offset->set_key("offset");
+  for (const std::string bad : {"x", "-1", "", "12abc", "99999999999999999999999"}) {
+    CAPTURE(bad);
+    offset->set_value(bad);
+    CHECK_THROWS_AS(so::raw_bytes(t, "."), sp::bad_input_error);
+  }
+  try {
+    offset->set_value("x");
+    (void)so::raw_bytes(t, ".");
+  } catch (const sp::bad_input_error& e) {
+    CHECK(std::string(e.what()).find("external data offset 'x' is not a byte count") !=
+          std::string::npos);
+  }
 }
