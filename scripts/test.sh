@@ -3,7 +3,9 @@
 #   1. with g++     -Wall -Wextra -Wpedantic -Werror (with the Python module)
 #   2. with clang++ -Wall -Wextra -Wpedantic -Werror (with the Python module)
 #   3. with clang++ under AddressSanitizer + UndefinedBehaviorSanitizer, and
-#      the libFuzzer targets (tests/fuzz) run side by side for a minute
+#      the libFuzzer targets (tests/fuzz) run side by side on a fixed seed
+#      (the same tree, the same verdict); every input they once failed on is
+#      a ctest in all three builds (tests/fuzz/regressions)
 #   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
 #      (the ONNX adapter and the command line included in all three)
 #      and a smoke run of each benchmark binary at a tiny size
@@ -77,8 +79,8 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHARDPOINT_SANITIZE=address,undefined -DSHARDPOINT_BUILD_FUZZERS=ON || status=1
 
-echo "== fuzz: both libFuzzer targets side by side for a minute (bench/fuzz.sh; the long runs are in the README)"
-if bench/fuzz.sh build/asan --seconds 60; then
+echo "== fuzz: both libFuzzer targets side by side, fixed seed and executions (bench/fuzz.sh --ci; the long runs are in bench/README.md)"
+if bench/fuzz.sh build/asan --ci; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

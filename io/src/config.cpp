@@ -15,6 +15,8 @@
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/io/files.hpp>
 
+#include "yaml_support.hpp"
+
 namespace shardpoint::config {
 namespace fs = std::filesystem;
 
@@ -142,14 +144,7 @@ std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root)
 }
 
 std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
-  io::check_yaml_text(text, path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw bad_input_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = io::detail::load_yaml(text, path);
   try {
     if (root.IsSequence()) {
       return yaml_list(path, root);
@@ -387,7 +382,8 @@ std::string to_shard_yaml(const std::vector<entry>& entries) {
   YAML::Emitter out;
   out << YAML::BeginSeq;
   for (const auto& e : entries) {
-    out << YAML::BeginMap << YAML::Key << "node" << YAML::Value << e.node;
+    out << YAML::BeginMap << YAML::Key << "node" << YAML::Value;
+    io::detail::emit_name(out, e.node);
     if (e.device) {
       out << YAML::Key << "device" << YAML::Value << *e.device;
     }

@@ -7,6 +7,8 @@
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/layout_file.hpp>
 
+#include "yaml_support.hpp"
+
 namespace shardpoint::io {
 
 const char* to_string(layout_choice::kind k) {
@@ -40,14 +42,7 @@ std::vector<layout_choice> read_layout_file(const std::filesystem::path& path) {
 }
 
 std::vector<layout_choice> parse_layout(std::string_view text, const std::string& file) {
-  check_yaml_text(text, file);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    throw bad_input_error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = detail::load_yaml(text, file);
   if (!root.IsMap()) {
     throw bad_input_error(file + ": a layout file maps initializer names to column, row, vocab, "
                                  "replicated or a shard tuple like [4, 1]");
@@ -107,7 +102,9 @@ std::string to_layout_yaml(const std::vector<layout_choice>& choices) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   for (const auto& c : choices) {
-    out << YAML::Key << c.name << YAML::Value;
+    out << YAML::Key;
+    detail::emit_name(out, c.name);
+    out << YAML::Value;
     if (c.how == layout_choice::kind::tuple) {
       out << YAML::Flow << c.shard;
     } else {

@@ -229,6 +229,46 @@ stage_strategy read_strategy(const fs::path& path) {
   return parse_strategy(read_file(path, "strategy"), path, path.extension() == ".json");
 }
 
+namespace {
+
+// A JSON integer that fits T; bad input otherwise (nlohmann's get<int>()
+// converts a float such as 3e22 with a static_cast, which is undefined when
+// it does not fit: fuzz_config).
+template <class T>
+T json_integer(const nlohmann::ordered_json& v, const fs::path& path, const std::string& what) {
+  using limits = std::numeric_limits<T>;
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(limits::max())) {
+      return static_cast<T>(u);
+    }
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i >= static_cast<std::int64_t>(limits::min()) &&
+        i <= static_cast<std::int64_t>(limits::max())) {
+      return static_cast<T>(i);
+    }
+  }
+  bad(path, "not a MindSpore JSON strategy: " + what + " " + v.dump() +
+                " is not an integer in range");
+}
+
+template <class T>
+std::vector<T> json_integers(const nlohmann::ordered_json& v, const fs::path& path,
+                             const std::string& what) {
+  if (!v.is_array()) {
+    bad(path, "not a MindSpore JSON strategy: " + what + " is not a list");
+  }
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (const auto& x : v) {
+    out.push_back(json_integer<T>(x, path, what));
+  }
+  return out;
+}
+
+} // namespace
+
 stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool json) {
   stage_strategy s;
   std::map<std::string, strategy_entry> by_name;
@@ -245,18 +285,22 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
   if (json) {
     try {
       const auto j = nlohmann::ordered_json::parse(data); // file order
-      s.stage = j.at("current_stage").get<int>();
+      s.stage = json_integer<int>(j.at("current_stage"), path, "current_stage");
       for (const auto& [name, item] : j.at("parallel_strategy_item").items()) {
         auto& e = entry(name);
-        e.stage = item.at("stage").get<int>();
-        e.layout.shard = item.at("parallel_strategy").at(0).get<std::vector<std::int64_t>>();
+        e.stage = json_integer<int>(item.at("stage"), path, "the stage of " + name);
+        e.layout.shard = json_integers<std::int64_t>(item.at("parallel_strategy").at(0), path,
+                                                     "the parallel_strategy of " + name);
       }
       for (const auto& [name, item] : j.at("parallel_layout_item").items()) {
         auto& e = entry(name);
         with_layout.insert(name);
-        e.layout.device_matrix = item.at("dev_matrix").get<std::vector<std::int64_t>>();
-        e.layout.tensor_map = item.at("tensor_map").get<std::vector<std::int32_t>>();
-        e.layout.shape = item.at("tensor_shape").get<std::vector<std::int64_t>>();
+        e.layout.device_matrix =
+            json_integers<std::int64_t>(item.at("dev_matrix"), path, "the dev_matrix of " + name);
+        e.layout.tensor_map =
+            json_integers<std::int32_t>(item.at("tensor_map"), path, "the tensor_map of " + name);
+        e.layout.shape = json_integers<std::int64_t>(item.at("tensor_shape"), path,
+                                                     "the tensor_shape of " + name);
       }
     } catch (const nlohmann::json::exception& e) {
       std::string what = e.what();

@@ -108,6 +108,58 @@ TEST_CASE("shard.yaml written back reads as the same points, odd names quoted") 
   }
 }
 
+TEST_CASE("line breaks are read as YAML reads them; names with controls are written escaped") {
+  // Found by fuzz_config (tests/fuzz/regressions/fuzz_config): yaml-cpp took
+  // a lone CR as part of a name, and wrote that name back as a plain scalar
+  // whose last CR, before the line feed, it then read as a line break.
+  const auto one = [](const std::string& text) {
+    const auto e = config::parse(text, "c.yaml");
+    REQUIRE(e.size() == 1);
+    return e.front().node;
+  };
+  CHECK(one("- {node: a\r\r\r, device: 0}\n") == "a");    // CRs end the plain scalar
+  CHECK(one("- {node: a\rb, device: 0}\n") == "a b");     // a line break folds to a space
+  CHECK(one("- node: ab\r  device: 0\r") == "ab");        // old Mac line ends
+  CHECK(one("- node: ab\r\n  device: 0\r\n") == "ab");    // Windows line ends
+  CHECK(one("- {node: \"a\\rb\", device: 0}") == "a\rb"); // an escaped CR is content
+  // Every control, DEL, C1, the separators and the BOM come back exactly,
+  // double-quoted with escapes; ordinary names stay plain.
+  const entries in{{"a\rb", 0, std::nullopt, ""},
+                   {"ab\r", 1, std::nullopt, ""},
+                   {"a\tb", 2, std::nullopt, ""},
+                   {"a\x7f", 3, std::nullopt, ""},
+                   {"a\xc2\x85", 4, std::nullopt, ""},
+                   {"a\xe2\x80\xa8", 5, std::nullopt, ""},
+                   {"\xef\xbb\xbf"
+                    "a",
+                    6, std::nullopt, ""},
+                   {"plain/name_1", 7, std::nullopt, ""}};
+  const std::string text = config::to_shard_yaml(in);
+  CHECK(text.find("node: \"a\\rb\"") != std::string::npos);
+  CHECK(text.find("node: plain/name_1\n") != std::string::npos);
+  for (const std::string ends : {"\n", "\r\n"}) {
+    std::string again = text;
+    for (std::size_t p = 0; (p = again.find('\n', p)) != std::string::npos; p += ends.size()) {
+      again.replace(p, 1, ends);
+    }
+    const auto back = config::parse(again, "out.yaml");
+    REQUIRE(back.size() == in.size());
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      CHECK(back[k].node == in[k].node);
+      CHECK(back[k].device == in[k].device);
+    }
+  }
+  std::vector<shardpoint::io::layout_choice> layout(2);
+  layout[0].name = "w\r";
+  layout[0].how = shardpoint::io::layout_choice::kind::row;
+  layout[1].name = "w\x7f";
+  layout[1].how = shardpoint::io::layout_choice::kind::column;
+  const auto back = shardpoint::io::parse_layout(shardpoint::io::to_layout_yaml(layout), "l.yaml");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].name == "w\r");
+  CHECK(back[1].name == "w\x7f");
+}
+
 TEST_CASE("bad configs: one line naming the place") {
   CHECK(error_of([] { config::parse("   \n", "e.yaml"); }) ==
         "'e.yaml': the sharding config is empty");

@@ -1,0 +1,71 @@
+// Reading and writing YAML as the specification does (see yaml_support.hpp).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/files.hpp>
+
+#include "yaml_support.hpp"
+
+namespace shardpoint::io::detail {
+
+namespace {
+
+// CR LF and a lone CR as LF: YAML's line breaks, as yaml-cpp reads only LF.
+std::string normalised_breaks(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out.push_back(text[i]);
+      continue;
+    }
+    out.push_back('\n');
+    if (i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+YAML::Node load_yaml(std::string_view text, const std::string& source) {
+  check_yaml_text(text, source);
+  try {
+    return YAML::Load(normalised_breaks(text));
+  } catch (const YAML::Exception& e) {
+    throw bad_input_error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+}
+
+bool needs_escapes(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
+    if (c < 0x20 || c == 0x7F) {
+      return true; // C0 controls and DEL
+    }
+    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) {
+      return true; // C1 controls, NEL among them
+    }
+    if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) {
+      return true; // line and paragraph separators
+    }
+    if (c == 0xEF && next(1) == 0xBB && next(2) == 0xBF) {
+      return true; // the byte order mark
+    }
+  }
+  return false;
+}
+
+void emit_name(YAML::Emitter& out, const std::string& text) {
+  if (needs_escapes(text)) {
+    out << YAML::DoubleQuoted;
+  }
+  out << text;
+}
+
+} // namespace shardpoint::io::detail
