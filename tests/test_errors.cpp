@@ -79,9 +79,17 @@ TEST_CASE("negative or overflowing device and stage") {
                        shardpoint::invalid_value_error);
   CHECK_THROWS_WITH_AS(
       shardpoint::manual_shard(g, pts{{0, INT_MAX, 0}}),
-      "shardpoint: sharding point vertex 0 has too large a device 2147483647 (the default group "
-      "would overflow)",
+      "shardpoint: sharding point vertex 0 has too large a device 2147483647 (devices and stages "
+      "are at most 65535)",
       shardpoint::invalid_value_error);
+  CHECK_THROWS_AS(shardpoint::manual_shard(g, pts{{0, 0, 65536}}), shardpoint::invalid_value_error);
+  // The largest id is taken, and the default group after it too.
+  const auto r = shardpoint::manual_shard(g, pts{{0, 65535, 65535}});
+  CHECK(r.device(2) == 65536);
+  CHECK_THROWS_WITH_AS(shardpoint::sharding_result(2, {0, 65537}, {}),
+                       "shardpoint: too large a device 65537 for vertex 1 (devices and stages are "
+                       "at most 65535)",
+                       shardpoint::invalid_value_error);
   const auto e = caught([&] { shardpoint::manual_shard(g, pts{{0, 0, 0}, {2, 1, -1}}); });
   CHECK(e.vertex() == std::optional<std::size_t>{2});
 }

@@ -42,9 +42,10 @@
 //      starts that now receive u); then the positions reachable after k
 //      stages are unions of intervals (i, e(i)], O(V) per stage. Bisection on
 //      B as above. O((V + E) log V + S V) per probe, up to
-//      `exact_limit` vertices; above it, the greedy probe (each stage
-//      extended while its load allows, O(V + E) per probe), which is not
-//      proven optimal.
+//      `exact_limit` vertices and `exact_cells` = (S + 1)(V + 1) (the table
+//      the split is read back from); beyond either, the greedy probe (each
+//      stage extended while its load allows, O(V + E) per probe), which is
+//      not proven optimal.
 //
 //   3. Beyond intervals of one order. A split that respects the edges is an
 //      interval split of *some* topological order, not always of the one in
@@ -75,9 +76,9 @@
 //
 //   w = 0: O(V + E) to lay out, check and hand back, plus O(S log V) per
 //   probe for O(log(total / precision)) probes (about 60 at most).
-//   w > 0: O(((V + E) log V + S V) * probes) up to exact_limit; above,
-//   O((V + E) * probes). Search beyond intervals: bounded by search_budget
-//   vertex visits.
+//   w > 0: O(((V + E) log V + S V) * probes) up to exact_limit and
+//   exact_cells, O(S V) memory; above, O((V + E) * probes). Search beyond
+//   intervals: bounded by search_budget vertex visits.
 //
 // REQUIREMENTS
 //
@@ -131,6 +132,13 @@ struct balance_options {
   /// With communication_weight > 0, the largest graph (in vertices) on which
   /// the exact interval algorithm runs; above, the greedy probe.
   std::size_t exact_limit = 200'000;
+  /// With communication_weight > 0, the largest (S + 1) x (V + 1) for which
+  /// the exact interval algorithm runs: its split is read back from a table
+  /// of that many 4-byte cells, and each probe takes S x V steps. Above, the
+  /// greedy probe (not proven optimal, `exact_intervals` false), so that
+  /// memory and time never grow as S x V past it (default 2^26 cells:
+  /// 256 MiB).
+  std::size_t exact_cells = std::size_t{1} << 26;
 };
 
 /// A balanced split into stages.
@@ -148,7 +156,8 @@ struct balanced_sharding {
   /// max(total cost / S, largest single vertex cost): no split is below it.
   double lower_bound = 0;
   /// Whether `bottleneck` is proven optimal among splits into intervals of
-  /// the layout order (always with w = 0; up to exact_limit with w > 0).
+  /// the layout order (always with w = 0; with w > 0, up to exact_limit and
+  /// exact_cells).
   bool exact_intervals = false;
   /// Whether it is proven optimal among all splits: the downset search ran,
   /// the layout is the only topological order, S = 1, or the bottleneck
@@ -295,12 +304,14 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
   };
   const double lower = std::max(L.P[n] / L.S, largest);
   solution out;
+  const auto S = static_cast<std::size_t>(L.S);
+  const bool exact_fits = n <= opt.exact_limit && (S + 1) <= opt.exact_cells / (n + 1);
 
   // Step 2 (when memory lets intervals fit at all).
   if (needed <= L.S) {
     std::vector<std::size_t> ends = even_boundaries(L, optimal_bound(L, lower));
     if (L.w > 0) {
-      if (n <= opt.exact_limit) {
+      if (exact_fits) {
         ends = exact_communication(L, lower, ends);
       } else {
         out.exact_intervals = false;
@@ -341,7 +352,7 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
     // A depth-first layout, its interval optimum, refined too.
     const layout D = relaid(L, depth_first_order(L));
     std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
-    if (D.w > 0 && n <= opt.exact_limit) {
+    if (D.w > 0 && exact_fits) {
       d_ends = exact_communication(D, lower, d_ends);
     }
     refiner b(D, from_ends(D, d_ends).stage);

@@ -182,11 +182,11 @@ private:
     if (!value) {
       return;
     }
-    if (*value < 0 || *value == INT_MAX) {
+    if (*value < 0 || *value > max_group_id) {
       std::string msg = "shardpoint: sharding point ";
       msg.append(g_.describe(i)).append(" has ").append(*value < 0 ? "negative " : "too large a ");
       msg.append(what).append(" ").append(std::to_string(*value));
-      msg.append(*value < 0 ? "" : " (the default group would overflow)");
+      msg.append(*value < 0 ? "" : " (devices and stages are at most 65535)");
       throw invalid_value_error(msg, i);
     }
   }

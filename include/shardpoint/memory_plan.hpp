@@ -46,7 +46,8 @@
 //     parallelism with degree N' (persistent weights whole).
 //
 // RULES (`memory_rules`, one table, checked in order; SageMaker's words):
-//   positive degrees and counts, non-negative thresholds; the sharding degree
+//   positive degrees and counts, below 2^31, and at most 2^20 devices in all
+//   (the plan lists every device); non-negative thresholds; the sharding degree
 //   between 1 and the data-parallel degree and dividing it; sharding not with
 //   tensor parallelism, pipeline parallelism or optimizer-state sharding, and
 //   only for training; fp16 and bf16 mutually exclusive; bf16 training only
@@ -71,6 +72,7 @@
 #include <vector>
 
 #include "concepts.hpp"
+#include "detail/checked.hpp"
 #include "detail/text.hpp"
 #include "error.hpp"
 #include "evaluate.hpp"
@@ -186,6 +188,36 @@ inline bool any_not_positive(config x, count) {
   return !not_positive(x, 0).empty();
 }
 
+/// The most devices a plan describes (pipeline stages x tensor parallel x
+/// data parallel), and the largest degree or batch count: the plan lists
+/// every device, so its memory grows with their number.
+inline constexpr std::int64_t max_planned_devices = std::int64_t{1} << 20;
+inline constexpr std::int64_t max_degree = std::int64_t{1} << 31;
+
+inline std::string too_large(config x, count stages) {
+  const std::pair<const char*, std::int64_t> all[] = {{"tensor parallel degree", x.tensor_parallel},
+                                                      {"data parallel degree", x.data_parallel},
+                                                      {"micro-batch size", x.micro_batch_size},
+                                                      {"batches per step", x.micro_batches},
+                                                      {"queue depth", x.queue_depth}};
+  for (const auto& [what, value] : all) {
+    if (value >= max_degree) {
+      return cat("the ", what, " must be below 2^31, not ", value);
+    }
+  }
+  const auto devices = checked_mul(std::max<count>(stages, 1), x.tensor_parallel);
+  const auto all_devices = devices ? checked_mul(*devices, x.data_parallel) : std::nullopt;
+  if (!all_devices || *all_devices > max_planned_devices) {
+    return cat("the layout has ", std::max<count>(stages, 1), " stage(s) x ", x.tensor_parallel,
+               " tensor-parallel x ", x.data_parallel,
+               " data-parallel devices; shardpoint plans at most 2^20 (1048576) devices");
+  }
+  return {};
+}
+inline bool any_too_large(config x, count stages) {
+  return !any_not_positive(x, stages) && !too_large(x, stages).empty();
+}
+
 inline bool negative_threshold(config x, count) {
   return x.param_persistence_threshold < 0 || x.max_live_parameters < 0;
 }
@@ -260,8 +292,9 @@ inline std::string bf16_alone_message(config, count) {
 
 /// The rules, in the order they are checked. A later version relaxes one by
 /// removing its line.
-inline constexpr std::array<memory_rule, 9> memory_rules{{
+inline constexpr std::array<memory_rule, 10> memory_rules{{
     {"positive-degrees", detail::memory::any_not_positive, detail::memory::not_positive},
+    {"degrees-in-range", detail::memory::any_too_large, detail::memory::too_large},
     {"non-negative-thresholds", detail::memory::negative_threshold,
      detail::memory::negative_threshold_message},
     {"sharded-degree-divides-data-parallel", detail::memory::degree_off,

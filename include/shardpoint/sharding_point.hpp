@@ -9,6 +9,13 @@
 
 namespace shardpoint {
 
+/// The largest device or stage a sharding point may carry. Devices and
+/// stages index per-group tables (validation, evaluation, the runtime's
+/// devices), so they are bounded: memory follows the graph, never the value
+/// of an id. The vertices no point takes go to the largest + 1, so a
+/// sharding_result holds values up to max_group_id + 1.
+inline constexpr int max_group_id = 65535;
+
 /// One sharding point: `vertex` and everything upstream of it that no earlier
 /// point took goes to `device` and/or `stage`. A point may carry only one of
 /// the two (model parallelism without pipelining gives devices only).

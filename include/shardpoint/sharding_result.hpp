@@ -16,6 +16,7 @@
 #include <range/v3/view/iota.hpp>
 
 #include "error.hpp"
+#include "sharding_point.hpp"
 
 namespace shardpoint {
 
@@ -44,7 +45,7 @@ public:
   /// attribute is unset everywhere) or holds one value per vertex, `unset` for
   /// a vertex without one. Throws `size_mismatch_error` when both are
   /// non-empty and their sizes differ, `invalid_value_error` for a value
-  /// below `unset`.
+  /// below `unset` or above `max_group_id + 1` (sharding_point.hpp).
   sharding_result(std::size_t num_vertices, std::vector<int> devices, std::vector<int> stages)
       : size_(num_vertices), devices_(std::move(devices)), stages_(std::move(stages)) {
     max_device_ = check(devices_, "device");
@@ -109,12 +110,14 @@ private:
       low = std::min(low, x);
       high = std::max(high, x);
     }
-    if (low < unset) {
-      const auto bad = std::find_if(values.begin(), values.end(), [](int x) { return x < unset; });
+    if (low < unset || high > max_group_id + 1) {
+      const auto bad = std::find_if(values.begin(), values.end(),
+                                    [](int x) { return x < unset || x > max_group_id + 1; });
       const auto i = static_cast<std::size_t>(bad - values.begin());
-      std::string msg = "shardpoint: negative ";
-      msg.append(what).append(" ").append(std::to_string(*bad)).append(" for vertex ");
-      msg.append(std::to_string(i));
+      std::string msg = "shardpoint: ";
+      msg.append(*bad < 0 ? "negative " : "too large a ").append(what).append(" ");
+      msg.append(std::to_string(*bad)).append(" for vertex ").append(std::to_string(i));
+      msg.append(*bad < 0 ? "" : " (devices and stages are at most 65535)");
       throw invalid_value_error(msg, i);
     }
     return high;
