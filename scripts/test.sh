@@ -24,6 +24,9 @@ jobs=${SHARDPOINT_JOBS:-2}
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # clones of the same tree share the cache: paths below the clone are hashed
+  # relative to it, and the working directory is not hashed
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 
 passed=0
