@@ -13,7 +13,9 @@
 
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/config.hpp>
+#include <shardpoint/io/detail/json_input.hpp>
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/text.hpp>
 
 #include "yaml_support.hpp"
 
@@ -22,26 +24,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A device or stage: decimal digits only, below INT_MAX (the default group
-// is largest + 1).
+// A device or stage: decimal digits only, at most max_group_id
+// (sharding_point.hpp).
 std::optional<int> parse_value(const std::string& text) {
   if (text.empty() || text.size() > 10 ||
       !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
     return std::nullopt;
   }
   const long long value = std::stoll(text);
-  if (value >= INT_MAX) {
+  if (value > max_group_id) {
     return std::nullopt;
   }
   return static_cast<int>(value);
+}
+
+std::string out_of_range(const std::string& where, const char* what, const std::string& text) {
+  return where + ": " + what + " " + io::quote(text) + " is not an integer in 0..65535";
 }
 
 int value_or_throw(const std::string& text, const char* what, const std::string& where) {
   if (const auto v = parse_value(text)) {
     return *v;
   }
-  throw bad_input_error(where + ": " + what + " '" + text +
-                        "' is not a non-negative integer below 2147483647");
+  throw bad_input_error(out_of_range(where, what, text));
 }
 
 // ---- YAML ------------------------------------------------------------------
@@ -164,16 +169,7 @@ std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
 // ---- JSON ------------------------------------------------------------------
 
 std::vector<entry> read_json(const std::string& path, const std::string& text) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) { // syntax, or a number out of range
-    std::string msg = e.what();
-    if (const auto p = msg.find("] "); p != std::string::npos) {
-      msg = msg.substr(p + 2); // drop "[json.exception.parse_error.101] "
-    }
-    throw bad_input_error(path + ": JSON " + msg);
-  }
+  const auto root = io::detail::parse_json<nlohmann::json>(text, path);
   const auto number = [&](const nlohmann::json& v, const char* what, const std::string& where) {
     std::string text = v.dump();
     if (v.is_string()) {
@@ -282,10 +278,9 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
       if (!seen.emplace(node, true).second) {
         throw bad_input_error(where + ": node '" + node + "' is listed twice");
       }
-      if (value < 0 || value == INT_MAX) {
-        throw bad_input_error(where + ": " + (devices ? "device" : "stage") + " '" +
-                              std::to_string(value) +
-                              "' is not a non-negative integer below 2147483647");
+      if (value < 0 || value > max_group_id) {
+        throw bad_input_error(
+            out_of_range(where, devices ? "device" : "stage", std::to_string(value)));
       }
       auto& e = b.at_node(node, where);
       (devices ? e.device : e.stage) = value;

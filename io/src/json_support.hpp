@@ -9,9 +9,48 @@
 
 #include <nlohmann/json.hpp>
 
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/pipeline_rules.hpp>
 
 namespace shardpoint::io::detail {
+
+/// Every string of `j` (keys too) with the bytes that are not UTF-8 escaped
+/// (io/text.hpp): names from a model may hold any bytes, and JSON holds
+/// only UTF-8.
+inline void make_utf8(nlohmann::json& j) {
+  if (j.is_string()) {
+    auto& s = j.get_ref<std::string&>();
+    if (!is_utf8(s)) {
+      s = utf8_escaped(s);
+    }
+  } else if (j.is_array()) {
+    for (auto& x : j) {
+      make_utf8(x);
+    }
+  } else if (j.is_object()) {
+    nlohmann::json fixed = nlohmann::json::object();
+    bool renamed = false;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      renamed = renamed || !is_utf8(it.key());
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      make_utf8(it.value());
+    }
+    if (renamed) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        fixed[utf8_escaped(it.key())] = std::move(it.value());
+      }
+      j = std::move(fixed);
+    }
+  }
+}
+
+/// A report's JSON document: valid UTF-8 whatever the names held,
+/// indented by 2, with a final line feed.
+inline std::string document(nlohmann::json j) {
+  make_utf8(j);
+  return j.dump(2) + "\n";
+}
 
 /// "validation: no problems", or the count and one indented line each.
 inline std::string findings_table(const std::vector<diagnostic>& diagnostics) {
@@ -22,7 +61,7 @@ inline std::string findings_table(const std::vector<diagnostic>& diagnostics) {
   out.append(std::to_string(diagnostics.size())).append(" finding(s)\n");
   for (const auto& d : diagnostics) {
     out.append("  ").append(to_string(d.severity)).append(" [").append(to_string(d.rule));
-    out.append("] ").append(d.message).append("\n");
+    out.append("] ").append(printable(d.message)).append("\n");
   }
   return out;
 }

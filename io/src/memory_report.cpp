@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_support.hpp"
+
 #include <shardpoint/io/memory_report.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -116,7 +118,7 @@ std::string to_json(const memory_report& r) {
                         {"gradients", r.zero_stages->gradients},
                         {"parameters", r.zero_stages->parameters}};
   }
-  return j.dump(2) + "\n";
+  return detail::document(std::move(j));
 }
 
 } // namespace shardpoint::io

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_support.hpp"
+
 #include <shardpoint/io/metrics.hpp>
 #include <shardpoint/runtime/trace.hpp>
 
@@ -66,7 +68,7 @@ std::string to_json(const runtime::run_metrics& m) {
     j["devices"].push_back(
         {{"device", d.device}, {"busy", d.busy}, {"utilisation", d.utilisation}});
   }
-  return j.dump(2) + "\n";
+  return detail::document(std::move(j));
 }
 
 } // namespace shardpoint::io

@@ -38,7 +38,8 @@ std::string to_table(const sharding_report& r) {
   }
   os << "\ntensors crossing " << r.boundary << " boundaries: " << r.crossings.size() << '\n';
   for (const auto& c : r.crossings) {
-    os << "  " << r.boundary << ' ' << opt(c.from) << " -> " << opt(c.to) << "  " << c.name << "  "
+    os << "  " << r.boundary << ' ' << opt(c.from) << " -> " << opt(c.to) << "  "
+       << printable(c.name) << "  "
        << (c.bytes ? human(*c.bytes) + " (" + std::to_string(*c.bytes) + " bytes" +
                          (c.per.empty() ? ")" : " per " + c.per + ")")
                    : std::string("size unknown"))
@@ -67,14 +68,14 @@ std::string to_json(const sharding_report& r) {
                               {"per", c.per}});
   }
   j["diagnostics"] = detail::findings_json(r.diagnostics);
-  return j.dump(2) + "\n";
+  return detail::document(std::move(j));
 }
 
 std::string to_lines(const std::vector<diagnostic>& diagnostics) {
   std::string out;
   for (const auto& d : diagnostics) {
     out.append("shardpoint: ").append(to_string(d.severity)).append(" [");
-    out.append(to_string(d.rule)).append("] ").append(d.message).append("\n");
+    out.append(to_string(d.rule)).append("] ").append(printable(d.message)).append("\n");
   }
   return out;
 }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_support.hpp"
+
 #include <shardpoint/io/split_plan.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -48,7 +50,7 @@ std::string to_json(const split_plan& plan) {
   for (const auto& o : plan.outputs) {
     j["outputs"].push_back({{"name", o.name}, {"from_stage", stage_or_null(o.from_stage)}});
   }
-  return j.dump(2) + "\n";
+  return detail::document(std::move(j));
 }
 
 std::string to_table(const split_plan& plan) {
@@ -71,7 +73,7 @@ std::string to_table(const split_plan& plan) {
       if (o.to_stages.empty()) {
         continue;
       }
-      os << "  " << o.name << ": stage " << s.stage << " ->";
+      os << "  " << printable(o.name) << ": stage " << s.stage << " ->";
       for (int t : o.to_stages) {
         os << ' ' << t;
       }

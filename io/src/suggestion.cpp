@@ -119,7 +119,7 @@ std::string to_table(const suggestion& s) {
   os << "\nsharding points (" << s.points.size() << "; the rest is stage " << (stages - 1)
      << "):\n";
   for (const auto& p : s.points) {
-    os << "  " << p.node << "  device " << *p.device << "  stage " << *p.stage << '\n';
+    os << "  " << printable(p.node) << "  device " << *p.device << "  stage " << *p.stage << '\n';
   }
   os << '\n' << detail::findings_table(s.diagnostics);
   return os.str();
@@ -174,7 +174,7 @@ std::string to_json(const suggestion& s) {
          {"empty_stages", empty_stages(x, m.stages.size())}});
   }
   j["diagnostics"] = detail::findings_json(s.diagnostics);
-  return j.dump(2) + "\n";
+  return detail::document(std::move(j));
 }
 
 } // namespace shardpoint::io

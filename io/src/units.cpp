@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <string>
 
+#include <shardpoint/detail/checked.hpp>
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/io/units.hpp>
 
 namespace shardpoint::io {
@@ -56,6 +59,19 @@ std::optional<double> parse_bytes(std::string_view text) {
     }
   }
   return std::nullopt;
+}
+
+std::int64_t parse_size(std::string_view flag, std::string_view text) {
+  const auto bytes = parse_bytes(text);
+  if (!bytes) {
+    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
+                              " is not a size (e.g. 32GiB, 16GB, 123456789)");
+  }
+  if (*bytes > static_cast<double>(detail::max_count)) {
+    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
+                              " is more than 4 EiB (2^62 bytes)");
+  }
+  return static_cast<std::int64_t>(*bytes);
 }
 
 std::string human_bytes(double bytes) {

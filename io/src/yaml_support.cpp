@@ -1,15 +1,17 @@
 // Reading and writing YAML as the specification does (see yaml_support.hpp).
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <map>
+#include <vector>
+
 #include <shardpoint/error.hpp>
-#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/text.hpp>
 
 #include "yaml_support.hpp"
 
 namespace shardpoint::io::detail {
 
 namespace {
-
 // CR LF and a lone CR as LF: YAML's line breaks, as yaml-cpp reads only LF.
 std::string normalised_breaks(std::string_view text) {
   std::string out;
@@ -27,16 +29,61 @@ std::string normalised_breaks(std::string_view text) {
   return out;
 }
 
+std::string place(const std::string& source, const YAML::Mark& m) {
+  return m.line < 0
+             ? source
+             : source + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+// Refuses a mapping that holds a key twice (yaml-cpp keeps both, and the
+// readers would take one silently), in `node` and everything inside it.
+void check_keys(const YAML::Node& node, const std::string& source, int depth) {
+  if (depth > 256) {
+    throw bad_input_error(place(source, node.Mark()) + ": nested more than 256 deep");
+  }
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      check_keys(item, source, depth + 1);
+    }
+    return;
+  }
+  if (!node.IsMap()) {
+    return;
+  }
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& kv : node) {
+    if (kv.first.IsScalar()) {
+      const auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+      if (!fresh) {
+        throw bad_input_error(place(source, kv.first.Mark()) + ": key " + quote(kv.first.Scalar()) +
+                              " appears twice in one mapping (first at " +
+                              place(source, it->second) + ")");
+      }
+    }
+    check_keys(kv.second, source, depth + 1);
+  }
+}
+
 } // namespace
 
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   check_yaml_text(text, source);
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(normalised_breaks(text));
+    documents = YAML::LoadAll(normalised_breaks(text));
   } catch (const YAML::Exception& e) {
-    throw bad_input_error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+    throw bad_input_error(place(source, e.mark) + ": YAML syntax error: " + e.msg);
   }
+  if (documents.size() > 1) {
+    const auto m = documents[1].Mark();
+    throw bad_input_error(place(source, m) +
+                          ": a second YAML document; the file must hold one (no '---' after it)");
+  }
+  if (documents.empty()) {
+    return YAML::Node();
+  }
+  check_keys(documents.front(), source, 0);
+  return documents.front();
 }
 
 bool needs_escapes(std::string_view text) {

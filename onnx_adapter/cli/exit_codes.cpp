@@ -5,6 +5,8 @@
 #include <new>
 #include <string_view>
 
+#include <shardpoint/io/text.hpp>
+
 #include "exit_codes.hpp"
 
 namespace shardpoint::cli {
@@ -15,35 +17,47 @@ const char* message_of(const std::exception& e) {
   return std::string_view(text).starts_with(prefix) ? text + prefix.size() : text;
 }
 
-int report_current_exception() {
+std::string one_line(std::string_view message) {
+  constexpr std::size_t most = 1000;
+  if (message.size() <= most) {
+    return io::printable(message);
+  }
+  const std::string shown = io::quote(message, most);
+  // quote() wraps in quotes; an error line shows the text as it is.
+  return shown.substr(1, shown.rfind('\'') - 1) + "... (" + std::to_string(message.size()) +
+         " bytes)";
+}
+
+int report_current_exception(const std::string& doing) {
   try {
     throw;
   } catch (const usage_error& e) {
-    std::cerr << "shardpoint: usage: " << message_of(e) << '\n';
+    std::cerr << "shardpoint: usage: " << one_line(message_of(e)) << '\n';
     return exit_usage;
   } catch (const check_failed& e) {
-    std::cerr << "shardpoint: " << message_of(e) << '\n';
+    std::cerr << "shardpoint: " << one_line(message_of(e)) << '\n';
     return exit_invalid;
   } catch (const shardpoint::invalid_sharding_error& e) {
-    std::cerr << "shardpoint: error: " << message_of(e) << '\n';
+    std::cerr << "shardpoint: error: " << one_line(message_of(e)) << '\n';
     return exit_invalid;
   } catch (const shardpoint::error& e) {
     switch (e.category()) {
     case error_category::bad_input:
     case error_category::bad_parameter:
     case error_category::unsupported:
-      std::cerr << "shardpoint: error: " << message_of(e) << '\n';
+      std::cerr << "shardpoint: error: " << one_line(message_of(e)) << '\n';
       return exit_input;
     case error_category::internal:
       break;
     }
-    std::cerr << "shardpoint: internal error: " << message_of(e) << '\n';
+    std::cerr << "shardpoint: internal error: " << one_line(message_of(e)) << '\n';
     return exit_internal;
   } catch (const std::bad_alloc&) {
-    std::cerr << "shardpoint: error: out of memory\n";
+    std::cerr << "shardpoint: error: out of memory while " << doing
+              << " (the input asks for more memory than the machine has)\n";
     return exit_input;
   } catch (const std::exception& e) {
-    std::cerr << "shardpoint: internal error: " << message_of(e)
+    std::cerr << "shardpoint: internal error: " << one_line(message_of(e))
               << " (a bug: please report it with the command line)\n";
     return exit_internal;
   } catch (...) {

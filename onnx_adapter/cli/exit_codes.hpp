@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include <shardpoint/error.hpp>
 
@@ -43,12 +44,17 @@ class check_failed : public shardpoint::bad_input_error {
 /// line and the Python package add their own).
 const char* message_of(const std::exception& e);
 
+/// `message` as one printable line (io::printable), cut to about 1000 bytes:
+/// what an error line may show, whatever its parts held.
+std::string one_line(std::string_view message);
+
 /// Prints one line for the exception in flight on stderr and returns its
 /// exit code: usage_error 1; check_failed and invalid_sharding_error 3;
 /// any other shardpoint::error by category
-/// (bad input, bad parameter, unsupported: 2; internal: 4); anything else is
-/// a bug, 4 "internal error".
-int report_current_exception();
+/// (bad input, bad parameter, unsupported: 2; internal: 4); std::bad_alloc
+/// "out of memory while `doing`", 2; anything else is a bug, 4 "internal
+/// error".
+int report_current_exception(const std::string& doing = "running shardpoint");
 
 } // namespace shardpoint::cli
 

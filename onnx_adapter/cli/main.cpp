@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <shardpoint/io/config.hpp>
+#include <shardpoint/io/outputs.hpp>
 #include <shardpoint/version.hpp>
 
 #include "commands.hpp"
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
   SHARDPOINT_COMMANDS(SHARDPOINT_ADD_COMMAND)
 #undef SHARDPOINT_ADD_COMMAND
 
+  // Before any thread starts: SIGINT, SIGTERM and SIGHUP remove the
+  // temporaries of the outputs being written (io/outputs.hpp).
+  shardpoint::io::remove_temporaries_on_signals();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
@@ -107,9 +111,17 @@ int main(int argc, char** argv) {
       return app.exit(e);
     }
     CLI::App* cmd = chosen(app, argc, argv);
-    std::cerr << "shardpoint: usage: " << e.what()
-              << (cmd ? " (see shardpoint " + cmd->get_name() + " --help)" : " (see --help)")
-              << '\n';
+    const std::string see =
+        cmd ? " (see shardpoint " + cmd->get_name() + " --help)" : " (see --help)";
+    // A value its option cannot take (not a number, out of range, not one
+    // of the choices) is a bad parameter, exit 2, as when a command finds it
+    // later; the shape of the command line is usage, exit 1.
+    if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr ||
+        dynamic_cast<const CLI::ValidationError*>(&e) != nullptr) {
+      std::cerr << "shardpoint: error: " << one_line(e.what()) << see << '\n';
+      return exit_input;
+    }
+    std::cerr << "shardpoint: usage: " << one_line(e.what()) << see << '\n';
     return exit_usage;
   }
   for (auto& [cmd, run] : commands) {
@@ -117,7 +129,7 @@ int main(int argc, char** argv) {
       try {
         return run();
       } catch (...) {
-        return report_current_exception();
+        return report_current_exception("running 'shardpoint " + cmd->get_name() + "'");
       }
     }
   }

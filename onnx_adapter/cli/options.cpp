@@ -220,10 +220,22 @@ void print_findings(const std::vector<diagnostic>& diagnostics) {
   std::cerr << io::to_lines(diagnostics);
 }
 
-void check_output_is_not_input(const std::string& output, const std::string& input) {
-  std::error_code ec;
-  if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) {
-    throw usage_error("the output model is the input model; pass --in-place to overwrite it");
+void protect_inputs(io::output_set& outputs, const std::string& path,
+                    const onnx::loaded_model* model,
+                    std::initializer_list<std::pair<std::string_view, std::string_view>> files) {
+  if (!path.empty()) {
+    outputs.input(path, "the input model");
+    if (model != nullptr) {
+      const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+      for (const auto& location : onnx::external_locations(model->proto().graph())) {
+        outputs.input(dir / location, "an external data file of the input model");
+      }
+    }
+  }
+  for (const auto& [file, what] : files) {
+    if (!file.empty()) {
+      outputs.input(std::string(file), what);
+    }
   }
 }
 

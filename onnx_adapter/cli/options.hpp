@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include <shardpoint/io/config.hpp>
+#include <shardpoint/io/outputs.hpp>
 #include <shardpoint/onnx/adapter.hpp>
 
 namespace shardpoint::cli {
@@ -128,9 +129,13 @@ std::int64_t parse_count(const std::string& flag, const std::string& text);
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);
 
-/// Fails with a usage error unless `path` can be an output file that is not
-/// the input; `--in-place` is how to overwrite the input.
-void check_output_is_not_input(const std::string& output, const std::string& input);
+/// Declares what a command reads as inputs of `outputs` (io/outputs.hpp), so
+/// that none of its outputs can touch them: the model file `path` (unless
+/// empty: bytes from Python) with the external data files `model` names, and
+/// each of `files` that is given (configs, layouts).
+void protect_inputs(
+    io::output_set& outputs, const std::string& path, const onnx::loaded_model* model,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> files = {});
 
 } // namespace shardpoint::cli
 

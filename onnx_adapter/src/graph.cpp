@@ -364,9 +364,10 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
       if (!is_ipu && a.name() != stage_attribute) {
         continue;
       }
-      if (a.type() != ::onnx::AttributeProto::INT || a.i() < 0 || a.i() >= INT32_MAX) {
-        throw input_error(node_label(g, v) + ": attribute " + a.name() +
-                          " is not a non-negative INT");
+      // Up to max_group_id + 1: the default group manual_shard gives.
+      if (a.type() != ::onnx::AttributeProto::INT || a.i() < 0 || a.i() > max_group_id + 1) {
+        throw input_error(node_label(g, v) + ": attribute " + a.name() + " is not an INT in 0.." +
+                          std::to_string(max_group_id + 1));
       }
       (is_ipu ? devices : stages)[v] = static_cast<int>(a.i());
       (is_ipu ? any_device : any_stage) = true;

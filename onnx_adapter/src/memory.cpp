@@ -1,6 +1,7 @@
 // What each pipeline stage of an ONNX model holds, for the memory planner.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <shardpoint/detail/checked.hpp>
 #include <shardpoint/onnx/memory.hpp>
 
 #include <unordered_map>
@@ -110,10 +111,16 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
         ++unknown;
         continue;
       }
-      // b->bytes * num / den, rounded up, without overflow for real sizes.
-      const std::int64_t scaled =
-          scale_num == scale_den ? b->bytes : (b->bytes * scale_num + scale_den - 1) / scale_den;
-      out[p] += scaled;
+      // b->bytes * num / den, rounded up; past 2^62 bytes refused.
+      const auto product = detail::checked_mul(b->bytes, scale_num);
+      const auto rounded = product ? detail::checked_add(*product, scale_den - 1) : std::nullopt;
+      const auto sum = rounded ? detail::checked_add(out[p], *rounded / scale_den) : std::nullopt;
+      if (!sum) {
+        throw bad_parameter_error(detail::cat("shardpoint: the activations of node ", p,
+                                              " at a micro-batch size of ", micro_batch_size,
+                                              " would be more than 2^62 bytes"));
+      }
+      out[p] = *sum;
     }
   }
   if (unknown > 0) {

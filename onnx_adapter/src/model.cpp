@@ -80,15 +80,11 @@ namespace {
 // reads: the file is never held in memory whole, so peak memory is the
 // parsed model, not the model plus its bytes (100 MB less for ResNet-50).
 void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) {
-    fail(path, "no such file");
-  }
-  if (fs::is_directory(status)) {
-    fail(path, "is a directory, not a model file");
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only regular files (io/inputs.hpp): a FIFO would block, a device never
+  // end. O_NONBLOCK: a FIFO put in its place after the check does not block
+  // the open, and fstat then refuses it.
+  io::require_regular_file(path, "file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     fail(path, std::string("cannot be opened: ") + std::strerror(errno));
   }
@@ -100,7 +96,11 @@ void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   if (::fstat(fd, &st) != 0) {
     fail(path, std::string("cannot be read: ") + std::strerror(errno));
   }
-  if (S_ISREG(st.st_mode) && st.st_size == 0) { // (a pipe has no size: just read it)
+  if (!S_ISREG(st.st_mode)) {
+    io::require_regular_file(path, "file"); // which says what it is
+    fail(path, "is not a regular file");
+  }
+  if (st.st_size == 0) {
     fail(path, "the file is empty");
   }
   google::protobuf::io::FileInputStream in(fd, 1 << 20);
@@ -226,7 +226,7 @@ std::optional<loaded_model> scan_into(loaded_model model,
 } // namespace
 
 loaded_model read_graph(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return read_model(path); // which says why
   }

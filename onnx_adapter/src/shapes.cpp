@@ -6,6 +6,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <shardpoint/detail/checked.hpp>
+#include <shardpoint/io/text.hpp>
+#include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "shapes.hpp"
@@ -17,7 +20,12 @@ std::int64_t element_size(int type) {
 }
 
 std::int64_t tensor_bytes(const ::onnx::TensorProto& t) {
-  return static_cast<std::int64_t>(element_count(t)) * element_size(t.data_type());
+  const auto bytes =
+      detail::checked_mul(static_cast<std::int64_t>(element_count(t)), element_size(t.data_type()));
+  if (!bytes) {
+    throw input_error("tensor " + io::quote(t.name()) + ": its data would be more than 2^62 bytes");
+  }
+  return *bytes;
 }
 
 std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
@@ -31,7 +39,12 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
   sized out{size, ""};
   for (const auto& d : type.tensor_type().shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
-      out.bytes *= d.dim_value();
+      const auto bytes = detail::checked_mul(out.bytes, d.dim_value());
+      if (!bytes) {
+        throw input_error("a tensor's shape (a dimension of " + std::to_string(d.dim_value()) +
+                          ") makes it more than 2^62 bytes");
+      }
+      out.bytes = *bytes;
     } else if (d.has_dim_param() && !d.dim_param().empty()) {
       out.per += (out.per.empty() ? "" : "*") + d.dim_param();
     } else {

@@ -264,35 +264,39 @@ std::unordered_map<std::string, ::onnx::TypeProto> crossing_types(::onnx::ModelP
   return out;
 }
 
-// Makes the external data file `location` (relative to the model) reachable
-// from the stage files without copying or opening it: a hard link at the same
-// relative place in the output folder, as ONNX Runtime refuses data paths that
-// leave a model's folder. Where no hard link can be made (another file
-// system), the location becomes a relative path to the original. Returns the
-// location to write.
-std::string relocated(const std::string& location, const fs::path& model_dir,
-                      const fs::path& folder, const fs::path& temp_folder,
-                      std::unordered_map<std::string, std::string>& done) {
+// Makes the external data file `location` of tensor `tensor` (inside the
+// model's folder: io::external_data_file) reachable from the stage files
+// without opening it: a hard link in the output folder, as ONNX Runtime
+// refuses data paths that leave a model's folder; where no hard link can be
+// made (another file system), a copy. It keeps its relative name unless a
+// file of the split itself has that name (`taken`), then goes under
+// external_data/. Returns the location to write.
+std::string relocated(const std::string& location, const std::string& tensor,
+                      const fs::path& model_dir, io::staged_folder& out,
+                      std::unordered_map<std::string, std::string>& done,
+                      std::set<std::string>& taken) {
   if (const auto it = done.find(location); it != done.end()) {
     return it->second;
   }
-  const fs::path relative(location);
-  std::string result;
-  if (!relative.is_absolute() && relative.lexically_normal().string().rfind("..", 0) != 0) {
-    std::error_code ec;
-    const fs::path link = temp_folder / relative;
-    fs::create_directories(link.parent_path(), ec);
-    fs::create_hard_link(model_dir / relative, link, ec);
-    if (!ec) {
-      result = relative.generic_string();
+  const fs::path file = io::external_data_file(model_dir, location, tensor);
+  std::string name = fs::path(location).lexically_normal().generic_string();
+  for (int k = 1; taken.count(name) > 0; ++k) {
+    name = "external_data/" + (k > 1 ? std::to_string(k) + "/" : std::string()) +
+           fs::path(location).lexically_normal().generic_string();
+  }
+  taken.insert(name);
+  const fs::path link = out.file(name);
+  std::error_code ec;
+  fs::create_hard_link(file, link, ec);
+  if (ec) {
+    fs::copy_file(file, link, ec);
+    if (ec) {
+      throw input_error(io::quote(link.string()) + ": cannot link or copy the external data file " +
+                        io::quote(file.string()) + ": " + ec.message());
     }
   }
-  if (result.empty()) {
-    const fs::path file = fs::weakly_canonical(model_dir / location);
-    result = fs::relative(file, fs::weakly_canonical(folder)).generic_string();
-  }
-  done.emplace(location, result);
-  return result;
+  done.emplace(location, name);
+  return name;
 }
 
 // Writes the tensors of `part` into `data` (a new file) and rewrites the
@@ -348,10 +352,9 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
 // write_split() on the whole model, or on a skeleton (`whole`, of which
 // `model` is the proto()).
 void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
-                  const io::split_plan& plan, const fs::path& folder, const fs::path& model_path,
-                  const split_options& options, bool replace) {
+                  const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
+                  const split_options& options) {
   auto& g = *model.mutable_graph();
-  io::folder_transaction out(folder, replace);
   const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
   std::unordered_map<std::string_view, int> initializer_at;
   for (int k = 0; k < g.initializer_size(); ++k) {
@@ -369,6 +372,11 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
   }
   const auto types = crossing_types(model, plan);
   std::unordered_map<std::string, std::string> linked; // external data locations
+  std::set<std::string> taken{"pipeline.json"};        // the split's own files
+  for (const auto& part : plan.stages) {
+    taken.insert(part.file);
+    taken.insert(part.file + ".data");
+  }
   google::protobuf::Arena* arena = model.GetArena();
 
   for (const auto& part : plan.stages) {
@@ -451,7 +459,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
     } const restore{borrowed};
     if (options.external_data) {
       const std::string data = part.file + ".data";
-      externalise(sg, sources, from, whole, out.path(data), data, model_dir);
+      externalise(sg, sources, from, whole, out.file(data), data, model_dir);
       from.assign(from.size(), -1); // the stage has them, data outside
     } else {
       for (int k = 0; k < sg.initializer_size(); ++k) {
@@ -468,7 +476,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         source = -1;
         for (auto& kv : *t.mutable_external_data()) {
           if (kv.key() == "location") {
-            kv.set_value(relocated(kv.value(), model_dir, folder, out.path(""), linked));
+            kv.set_value(relocated(kv.value(), t.name(), model_dir, out, linked, taken));
           }
         }
       }
@@ -492,13 +500,42 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
       }
     }
     if (whole != nullptr) {
-      save_part(*stage, *whole, from, out.path(part.file));
+      save_part(*stage, *whole, from, out.file(part.file));
     } else {
-      save_model(*stage, out.path(part.file));
+      save_model(*stage, out.file(part.file));
     }
   }
-  io::write_file_atomically(out.path("pipeline.json"), io::to_json(plan));
-  out.commit();
+  io::write_file_atomically(out.file("pipeline.json"), io::to_json(plan));
+}
+
+} // namespace
+
+void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
+                 io::staged_folder& folder, const fs::path& model_path,
+                 const split_options& options) {
+  write_stages(model, nullptr, nodes, plan, folder, model_path, options);
+}
+
+void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                 io::staged_folder& folder, const fs::path& model_path,
+                 const split_options& options) {
+  write_stages(model.proto(), &model, nodes, plan, folder, model_path, options);
+}
+
+namespace {
+
+void write_split_to(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
+                    const io::split_plan& plan, const fs::path& folder, const fs::path& model_path,
+                    const split_options& options, bool replace) {
+  io::output_set outputs;
+  outputs.input(model_path, "the input model");
+  const fs::path dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
+  for (const auto& location : external_locations(model.graph())) {
+    outputs.input(dir / location, "an external data file of the input model");
+  }
+  auto& out = outputs.folder(folder, "the output folder", replace);
+  write_stages(model, whole, nodes, plan, out, model_path, options);
+  outputs.commit();
 }
 
 } // namespace
@@ -506,13 +543,13 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
 void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
                  const fs::path& folder, const fs::path& model_path, const split_options& options,
                  bool replace) {
-  write_stages(model, nullptr, nodes, plan, folder, model_path, options, replace);
+  write_split_to(model, nullptr, nodes, plan, folder, model_path, options, replace);
 }
 
 void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
                  const fs::path& folder, const fs::path& model_path, const split_options& options,
                  bool replace) {
-  write_stages(model.proto(), &model, nodes, plan, folder, model_path, options, replace);
+  write_split_to(model.proto(), &model, nodes, plan, folder, model_path, options, replace);
 }
 
 } // namespace shardpoint::onnx

@@ -5,8 +5,12 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <vector>
 
+#include <shardpoint/detail/checked.hpp>
+#include <shardpoint/io/inputs.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
@@ -42,15 +46,72 @@ std::optional<std::size_t> element_bytes(int type) {
 }
 
 std::uint64_t element_count(const ::onnx::TensorProto& t) {
-  std::uint64_t n = 1;
+  std::int64_t n = 1;
   for (auto d : t.dims()) {
-    n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    const auto product = detail::checked_mul(n, d);
+    if (!product) {
+      std::string dims;
+      for (auto x : t.dims()) {
+        dims.append(dims.empty() ? "" : ", ").append(std::to_string(x));
+      }
+      throw input_error("tensor " + io::quote(t.name()) + ": its dims [" + dims + "] are " +
+                        (d < 0 ? "not a shape (a negative dimension)" : "more than 2^62 elements"));
+    }
+    n = *product;
   }
-  return n;
+  return static_cast<std::uint64_t>(n);
 }
 
 bool is_external(const ::onnx::TensorProto& t) {
   return t.data_location() == ::onnx::TensorProto::EXTERNAL;
+}
+
+namespace {
+
+void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
+                       std::vector<std::string>& out) {
+  const auto add = [&](const ::onnx::TensorProto& t) {
+    if (!is_external(t)) {
+      return;
+    }
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location" && seen.insert(kv.value()).second) {
+        out.push_back(kv.value());
+      }
+    }
+  };
+  for (const auto& t : g.initializer()) {
+    add(t);
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    add(t.values());
+    add(t.indices());
+  }
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) {
+        add(a.t());
+      }
+      for (const auto& t : a.tensors()) {
+        add(t);
+      }
+      if (a.has_g()) {
+        collect_locations(a.g(), seen, out);
+      }
+      for (const auto& sub : a.graphs()) {
+        collect_locations(sub, seen, out);
+      }
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  collect_locations(graph, seen, out);
+  return out;
 }
 
 namespace {
@@ -104,7 +165,12 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
     fail(t, "its element type (" + std::to_string(t.data_type()) + ") has no fixed size");
   }
   const std::uint64_t count = element_count(t);
-  const std::uint64_t bytes = count * *size;
+  const auto total =
+      detail::checked_mul(static_cast<std::int64_t>(count), static_cast<std::int64_t>(*size));
+  if (!total) {
+    fail(t, "its data would be more than 2^62 bytes");
+  }
+  const auto bytes = static_cast<std::uint64_t>(*total);
   if (is_external(t)) {
     std::string location;
     std::uint64_t offset = 0;
@@ -130,7 +196,7 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
       fail(t, "external data of " + std::to_string(*length) + " bytes for " +
                   std::to_string(bytes) + " bytes of elements");
     }
-    const fs::path file = base_dir / location;
+    const fs::path file = io::external_data_file(base_dir, location, t.name());
     std::ifstream in(file, std::ios::binary);
     if (!in) {
       fail(t, "its external data file '" + file.string() + "' cannot be opened");

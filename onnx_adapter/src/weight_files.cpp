@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include <shardpoint/error.hpp>
+#include <shardpoint/io/detail/json_input.hpp>
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/weight_files.hpp>
 
 #include "fd_stream.hpp"
@@ -249,7 +251,7 @@ T json_integer(const nlohmann::ordered_json& v, const fs::path& path, const std:
       return static_cast<T>(i);
     }
   }
-  bad(path, "not a MindSpore JSON strategy: " + what + " " + v.dump() +
+  bad(path, "not a MindSpore JSON strategy: " + what + " " + io::quote(v.dump()) +
                 " is not an integer in range");
 }
 
@@ -284,7 +286,7 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
   };
   if (json) {
     try {
-      const auto j = nlohmann::ordered_json::parse(data); // file order
+      const auto j = io::detail::parse_json<nlohmann::ordered_json>(data, path.string());
       s.stage = json_integer<int>(j.at("current_stage"), path, "current_stage");
       for (const auto& [name, item] : j.at("parallel_strategy_item").items()) {
         auto& e = entry(name);

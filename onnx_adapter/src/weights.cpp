@@ -477,14 +477,13 @@ private:
 
 void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_path,
                         const std::vector<weights::stage_strategy>& strategies,
-                        const fs::path& ranks_dir, bool safetensors, bool replace) {
+                        io::staged_folder& out, bool safetensors) {
   const std::int64_t D = devices_of(strategies);
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
   std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializer;
   for (const auto& t : model.graph().initializer()) {
     initializer.emplace(t.name(), &t);
   }
-  io::folder_transaction out(ranks_dir, replace);
   for (const auto& s : strategies) {
     for (const auto& p : s.parameters) {
       const auto it = initializer.find(p.layout.name);
@@ -522,8 +521,7 @@ void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_p
                for_each_chunk(t, base, [&](const char* d, std::size_t n) { filter(d, n); });
              }});
       }
-      const fs::path file = out.path(rank_file(rank, safetensors));
-      fs::create_directories(file.parent_path());
+      const fs::path file = out.file(rank_file(rank, safetensors));
       if (safetensors) {
         weights::write_safetensors(file, tensors);
       } else {
@@ -531,7 +529,6 @@ void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_p
       }
     }
   }
-  out.commit();
 }
 
 void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,

@@ -34,6 +34,8 @@ import warnings as _warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+import operator as _operator
+
 from . import _core
 from ._core import (
     BadInputError,
@@ -66,6 +68,43 @@ __all__ = [
     "InvalidShardingError",
     "__version__",
 ]
+
+class _Guarded:
+    """The extension's functions, with pybind11's "incompatible function
+    arguments" TypeError cut before its "Invoked with:" part, which would
+    echo every argument -- a whole model's bytes among them."""
+
+    def __getattr__(self, name: str) -> Any:
+        function = getattr(_core, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except TypeError as e:
+                text = str(e)
+                cut = text.find("\nInvoked with")
+                if cut < 0:
+                    raise
+                raise TypeError(text[:cut].rstrip()) from None
+
+        return call
+
+
+_calls = _Guarded()
+
+
+def _integer(name: str, value: Any) -> int:
+    """``value`` as an int: ints and numpy integers, never a float (1.9 is
+    not silently 1) nor a bool."""
+    if isinstance(value, bool):
+        raise TypeError(f"shardpoint: {name} is an integer, not a bool")
+    try:
+        return _operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"shardpoint: {name} is an integer, not {type(value).__name__}"
+        ) from None
+
 
 PathLike = Union[str, "_os.PathLike[str]"]
 Model = Union[PathLike, bytes, Any]  # Any: an onnx.ModelProto
@@ -117,7 +156,7 @@ def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, in
         return []
     if not isinstance(info, Mapping):
         raise TypeError(f"shardpoint: {name} is a dict of node name -> int, not {type(info).__name__}")
-    return [(str(k), int(v)) for k, v in info.items()]
+    return [(str(k), _integer(f"{name}[{str(k)[:200]!r}]", v)) for k, v in info.items()]
 
 
 def _fail_on_errors(found: List[Diagnostic], what: str) -> None:
@@ -179,7 +218,7 @@ class Sharder:
                 "shardpoint: Sharder.run takes an onnx.ModelProto or its serialised bytes, not "
                 + type(model).__name__
             )
-        out, found = _core.shard_bytes(
+        out, found = _calls.shard_bytes(
             data,
             _mapping("sharding_info", self.sharding_info),
             _mapping("pipelining_info", self.pipelining_info),
@@ -224,7 +263,7 @@ def shard_file(
     ``output`` atomically. Returns the report, as ``shard --report json``.
     Raises InvalidShardingError, writing nothing, when validation fails
     (``force=True`` writes anyway)."""
-    report, found, written, _ = _core.shard_file(
+    report, found, written, _ = _calls.shard_file(
         _text(input),
         _text(config),
         [str(s) for s in shard],
@@ -252,7 +291,7 @@ def validate(
     already in ``model`` (PopRT's rules; ``batches_per_step`` alone turns
     the pipelining checks on, as the command does). An empty list: no
     problems."""
-    _, found = _core.validate(_model(model), num_ipus, batches_per_step, enable_pipelining)
+    _, found = _calls.validate(_model(model), num_ipus, batches_per_step, enable_pipelining)
     return _diagnostics(found)
 
 
@@ -260,7 +299,7 @@ def inspect(model: Model, grep: Optional[str] = None) -> List[Dict[str, Any]]:
     """``shardpoint inspect --report json``: every node (or those whose name
     or op type matches the regular expression ``grep``) as a dict of index,
     name, op_type, device, stage (None when unset), inputs, outputs."""
-    return _json.loads(_core.inspect(_model(model), grep or ""))
+    return _json.loads(_calls.inspect(_model(model), grep or ""))
 
 
 def simulate(
@@ -282,7 +321,7 @@ def simulate(
     and ``shard`` points, or the model's own attributes. Raises
     InvalidShardingError when it cannot run as a pipeline."""
     return _json.loads(
-        _core.simulate(
+        _calls.simulate(
             _model(model),
             _text(config),
             [str(s) for s in shard],
@@ -319,7 +358,7 @@ def suggest(
     the memory planner's totals. Writes ``output_config`` (a PopRT
     shard.yaml) and ``output_model`` when given; raises
     InvalidShardingError, writing nothing, when validation fails."""
-    report, found, _ = _core.suggest(
+    report, found, _ = _calls.suggest(
         _model(model),
         stages,
         num_ipus,
@@ -360,7 +399,7 @@ def memory_plan(
     ``micro_batch_size``, ``batches_per_step``, ``schedule``,
     ``queue_depth``. A plan that does not fit ``device_memory`` is returned
     with ``"fits": False`` (the command exits 3), not raised."""
-    report, _ = _core.memory_plan(
+    report, _ = _calls.memory_plan(
         None if model is None else _model(model),
         _text(config),
         [str(s) for s in shard],
@@ -392,7 +431,7 @@ def weights_strategy(
     ``layout`` file) and writes one MindSpore strategy file per pipeline
     stage into ``output_dir``. Returns the decisions: name, shape, stages,
     layout (column, row, vocab, replicated), shard and the reason."""
-    return _core.weights_strategy(
+    return _calls.weights_strategy(
         _model(model),
         _text(config),
         [str(s) for s in shard],
@@ -413,7 +452,7 @@ def manual_shard(num_vertices: int, edges: Any, points: Any) -> Tuple[Any, Any]:
     array of (vertex, device) or (P, 3) of (vertex, device, stage). Returns
     numpy arrays (device, stage) of every vertex, -1 where unset. Arrays of
     int64 in C order are read where they lie; others are converted once."""
-    return _core.manual_shard(int(num_vertices), edges, points)
+    return _calls.manual_shard(_integer("num_vertices", num_vertices), edges, points)
 
 
 def balanced_shard(
@@ -435,10 +474,10 @@ def balanced_shard(
     of "device" and "stage" (numpy arrays), "points" (vertex, device,
     stage) for manual_shard, "stage_cost", "stage_memory", "bottleneck",
     "lower_bound", "exact", "exact_intervals" and "method"."""
-    return _core.balanced_shard(
-        int(num_vertices),
+    return _calls.balanced_shard(
+        _integer("num_vertices", num_vertices),
         edges,
-        int(stages),
+        _integer("stages", stages),
         cost,
         memory,
         memory_capacity,

@@ -69,7 +69,10 @@ TEST_CASE("--shard flags split at the last '='") {
   CHECK(error_of([] { config::parse_shard_flag("x"); }) ==
         "--shard x: expected NODE=DEVICE[:STAGE]");
   CHECK(error_of([] { config::parse_shard_flag("a=1:-2"); }) ==
-        "--shard a=1:-2: stage '-2' is not a non-negative integer below 2147483647");
+        "--shard a=1:-2: stage '-2' is not an integer in 0..65535");
+  CHECK(error_of([] { config::parse_shard_flag("a=65536"); }) ==
+        "--shard a=65536: device '65536' is not an integer in 0..65535");
+  CHECK(config::parse_shard_flag("a=65535:65535").stage == 65535);
 }
 
 TEST_CASE("resolve through the caller's lookup, with suggestions") {
@@ -170,9 +173,8 @@ TEST_CASE("bad configs: one line naming the place") {
         "c.yaml:1:3: entry for node 'a' has neither device nor stage");
   CHECK(error_of([] {
           config::from_mappings({{"a", -1}}, {});
-        }) ==
-        "sharding_info/pipelining_info: sharding_info['a']: device '-1' is not a non-negative "
-        "integer below 2147483647");
+        }) == "sharding_info/pipelining_info: sharding_info['a']: device '-1' is not an integer in "
+              "0..65535");
 }
 
 TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where they are") {
@@ -207,4 +209,26 @@ TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where t
   // DEL and C1 controls yaml-cpp reads and writes as they are (fuzz_config).
   CHECK(check("\x7f\xc2\x9b") == "no error");
   CHECK(check("a\tb\r\n\xc2\x85\xc2\xa0") == "no error"); // tab, CR LF, NEL, NBSP
+}
+
+TEST_CASE("a key twice, or a second document, is refused where it is, not read as the last one") {
+  // yaml-cpp and nlohmann::json both keep one of two equal keys silently; a
+  // config that says two things must not be read as one of them.
+  CHECK(error_of([] {
+          config::parse("sharding_info: {a: 0}\nsharding_info: {b: 1}\n", "c.yaml");
+        }) == "c.yaml:2:1: key 'sharding_info' appears twice in one mapping (first at c.yaml:1:1)");
+  CHECK(error_of([] { config::parse("- {node: a, device: 0, device: 1}\n", "c.yaml"); }) ==
+        "c.yaml:1:24: key 'device' appears twice in one mapping (first at c.yaml:1:13)");
+  CHECK(error_of([] {
+          config::parse("- {node: a, device: 0}\n---\n- {node: b, device: 0}\n", "c.yaml");
+        }) == "c.yaml:3:1: a second YAML document; the file must hold one (no '---' after it)");
+  CHECK(error_of([] {
+          config::parse("{\"sharding_info\": {\"a\": 0, \"a\": 1}}", "c.json", true);
+        }) == "c.json:1:30: key 'a' appears twice in one object");
+  CHECK(error_of([] { shardpoint::io::parse_layout("w: row\nw: column\n", "l.yaml"); }) ==
+        "l.yaml:2:1: key 'w' appears twice in one mapping (first at l.yaml:1:1)");
+  // One document, and the same key in different mappings, are fine.
+  CHECK(error_of([] {
+          config::parse("---\n- {node: a, device: 0}\n- {node: b, device: 0}\n", "c.yaml");
+        }) == "no error");
 }

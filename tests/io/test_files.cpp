@@ -1,11 +1,16 @@
-// Atomic files and folders: on failure nothing is left.
+// The file policies (io/outputs.hpp, io/inputs.hpp, io/text.hpp): what may
+// be written and read, and that a refusal or a failure touches nothing.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/files.hpp>
@@ -21,51 +26,319 @@ struct scratch {
     std::string t = (fs::temp_directory_path() / "shardpoint-io-XXXXXX").string();
     dir = ::mkdtemp(t.data());
   }
-  ~scratch() { fs::remove_all(dir); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(
-        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+  ~scratch() {
+    std::error_code ec;
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir, ec);
   }
+  fs::path operator/(const std::string& name) const { return dir / name; }
+  // Every entry under the folder with its content: a tree "hash" a test can
+  // compare before and after.
+  std::map<std::string, std::string> tree() const {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const auto rel = e.path().lexically_relative(dir).string();
+      if (e.is_symlink()) {
+        out[rel] = "-> " + fs::read_symlink(e.path()).string();
+      } else if (e.is_regular_file()) {
+        std::ifstream in(e.path(), std::ios::binary);
+        out[rel] = std::string(std::istreambuf_iterator<char>(in), {});
+      } else {
+        out[rel] = e.is_directory() ? "<dir>" : "<other>";
+      }
+    }
+    return out;
+  }
+};
+
+void put(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string get(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string error_of(const auto& f) {
+  try {
+    f();
+  } catch (const shardpoint::bad_input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Writes `files` into a new output folder `path` and commits.
+void write_folder(const fs::path& path, const std::map<std::string, std::string>& files,
+                  bool force = false) {
+  io::output_set out;
+  auto& f = out.folder(path, "--output-dir", force);
+  for (const auto& [name, text] : files) {
+    io::write_file_atomically(f.file(name), text);
+  }
+  out.commit();
+}
+
+struct in_folder { // runs a test from inside a folder, and back
+  fs::path before = fs::current_path();
+  explicit in_folder(const fs::path& p) { fs::current_path(p); }
+  ~in_folder() { fs::current_path(before); }
 };
 
 } // namespace
 
 TEST_CASE("a file is written whole, or not at all") {
   scratch s;
-  io::write_file_atomically(s.dir / "a.txt", "hello");
-  CHECK(io::read_text_file(s.dir / "a.txt", "test") == "hello");
-  CHECK_THROWS_WITH_AS(io::write_atomically(s.dir / "b.txt", [](int) { return EIO; }),
+  io::write_file_atomically(s / "a.txt", "hello");
+  CHECK(io::read_text_file(s / "a.txt", "test") == "hello");
+  CHECK_THROWS_WITH_AS(io::write_atomically(s / "b.txt", [](int) { return EIO; }),
                        doctest::Contains("b.txt': write failed"), shardpoint::bad_input_error);
   CHECK_THROWS_AS(
-      io::write_atomically(s.dir / "c.txt", [](int) -> int { throw std::runtime_error("boom"); }),
+      io::write_atomically(s / "c.txt", [](int) -> int { throw std::runtime_error("boom"); }),
       std::runtime_error);
-  CHECK(s.entries() == 1);
-  CHECK_THROWS_WITH_AS(io::read_text_file(s.dir / "none", "layout"),
+  CHECK(s.tree() == std::map<std::string, std::string>{{"a.txt", "hello"}});
+  CHECK_THROWS_WITH_AS(io::read_text_file(s / "none", "layout"),
                        doctest::Contains("none': no such layout file"),
                        shardpoint::bad_input_error);
 }
 
-TEST_CASE("a folder appears on commit, and not otherwise") {
+TEST_CASE("a replaced file keeps its mode; only regular files are replaced") {
+  scratch s;
+  put(s / "a.txt", "old");
+  ::chmod((s / "a.txt").c_str(), 0640);
+  io::write_file_atomically(s / "a.txt", "new");
+  struct stat st {};
+  REQUIRE(::stat((s / "a.txt").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK(get(s / "a.txt") == "new");
+
+  REQUIRE(::mkfifo((s / "fifo").c_str(), 0600) == 0);
+  fs::create_symlink(s / "a.txt", s / "link");
+  fs::create_directory(s / "folder");
+  const auto before = s.tree();
+  CHECK(error_of([&] {
+          io::write_file_atomically(s / "fifo", "x");
+        }).find("fifo': exists and is a FIFO; shardpoint replaces only regular files") !=
+        std::string::npos);
+  CHECK(error_of([&] {
+          io::write_file_atomically(s / "link", "x");
+        }).find("link': exists and is a symbolic link") != std::string::npos);
+  CHECK(error_of([&] {
+          io::write_file_atomically(s / "folder", "x");
+        }).find("folder': is a folder; give a file name") != std::string::npos);
+  CHECK(error_of([&] {
+          io::write_file_atomically("/dev/null", "x");
+        }).find("'/dev/null': exists and is a device") != std::string::npos);
+  CHECK(error_of([&] {
+          io::write_file_atomically(s / "nowhere" / "a", "x");
+        }).find("the output folder") != std::string::npos);
+  // A name at NAME_MAX is written (its temporary's name is cut to fit); one
+  // past it is refused in words.
+  io::write_file_atomically(s / std::string(255, 'n'), "long");
+  CHECK(get(s / std::string(255, 'n')) == "long");
+  fs::remove(s / std::string(255, 'n'));
+  CHECK(error_of([&] {
+          io::write_file_atomically(s / std::string(256, 'n'), "x");
+        }).find("its name is 256 bytes long; file names are at most 255") != std::string::npos);
+  CHECK(s.tree() == before);
+}
+
+TEST_CASE("an output folder appears on commit, and not otherwise, with its manifest") {
   scratch s;
   {
-    io::folder_transaction t(s.dir / "out");
-    std::ofstream(t.path("x")) << "1";
+    io::output_set out;
+    auto& f = out.folder(s / "out", "--output-dir", false);
+    io::write_file_atomically(f.file("x"), "1");
+  } // not committed
+  CHECK(s.tree().empty());
+  write_folder(s / "out", {{"x", "1"}, {"sub/y", "2"}});
+  CHECK(get(s / "out" / "x") == "1");
+  CHECK(get(s / "out" / "sub" / "y") == "2");
+  CHECK(get(s / "out" / io::manifest_name).find("\"sub/y\"") != std::string::npos);
+  CHECK(error_of([&] {
+          write_folder(s / "out", {{"z", "3"}});
+        })
+            .find("out': the output folder exists and is not empty (--force replaces a folder "
+                  "shardpoint wrote)") != std::string::npos);
+  // --force replaces shardpoint's own output, and only that.
+  write_folder(s / "out", {{"z", "3"}}, true);
+  CHECK(get(s / "out" / "z") == "3");
+  CHECK_FALSE(fs::exists(s / "out" / "x"));
+  CHECK_FALSE(fs::exists(s / "out" / "sub"));
+  put(s / "out" / "notes.txt", "mine");
+  const auto before = s.tree();
+  CHECK(error_of([&] {
+          write_folder(s / "out", {{"z", "4"}}, true);
+        }).find("out': holds 'notes.txt', which shardpoint did not write") != std::string::npos);
+  put(s / "theirs" / "a", "a");
+  CHECK(error_of([&] {
+          write_folder(s / "theirs", {{"z", "4"}}, true);
+        }).find("holds no shardpoint manifest") != std::string::npos);
+  CHECK(s.tree().size() == before.size() + 2);
+  // An empty folder is used as it is; the trailing slash is the folder.
+  fs::create_directory(s / "empty");
+  write_folder(s / "empty/", {{"e", "5"}});
+  CHECK(get(s / "empty" / "e") == "5");
+  // Nothing is left beside the outputs.
+  for (const auto& e : fs::directory_iterator(s.dir)) {
+    CHECK(e.path().filename().string().find(".shardpoint-") == std::string::npos);
   }
-  CHECK(s.entries() == 0);
+}
+
+TEST_CASE("a folder that appears while shardpoint writes it is left alone") {
+  scratch s;
+  io::output_set out;
+  auto& f = out.folder(s / "out", "--output-dir", false);
+  io::write_file_atomically(f.file("x"), "1");
+  put(s / "out" / "theirs", "2"); // another program, meanwhile
+  CHECK(error_of([&] { out.commit(); }).find("appeared while shardpoint was writing it") !=
+        std::string::npos);
+  CHECK(get(s / "out" / "theirs") == "2");
+  CHECK_FALSE(fs::exists(s / "out" / "x"));
+}
+
+TEST_CASE("outputs never touch the inputs, the current folder, or each other") {
+  scratch s;
+  put(s / "model.onnx", "model");
+  put(s / "shard.yaml", "config");
+  put(s / "strategy" / "stage0.ckpt", "strategy");
+  fs::create_hard_link(s / "model.onnx", s / "hard.onnx");
+  fs::create_symlink(s / "model.onnx", s / "soft.onnx");
+  fs::create_directories(s / "work" / "deeper");
+  const auto before = s.tree();
+  const auto refused = [&](const fs::path& path, bool folder, const std::string& why) {
+    io::output_set out;
+    out.input(s / "model.onnx", "the input model");
+    out.input(s / "shard.yaml", "the sharding config");
+    out.input_folder(s / "strategy", "the strategy folder");
+    const auto message = error_of([&] {
+      if (folder) {
+        out.folder(path, "--output-dir", true);
+      } else {
+        out.file(path, "--output-model");
+      }
+    });
+    CAPTURE(path);
+    CHECK(message.find(why) != std::string::npos);
+  };
+  refused(s / "model.onnx", false, "is the input model");
+  refused(s / "work" / ".." / "shard.yaml", false, "is the sharding config");
+  refused(s / "hard.onnx", false, "is the input model"); // a hard link to it
+  refused(s / "soft.onnx", false, "is the input model"); // a symbolic link to it
+  refused(s / "soft.onnx" / "", false, "is the input model");
+  refused(s / "strategy" / "x.onnx", false, "lies inside the strategy folder");
+  refused(s.dir, true, "holds the input model");
+  refused(s.dir / "", true, "holds the input model");
+  refused(s / "strategy", true, "is the strategy folder");
+  refused(s / "strategy" / "ranks", true, "lies inside the strategy folder");
+  refused("/", true, "is the root folder");
   {
-    io::folder_transaction t(s.dir / "out");
-    std::ofstream(t.path("x")) << "1";
-    t.commit();
+    in_folder here(s / "work" / "deeper");
+    refused(".", true, "is the current folder");
+    refused("./", true, "is the current folder");
+    refused("..", true, "holds the current folder");
+    refused("../..", true, "holds the current folder");
   }
-  CHECK(io::read_text_file(s.dir / "out" / "x", "test") == "1");
-  CHECK_THROWS_WITH_AS(io::folder_transaction(s.dir / "out"),
-                       doctest::Contains("exists and is not empty"), shardpoint::bad_input_error);
   {
-    io::folder_transaction t(s.dir / "out", true);
-    std::ofstream(t.path("y")) << "2";
-    t.commit();
+    io::output_set out;
+    out.folder(s / "out", "--output-dir", false);
+    CHECK(error_of([&] {
+            out.file(s / "out" / "layout.yaml", "--layout-out");
+          }).find("lies inside --output-dir") != std::string::npos);
+    CHECK(error_of([&] { out.folder(s / "out", "--other", false); }).find("is --output-dir") !=
+          std::string::npos);
   }
-  CHECK(fs::exists(s.dir / "out" / "y"));
-  CHECK_FALSE(fs::exists(s.dir / "out" / "x"));
-  CHECK(s.entries() == 1);
+  {
+    io::output_set out;
+    out.file(s / "a.yaml", "--output-config");
+    CHECK(error_of([&] { out.file(s / "a.yaml", "--output-model"); }).find("is --output-config") !=
+          std::string::npos);
+    // An input declared after the output is checked as well.
+    CHECK(error_of([&] {
+            out.input(s / "a.yaml", "the layout file");
+          }).find("a.yaml': is the layout file") != std::string::npos);
+  }
+  CHECK(s.tree() == before);
+}
+
+TEST_CASE("several outputs are committed together, or none") {
+  scratch s;
+  put(s / "b.yaml", "old");
+  {
+    io::output_set out;
+    const auto& a = out.file(s / "a.yaml", "--output-config");
+    const auto& b = out.file(s / "b.yaml", "--output-model");
+    io::write_file_atomically(a.staging(), "new a");
+    io::write_file_atomically(b.staging(), "new b");
+    // ... and the command fails before commit()
+  }
+  CHECK(s.tree() == std::map<std::string, std::string>{{"b.yaml", "old"}});
+  io::output_set out;
+  const auto& a = out.file(s / "a.yaml", "--output-config");
+  const auto& b = out.file(s / "b.yaml", "--output-model");
+  io::write_file_atomically(a.staging(), "new a");
+  io::write_file_atomically(b.staging(), "new b");
+  out.commit();
+  CHECK(s.tree() == std::map<std::string, std::string>{{"a.yaml", "new a"}, {"b.yaml", "new b"}});
+}
+
+TEST_CASE("inputs: regular files only; external data confined to the model's folder") {
+  scratch s;
+  put(s / "m" / "model.onnx", "m");
+  put(s / "m" / "w.bin", "w");
+  put(s / "m" / "sub" / "x.bin", "x");
+  put(s / "secret", "s");
+  fs::create_symlink(s / "secret", s / "m" / "out.bin");
+  fs::create_symlink("sub/x.bin", s / "m" / "in.bin");
+  REQUIRE(::mkfifo((s / "m" / "pipe").c_str(), 0600) == 0);
+  const fs::path dir = s / "m";
+  CHECK(io::external_data_file(dir, "w.bin", "t") == fs::canonical(dir / "w.bin"));
+  CHECK(io::external_data_file(dir, "sub/x.bin", "t") == fs::canonical(dir / "sub" / "x.bin"));
+  CHECK(io::external_data_file(dir, "in.bin", "t") == fs::canonical(dir / "sub" / "x.bin"));
+  const auto refused = [&](const std::string& location, const std::string& why) {
+    CAPTURE(location);
+    CHECK(error_of([&] {
+            io::external_data_file(dir, location, "w");
+          }).find("tensor 'w': its external data location") != std::string::npos);
+    CHECK(error_of([&] { io::external_data_file(dir, location, "w"); }).find(why) !=
+          std::string::npos);
+  };
+  refused("/etc/passwd", "is absolute");
+  refused("../secret", "holds '..'");
+  refused("sub/../../secret", "holds '..'");
+  refused("out.bin", "leaves the model's folder through a symbolic link");
+  refused("missing.bin", "names no file in the model's folder");
+  refused("pipe", "is a FIFO; external data must be a regular file");
+  refused("sub", "is a folder; external data must be a regular file");
+  refused("", "is empty");
+  CHECK(error_of([&] {
+          io::require_regular_file(dir / "pipe", "model");
+        }).find("pipe': the model is a FIFO, not a regular file") != std::string::npos);
+  CHECK(error_of([&] {
+          io::require_regular_file(dir / "sub", "model");
+        }).find("sub': is a directory, not a model") != std::string::npos);
+  CHECK(error_of([&] {
+          io::read_text_file("/dev/zero", "sharding config");
+        }).find("is a device, not a regular file") != std::string::npos);
+}
+
+TEST_CASE("text: escapes keep one line and valid UTF-8, quotes are cut") {
+  CHECK(io::is_utf8("abc \xc3\xa9"));
+  CHECK_FALSE(io::is_utf8("a\xff"));
+  CHECK(io::utf8_escaped("a\xff\n") == "a\\xff\n");
+  CHECK(io::printable("a\xff\n\t\x1b") == "a\\xff\\n\\t\\x1b");
+  CHECK(io::quote("abc") == "'abc'");
+  const std::string long_name(1000, 'x');
+  CHECK(io::quote(long_name) == "'" + std::string(200, 'x') + "'... (1000 bytes)");
+  // Cut at a character boundary, never inside one.
+  std::string accents;
+  for (int i = 0; i < 150; ++i) {
+    accents += "\xc3\xa9";
+  }
+  const auto q = io::quote(accents);
+  CHECK(io::is_utf8(q));
+  CHECK(q.find("... (300 bytes)") != std::string::npos);
+  CHECK(io::quote(std::string("a\0b", 3)) == "'a\\x00b'");
 }

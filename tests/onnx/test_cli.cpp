@@ -128,7 +128,9 @@ TEST_CASE("the input is never overwritten unless --in-place") {
   auto r = shardpoint_cli("shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
                               q(f.model),
                           f.dir.path());
-  CHECK(r.code == 1);
+  CHECK(r.code == 2);
+  CHECK(r.err == "shardpoint: error: " + q(f.model) + ": is the input model " + q(f.model) +
+                     "; shardpoint never writes over what it reads\n");
   CHECK(onnx_test::read_file(f.model) == before);
   r = shardpoint_cli("shard --input-model " + q(f.model) + " --shard a=0 --in-place", f.dir.path());
   CHECK(r.code == 0);
@@ -140,7 +142,7 @@ TEST_CASE("usage errors exit 1") {
   CHECK(shardpoint_cli("", f.dir.path()).code == 1);
   CHECK(shardpoint_cli("shard --input-model " + q(f.model), f.dir.path()).code == 1);
   CHECK(shardpoint_cli("shard --bogus", f.dir.path()).code == 1);
-  CHECK(shardpoint_cli("inspect " + q(f.model) + " --grep '('", f.dir.path()).code == 1);
+  CHECK(shardpoint_cli("inspect " + q(f.model) + " --grep '('", f.dir.path()).code == 2);
   const auto help = shardpoint_cli("--help", f.dir.path());
   CHECK(help.code == 0);
   CHECK(help.out.find("3 validation failed") != std::string::npos);
@@ -185,11 +187,11 @@ TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
   };
   run("- {node: nope, device: 0}\n", "c.yaml:1:3: no node is named 'nope'; closest: 'a', 'b', 'c'");
   run("- {node: a, device: 0\n", "c.yaml:2:1: YAML syntax error");
-  run("- node: a\n  device: -1\n", "c.yaml:2:11: device '-1' is not a non-negative integer");
+  run("- node: a\n  device: -1\n", "c.yaml:2:11: device '-1' is not an integer in 0..65535");
   run("- node: a\n  device: 99999999999999999999\n",
-      "device '99999999999999999999' is not a non-negative integer");
-  run("- node: a\n  stage: 1.5\n", "stage '1.5' is not a non-negative integer");
-  run("- node: a\n  device: zero\n", "device 'zero' is not a non-negative integer");
+      "device '99999999999999999999' is not an integer in 0..65535");
+  run("- node: a\n  stage: 1.5\n", "stage '1.5' is not an integer in 0..65535");
+  run("- node: a\n  device: zero\n", "device 'zero' is not an integer in 0..65535");
   run("- {node: a, device: 0}\n- {node: a, device: 1}\n",
       "c.yaml:2:3: node 'a' is listed twice (first at ");
   run("- {device: 0}\n", "c.yaml:1:3: entry 1 has no 'node'");
@@ -205,10 +207,10 @@ TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
   write_file(j, "{\"sharding_info\": {\"a\": 0,}}");
   expect_failure(f, f.shard_args(f.model, j), 2, "c.json: JSON parse error at line 1, column 27");
   write_file(j, "{\"sharding_info\": {\"a\": -2}}");
-  expect_failure(f, f.shard_args(f.model, j), 2, "device '-2' is not a non-negative integer");
+  expect_failure(f, f.shard_args(f.model, j), 2, "device '-2' is not an integer in 0..65535");
 
   expect_failure(f, "shard --input-model " + q(f.model) + " --shard a=x --output-model " + q(f.out),
-                 2, "--shard a=x: device 'x' is not a non-negative integer");
+                 2, "--shard a=x: device 'x' is not an integer in 0..65535");
   expect_failure(f,
                  "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
                      q(f.dir / "no/such/dir/out.onnx"),
@@ -328,5 +330,5 @@ TEST_CASE("strip removes the sharding attributes, nothing else") {
   CHECK(onnx_test::read_file(stripped) == onnx_test::read_file(f.model));
   CHECK(shardpoint_cli("strip --input-model " + q(f.out) + " --output-model " + q(f.out),
                        f.dir.path())
-            .code == 1);
+            .code == 2);
 }

@@ -263,11 +263,15 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--bf16", "BF16 training works only when sharded data parallelism is activated");
   refused("--parameters 1e9 --largest-layer-parameters 2e9", "cannot have a largest layer");
   refused("--parameters=-5", "a model has at least 1 parameter, not -5");
+  refused(m + "--device-memory lots", "'lots' is not a size", 2);
+  refused(m + "--device-memory 9.2e18", "'9.2e18' is more than 4 EiB (2^62 bytes)", 2);
+  refused(m + "--tensor-parallel 2 --data-parallel 1e6 --inference",
+          "shardpoint plans at most 2^20 (1048576) devices", 2);
+  refused(m + "--micro-batch-size 3e17", "the micro-batch size must be below 2^31", 2);
   // Usage: exit 1.
   refused("--data-parallel 2", "give --input-model MODEL or --parameters N", 1);
   refused(m + "--sharded-data-parallel auto", "auto needs --device-memory", 1);
   refused(m + "--inference --optimizer sgd", "describe training", 1);
-  refused(m + "--device-memory lots", "'lots' is not a size", 1);
 }
 
 TEST_CASE("auto: the smallest degree that fits on a generated transformer, or exit 3") {

@@ -452,19 +452,24 @@ TEST_CASE("refusals: exit code, one line, no stage file left") {
                                 dir.path());
   CHECK(r.code == 3);
   CHECK(r.err.find("has no __ipu_number") != std::string::npos);
-  // An output folder that is not empty: refused unless --force.
+  // An output folder that is not empty: refused unless --force, and even
+  // then unless shardpoint wrote everything in it.
   fs::create_directory(out);
   onnx_test::write_file(out / "keep.txt", "x");
-  const auto busy = shardpoint_cli("split --input-model " + q(model) + " --output-dir " + q(out) +
-                                       " --shard layer0/mlp_residual=0:0",
-                                   dir.path());
+  const std::string again = "split --input-model " + q(model) + " --output-dir " + q(out) +
+                            " --shard layer0/mlp_residual=0:0";
+  const auto busy = shardpoint_cli(again, dir.path());
   CHECK(busy.code == 2);
-  CHECK(busy.err.find("exists and is not empty (--force replaces it)") != std::string::npos);
-  CHECK(fs::exists(out / "keep.txt"));
-  CHECK(shardpoint_cli("split --input-model " + q(model) + " --output-dir " + q(out) +
-                           " --shard layer0/mlp_residual=0:0 --force",
-                       dir.path())
-            .code == 0);
-  CHECK_FALSE(fs::exists(out / "keep.txt"));
+  CHECK(busy.err.find("exists and is not empty (--force replaces a folder shardpoint wrote)") !=
+        std::string::npos);
+  const auto theirs = shardpoint_cli(again + " --force", dir.path());
+  CHECK(theirs.code == 2);
+  CHECK(theirs.err.find("holds no shardpoint manifest") != std::string::npos);
+  CHECK(onnx_test::read_file(out / "keep.txt") == "x");
+  fs::remove(out / "keep.txt");
+  CHECK(shardpoint_cli(again, dir.path()).code == 0); // an empty folder is used as it is
+  CHECK(shardpoint_cli(again, dir.path()).code == 2);
+  CHECK(shardpoint_cli(again + " --force", dir.path()).code == 0); // its own output, replaced
   CHECK(fs::exists(out / "stage_1.onnx"));
+  CHECK(fs::exists(out / ".shardpoint-manifest.json"));
 }

@@ -171,7 +171,7 @@ void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const 
   }
   CHECK(checked > 0);
   r = shardpoint_cli("weights merge --strategy-dir " + q(strategy) + " --ranks-dir " + q(ranks) +
-                         " --output " + q(merged),
+                         " --output " + q(merged) + " --force",
                      dir.path());
   REQUIRE_MESSAGE(r.code == 0, r.err);
   const auto back = shardpoint::weights::read_weights(merged);
@@ -415,7 +415,8 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   // An existing output is not overwritten without --force.
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
               " --output-dir " + q(dir / "r"),
-          "the output folder exists and is not empty (--force replaces it)");
+          "the output folder exists and is not empty (--force replaces a folder shardpoint "
+          "wrote)");
   // A rank's file missing, then cut short.
   const auto rank1 = dir / "r" / "rank_1" / "checkpoint_1.ckpt";
   const auto kept = onnx_test::read_file(rank1);

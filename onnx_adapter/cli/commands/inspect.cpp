@@ -3,10 +3,12 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+#include <shardpoint/io/text.hpp>
 
 #include "api.hpp"
 #include "commands.hpp"
@@ -20,7 +22,15 @@ namespace {
 std::string joined(const google::protobuf::RepeatedPtrField<std::string>& names) {
   std::string out;
   for (const auto& n : names) {
-    out.append(out.empty() ? "" : ", ").append(n);
+    out.append(out.empty() ? "" : ", ").append(io::printable(n));
+  }
+  return out;
+}
+
+std::vector<std::string> utf8(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    out.push_back(io::utf8_escaped(n));
   }
   return out;
 }
@@ -28,11 +38,14 @@ std::string joined(const google::protobuf::RepeatedPtrField<std::string>& names)
 } // namespace
 
 std::string inspect_model(const inspect_options& a) {
-  std::regex re;
-  try {
-    re = std::regex(a.grep.empty() ? std::string(".*") : a.grep);
-  } catch (const std::regex_error& e) {
-    throw usage_error("--grep '" + a.grep + "' is not a valid regular expression: " + e.what());
+  // RE2: linear time in the name's length, no recursion, bounded memory, so
+  // neither a long name nor a catastrophic pattern can stall or crash it.
+  RE2::Options options;
+  options.set_log_errors(false);
+  const RE2 re(a.grep, options);
+  if (!re.ok()) {
+    throw bad_parameter_error("--grep " + io::quote(a.grep) +
+                              " is not a valid regular expression (RE2 syntax): " + re.error());
   }
   const auto file = load_model(a.model, a.data, reading::graph);
   const auto& g = file.proto().graph();
@@ -47,23 +60,23 @@ std::string inspect_model(const inspect_options& a) {
   auto list = nlohmann::json::array();
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
-    if (!a.grep.empty() && !std::regex_search(n.name(), re) &&
-        !std::regex_search(n.op_type(), re)) {
+    if (!a.grep.empty() && !RE2::PartialMatch(n.name(), re) &&
+        !RE2::PartialMatch(n.op_type(), re)) {
       continue;
     }
     const auto i = static_cast<std::size_t>(v);
     if (a.report.format == "json") {
       list.push_back({{"index", v},
-                      {"name", n.name()},
-                      {"op_type", n.op_type()},
+                      {"name", io::utf8_escaped(n.name())},
+                      {"op_type", io::utf8_escaped(n.op_type())},
                       {"device", sharded ? json_value(r.device(i)) : nlohmann::json()},
                       {"stage", sharded ? json_value(r.stage(i)) : nlohmann::json()},
-                      {"inputs", std::vector<std::string>(n.input().begin(), n.input().end())},
-                      {"outputs", std::vector<std::string>(n.output().begin(), n.output().end())}});
+                      {"inputs", utf8(n.input())},
+                      {"outputs", utf8(n.output())}});
       continue;
     }
-    table << v << '\t' << (n.name().empty() ? "<unnamed>" : n.name()) << '\t' << n.op_type()
-          << '\t';
+    table << v << '\t' << (n.name().empty() ? "<unnamed>" : io::printable(n.name())) << '\t'
+          << io::printable(n.op_type()) << '\t';
     if (sharded) {
       table << "device " << value(r.device(i)) << "\tstage " << value(r.stage(i)) << '\t';
     }

@@ -51,12 +51,7 @@ memory_outcome plan_model_memory(const memory_options& a) {
   }
   std::optional<std::int64_t> capacity;
   if (!a.device_memory.empty()) {
-    const auto bytes = io::parse_bytes(a.device_memory);
-    if (!bytes) {
-      throw usage_error("--device-memory '" + a.device_memory +
-                        "' is not a size (e.g. 32GiB, 16GB, 123456789)");
-    }
-    capacity = static_cast<std::int64_t>(*bytes);
+    capacity = io::parse_size("--device-memory", a.device_memory);
   }
   if (a.plan.automatic() && !capacity) {
     throw usage_error("--sharded-data-parallel auto needs --device-memory");

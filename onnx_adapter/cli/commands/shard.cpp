@@ -29,7 +29,6 @@ fs::path output_path(const shard_options& a) {
   if (!a.output_dir.empty() && output.is_relative()) {
     output = fs::path(a.output_dir) / output;
   }
-  check_output_is_not_input(output, a.model.input);
   return output;
 }
 
@@ -61,7 +60,16 @@ shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
 shard_file_outcome shard_file(const shard_options& a) {
   shard_file_outcome out;
   out.output = output_path(a);
+  io::output_set outputs;
+  // --in-place replaces the model (atomically: the new file is renamed over
+  // it); otherwise the model is one of the inputs no output may touch.
+  protect_inputs(outputs, a.in_place ? std::string() : a.model.input, nullptr,
+                 {{a.model.config, "the sharding config"}});
+  auto& output = outputs.file(out.output, a.in_place ? "--in-place" : "--output-model");
   auto [sharded, diagnostics] = shard_model(a.model, a.pipeline);
+  if (!a.in_place) {
+    protect_inputs(outputs, a.model.input, &sharded.model);
+  }
   const bool failed = has_errors(diagnostics);
   auto& model = sharded.model.proto();
   out.diagnostics = diagnostics;
@@ -70,7 +78,8 @@ shard_file_outcome shard_file(const shard_options& a) {
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   }
   if (!failed || a.force) {
-    onnx::save_model(sharded.model, out.output);
+    onnx::save_model(sharded.model, output.staging());
+    outputs.commit();
     out.written = true;
   }
   return out;

@@ -27,6 +27,10 @@ std::string simulate_model(const simulate_options& a) {
   if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
     throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
   }
+  io::output_set outputs;
+  protect_inputs(outputs, a.model.data.data() != nullptr ? std::string() : a.model.input, nullptr,
+                 {{a.model.config, "the sharding config"}});
+  const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
   auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
   const auto costs = onnx::estimate_costs(file.proto(), a.cost == "flops" ? onnx::cost_model::flops
                                                                           : onnx::cost_model::unit);
@@ -48,8 +52,10 @@ std::string simulate_model(const simulate_options& a) {
   run.unit = std::chrono::microseconds(a.unit_us);
   run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
   const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
-  if (!a.trace.empty()) {
-    io::write_file_atomically(a.trace, rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+  if (trace != nullptr) {
+    io::write_file_atomically(trace->staging(),
+                              rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+    outputs.commit();
   }
   return a.report.format == "json" ? io::to_json(m) : io::to_table(m);
 }

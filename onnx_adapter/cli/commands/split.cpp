@@ -25,7 +25,11 @@ struct split_command_options {
 };
 
 int run(const split_command_options& a) {
+  io::output_set outputs;
+  protect_inputs(outputs, a.model.input, nullptr, {{a.model.config, "the sharding config"}});
+  auto& folder = outputs.folder(a.output_dir, "--output-dir", a.force);
   auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
+  protect_inputs(outputs, a.model.input, &file);
   auto& model = file.proto();
   // Nodes named only to resolve the config keep their empty names.
   for (auto v : renamed) {
@@ -34,7 +38,8 @@ int run(const split_command_options& a) {
   onnx::split_options options = a.split;
   options.by_device = a.by == "device";
   const auto plan = onnx::plan_split(model.graph(), nodes, result, options);
-  onnx::write_split(file, nodes, plan, a.output_dir, a.model.input, options, a.force);
+  onnx::write_split(file, nodes, plan, folder, a.model.input, options);
+  outputs.commit();
   std::cout << (a.report.format == "json" ? io::to_json(plan) : io::to_table(plan));
   std::cerr << "shardpoint: wrote " << plan.stages.size() << " stage model(s) and pipeline.json to "
             << a.output_dir << '\n';

@@ -19,10 +19,14 @@ struct strip_options {
 };
 
 int run(const strip_options& a) {
-  check_output_is_not_input(a.output, a.input);
+  io::output_set outputs;
+  protect_inputs(outputs, a.input, nullptr);
+  const auto& output = outputs.file(a.output, "--output-model");
   auto file = onnx::read_graph(a.input);
+  protect_inputs(outputs, a.input, &file);
   const std::size_t removed = onnx::strip_annotations(*file.proto().mutable_graph());
-  onnx::save_model(file, a.output);
+  onnx::save_model(file, output.staging());
+  outputs.commit();
   std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote " << a.output
             << '\n';
   return exit_ok;

@@ -2,6 +2,7 @@
 // against the splits other frameworks would give, as a shard.yaml.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -45,16 +46,25 @@ suggest_outcome suggest_split(const suggest_options& a) {
   }
   std::optional<double> cap;
   if (!a.memory_per_device.empty()) {
-    cap = io::parse_bytes(a.memory_per_device);
-    if (!cap) {
-      throw usage_error("--memory-per-device '" + a.memory_per_device +
-                        "' is not a size (e.g. 900MiB, 16GB, 123456789)");
-    }
+    cap = static_cast<double>(io::parse_size("--memory-per-device", a.memory_per_device));
   }
-  if (!a.output_model.empty()) {
-    check_output_is_not_input(a.output_model, a.input);
+  if (!std::isfinite(a.communication_weight) || a.communication_weight < 0 ||
+      a.communication_weight > 1e12) {
+    throw bad_parameter_error("--communication-weight " +
+                              io::quote(detail::number(a.communication_weight)) +
+                              " is not a number of cost units per byte in [0, 1e12]");
   }
+  // Every output declared, and checked against every input, before the
+  // model is read; written only once everything has worked.
+  io::output_set outputs;
+  protect_inputs(outputs, a.data.data() != nullptr ? std::string() : a.input, nullptr,
+                 {{a.plan.layout, "the layout file"}});
+  const io::staged_file* output_config =
+      a.output_config.empty() ? nullptr : &outputs.file(a.output_config, "--output-config");
+  const io::staged_file* output_model =
+      a.output_model.empty() ? nullptr : &outputs.file(a.output_model, "--output-model");
   auto file = load_model(a.input, a.data, reading::graph);
+  protect_inputs(outputs, a.data.data() != nullptr ? std::string() : a.input, &file);
   auto& model = file.proto();
   auto& graph = *model.mutable_graph();
   onnx::assign_names(graph, a.strict ? onnx::naming::strict : onnx::naming::rename_empty);
@@ -166,15 +176,16 @@ suggest_outcome suggest_split(const suggest_options& a) {
   if (has_errors(s.diagnostics) && !a.force) {
     return out;
   }
-  if (!a.output_config.empty()) {
-    io::write_file_atomically(a.output_config, config::to_shard_yaml(s.points));
+  if (output_config != nullptr) {
+    io::write_file_atomically(output_config->staging(), config::to_shard_yaml(s.points));
     out.written.push_back(a.output_config);
   }
-  if (!a.output_model.empty()) {
+  if (output_model != nullptr) {
     onnx::annotate(graph, by_node);
-    onnx::save_model(file, a.output_model);
+    onnx::save_model(file, output_model->staging());
     out.written.push_back(a.output_model);
   }
+  outputs.commit();
   return out;
 }
 

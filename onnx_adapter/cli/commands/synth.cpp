@@ -36,9 +36,12 @@ action add_synth(CLI::App& app) {
   cmd->add_option("--sequence", a->sequence, "decoder: sequence length")
       ->check(CLI::Range(1, 4096));
   return [a] {
+    io::output_set outputs;
+    const auto& output = outputs.file(a->output, "the output model");
     onnx::save_model(a->what == "resnet50" ? onnx::synth_resnet50()
                                            : onnx::synth_decoder(a->layers, a->hidden, a->sequence),
-                     a->output);
+                     output.staging());
+    outputs.commit();
     return exit_ok;
   };
 }

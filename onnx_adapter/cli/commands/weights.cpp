@@ -54,6 +54,12 @@ strategy_outcome write_strategy(const weights_options& a) {
   if (a.format != "ckpt" && a.format != "json") {
     throw bad_parameter_error("format '" + a.format + "' is not ckpt or json");
   }
+  io::output_set outputs;
+  protect_inputs(outputs, a.model.data.data() != nullptr ? std::string() : a.model.input, nullptr,
+                 {{a.model.config, "the sharding config"}, {a.layout, "the layout file"}});
+  auto& out = outputs.folder(a.strategy_dir, "--output-dir", a.force);
+  const io::staged_file* layout_out =
+      a.layout_out.empty() ? nullptr : &outputs.file(a.layout_out, "--layout-out");
   auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
   const auto& graph = file.proto().graph();
   std::vector<io::layout_choice> layout;
@@ -64,21 +70,20 @@ strategy_outcome write_strategy(const weights_options& a) {
   const auto decisions =
       onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
   const auto strategies = onnx::strategies(decisions, options, result.num_stages());
-  io::folder_transaction out(a.strategy_dir, a.force);
   for (const auto& s : strategies) {
     const bool json = a.format == "json";
     io::write_file_atomically(
-        out.path("stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt")),
+        out.file("stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt")),
         json ? weights::strategy_to_json(s) : weights::strategy_to_protobuf(s));
   }
-  if (!a.layout_out.empty()) {
+  if (layout_out != nullptr) {
     std::vector<io::layout_choice> choices;
     for (const auto& d : decisions) {
       choices.push_back(d.choice);
     }
-    io::write_file_atomically(a.layout_out, io::to_layout_yaml(choices));
+    io::write_file_atomically(layout_out->staging(), io::to_layout_yaml(choices));
   }
-  out.commit();
+  outputs.commit();
   return {decisions, strategies.size()};
 }
 
@@ -92,17 +97,33 @@ int run_strategy(const weights_options& a) {
 }
 
 int run_split(const weights_options& a) {
+  io::output_set outputs;
+  protect_inputs(outputs, a.model.input, nullptr);
+  outputs.input_folder(a.strategy_dir, "the strategy folder");
+  auto& ranks = outputs.folder(a.ranks_dir, "--output-dir", a.force);
   const auto strategies = onnx::read_strategies(a.strategy_dir);
   const auto file = onnx::read_model(a.model.input);
-  onnx::write_rank_weights(file.proto(), a.model.input, strategies, a.ranks_dir,
-                           a.format == "safetensors", a.force);
+  protect_inputs(outputs, a.model.input, &file);
+  onnx::write_rank_weights(file.proto(), a.model.input, strategies, ranks,
+                           a.format == "safetensors");
+  outputs.commit();
   std::cerr << "shardpoint: wrote the weights of every rank to " << a.ranks_dir << '\n';
   return exit_ok;
 }
 
 int run_merge(const weights_options& a) {
+  io::output_set outputs;
+  outputs.input_folder(a.strategy_dir, "the strategy folder");
+  outputs.input_folder(a.ranks_dir, "the rank folder");
+  if (!a.force && std::filesystem::exists(a.output)) {
+    throw bad_input_error(io::quote(a.output) +
+                          ": exists; --force replaces it (shardpoint replaces files only when "
+                          "asked)");
+  }
+  const auto& output = outputs.file(a.output, "--output");
   const auto strategies = onnx::read_strategies(a.strategy_dir);
-  onnx::merge_rank_weights(strategies, a.ranks_dir, a.output);
+  onnx::merge_rank_weights(strategies, a.ranks_dir, output.staging());
+  outputs.commit();
   std::cerr << "shardpoint: wrote " << a.output << '\n';
   return exit_ok;
 }
@@ -151,6 +172,7 @@ action add_weights(CLI::App& app) {
   merge->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
   merge->add_option("--ranks-dir", a->ranks_dir, "Folder of rank_<r>/")->required();
   merge->add_option("--output", a->output, "The weights, as safetensors")->required();
+  merge->add_flag("--force", a->force, "Replace the output file when it exists");
 
   return [a, strategy, split] {
     if (strategy->parsed()) {

@@ -17,6 +17,11 @@ namespace shardpoint::io {
 /// value.
 std::optional<double> parse_bytes(std::string_view text);
 
+/// `text` as a whole number of bytes (parse_bytes' forms, rounded down), at
+/// most 2^62 (4 EiB); bad_parameter_error naming `flag` otherwise: "--device-memory
+/// 'lots' is not a size (e.g. 32GiB, 16GB, 123456789)", "... is more than 4 EiB".
+std::int64_t parse_size(std::string_view flag, std::string_view text);
+
 /// "12.3 MiB", "4.0 KiB", "17 B".
 std::string human_bytes(double bytes);
 

@@ -20,6 +20,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <shardpoint/io/outputs.hpp>
 #include <shardpoint/io/split_plan.hpp>
 
 #include "graph.hpp"
@@ -38,8 +39,9 @@ struct split_options {
   /// (stage_<s>.onnx.data); otherwise weights stay where they are: inside the
   /// stage file, or in the original external data files, which are not
   /// opened: hard-linked into the output folder under the same relative name
-  /// (ONNX Runtime refuses data paths outside a model's folder), or, across
-  /// file systems, referenced by a relative path.
+  /// (ONNX Runtime refuses data paths outside a model's folder; under
+  /// external_data/ when the split has a file of that name), or, across
+  /// file systems, copied there.
   bool external_data = false;
 };
 
@@ -49,16 +51,27 @@ struct split_options {
 io::split_plan plan_split(const ::onnx::GraphProto& graph, const node_graph& nodes,
                           const sharding_result& result, const split_options& options);
 
-/// Writes `folder`/stage_<s>.onnx for every stage of `plan` and
-/// `folder`/pipeline.json, all or nothing (io::folder_transaction; `replace`
-/// allows a non-empty folder). `model_path` locates external data. The model
-/// is returned as it was.
+/// Writes stage_<s>.onnx for every stage of `plan` and pipeline.json into
+/// `folder`, an output folder of the command's io::output_set (committed
+/// with it, all or nothing). `model_path` locates external data, which must
+/// lie in the model's folder (io::external_data_file). The model is
+/// returned as it was.
 void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
-                 const std::filesystem::path& folder, const std::filesystem::path& model_path,
-                 const split_options& options, bool replace = false);
+                 io::staged_folder& folder, const std::filesystem::path& model_path,
+                 const split_options& options);
 /// The same on a model read by any of model.hpp's readers: a skeleton's
 /// stages get their initializers as byte ranges of its input, copied
 /// verbatim (with --external-data, read one tensor at a time).
+void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                 io::staged_folder& folder, const std::filesystem::path& model_path,
+                 const split_options& options);
+
+/// Both in one call: `folder` an output of its own io::output_set, with the
+/// model and its external data files as the inputs it may not touch;
+/// `replace` is --force (a non-empty folder shardpoint wrote).
+void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
+                 const std::filesystem::path& folder, const std::filesystem::path& model_path,
+                 const split_options& options, bool replace = false);
 void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
                  const std::filesystem::path& folder, const std::filesystem::path& model_path,
                  const split_options& options, bool replace = false);

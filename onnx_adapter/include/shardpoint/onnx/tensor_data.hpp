@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -26,13 +27,18 @@ std::uint64_t element_count(const ::onnx::TensorProto& t);
 /// Whether the tensor's data lives in an external file.
 bool is_external(const ::onnx::TensorProto& t);
 
+/// The external-data locations of every tensor of `graph`, its subgraphs'
+/// included (initializers, Constant values), each once, as written.
+std::vector<std::string> external_locations(const ::onnx::GraphProto& graph);
+
 /// Calls `sink(data, size)` with the tensor's data as raw little-endian
 /// bytes, row-major, in order, in chunks of at most 1 MiB: from raw_data,
 /// from the typed field (narrowed to the element size), or streamed from the
-/// external file (`base_dir` / location, at offset, for length) without
-/// loading it whole. Throws input_error naming the tensor for a STRING
-/// tensor, a size that does not match its dims, or an external file that is
-/// missing or too short.
+/// external file (its location in `base_dir`, confined there as
+/// io::external_data_file says, at offset, for length) without loading it
+/// whole. Throws input_error naming the tensor for a STRING tensor, a size
+/// that does not match its dims, or an external file that is missing, too
+/// short, or outside the model's folder.
 void for_each_chunk(const ::onnx::TensorProto& t, const std::filesystem::path& base_dir,
                     const std::function<void(const char* data, std::size_t size)>& sink);
 

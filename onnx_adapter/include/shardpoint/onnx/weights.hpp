@@ -42,6 +42,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/io/outputs.hpp>
 
 #include "graph.hpp"
 #include "weight_files.hpp"
@@ -89,13 +90,14 @@ std::vector<weights::stage_strategy> strategies(const std::vector<weight_decisio
 /// stage. Throws bad_input_error when there is none.
 std::vector<weights::stage_strategy> read_strategies(const std::filesystem::path& folder);
 
-/// Writes ranks_dir/rank_<r>/ for every rank: each weight of the rank's
-/// stage cut to the rank's slice, as checkpoint_<r>.ckpt (MindSpore) or
-/// model.safetensors, weights streamed from the model (external data read
-/// in blocks). All or nothing.
+/// Writes rank_<r>/ into `ranks` (an output folder of the command's
+/// io::output_set, committed with it: all or nothing) for every rank: each
+/// weight of the rank's stage cut to the rank's slice, as checkpoint_<r>.ckpt
+/// (MindSpore) or model.safetensors, weights streamed from the model
+/// (external data read in blocks).
 void write_rank_weights(const ::onnx::ModelProto& model, const std::filesystem::path& model_path,
                         const std::vector<weights::stage_strategy>& strategies,
-                        const std::filesystem::path& ranks_dir, bool safetensors, bool replace);
+                        io::staged_folder& ranks, bool safetensors);
 
 /// Re-assembles the full weights from the per-rank files and the strategies
 /// into one safetensors file, each weight byte for byte the original.

@@ -1,0 +1,116 @@
+// shardpoint/io/detail/json_input.hpp -- reading JSON files the way every
+// shardpoint reader does: one syntax-error line, and a key given twice in one
+// object refused with its line and column (nlohmann keeps the last silently).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// For shardpoint's own readers (configs, MindSpore strategies): include it
+// only where nlohmann/json is available.
+#ifndef SHARDPOINT_IO_DETAIL_JSON_INPUT_HPP
+#define SHARDPOINT_IO_DETAIL_JSON_INPUT_HPP
+
+#include <cstddef>
+#include <iterator>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/text.hpp>
+
+namespace shardpoint::io::detail {
+
+/// A pointer that counts how far the parser has read, so that a key can be
+/// placed by line and column.
+class counting_iterator {
+public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  counting_iterator(const char* p, std::size_t* read) : p_(p), read_(read) {}
+  reference operator*() const { return *p_; }
+  counting_iterator& operator++() {
+    ++p_;
+    ++*read_;
+    return *this;
+  }
+  counting_iterator operator++(int) {
+    auto old = *this;
+    ++*this;
+    return old;
+  }
+  friend bool operator==(const counting_iterator& a, const counting_iterator& b) {
+    return a.p_ == b.p_;
+  }
+  friend bool operator!=(const counting_iterator& a, const counting_iterator& b) {
+    return a.p_ != b.p_;
+  }
+
+private:
+  const char* p_;
+  std::size_t* read_;
+};
+
+/// "line:column" of the byte before `offset` in `text` (1-based).
+inline std::string json_place(std::string_view text, std::size_t offset) {
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+/// `text` parsed as JSON of type `Json` (nlohmann::json or ordered_json).
+/// bad_input_error "source: JSON <what>" for a syntax error or a number out
+/// of range, "source:line:column: key 'k' appears twice in one object" for
+/// a duplicate key.
+template <class Json>
+Json parse_json(std::string_view text, const std::string& source) {
+  std::size_t read = 0;
+  std::vector<std::set<std::string>> keys; // of each open object
+  std::string duplicate;
+  const auto check = [&](int, typename Json::parse_event_t event, Json& parsed) {
+    using E = typename Json::parse_event_t;
+    if (event == E::object_start) {
+      keys.emplace_back();
+    } else if (event == E::object_end && !keys.empty()) {
+      keys.pop_back();
+    } else if (event == E::key && !keys.empty() && duplicate.empty()) {
+      const auto& key = parsed.template get_ref<const std::string&>();
+      if (!keys.back().insert(key).second) {
+        duplicate = source + ":" + json_place(text, read) + ": key " + quote(key) +
+                    " appears twice in one object";
+      }
+    }
+    return true;
+  };
+  Json root;
+  try {
+    root = Json::parse(counting_iterator(text.data(), &read),
+                       counting_iterator(text.data() + text.size(), &read), check);
+  } catch (const typename Json::exception& e) { // syntax, or a number out of range
+    std::string msg = e.what();
+    if (const auto p = msg.find("] "); p != std::string::npos) {
+      msg = msg.substr(p + 2); // drop "[json.exception.parse_error.101] "
+    }
+    throw bad_input_error(source + ": JSON " + printable(msg));
+  }
+  if (!duplicate.empty()) {
+    throw bad_input_error(duplicate);
+  }
+  return root;
+}
+
+} // namespace shardpoint::io::detail
+
+#endif // SHARDPOINT_IO_DETAIL_JSON_INPUT_HPP

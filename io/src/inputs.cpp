@@ -1,0 +1,121 @@
+// The input policy (see inputs.hpp).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <sys/stat.h>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/inputs.hpp>
+#include <shardpoint/io/text.hpp>
+
+namespace shardpoint::io {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const fs::path& path, const std::string& what) {
+  throw bad_input_error(quote(path.string()) + ": " + what);
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "a device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  return "not a regular file";
+}
+
+} // namespace
+
+void require_regular_file(const fs::path& path, std::string_view what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int e = errno;
+    fail(path, e == ENOENT || e == ENOTDIR ? "no such " + std::string(what)
+                                           : "cannot be read: " + std::string(std::strerror(e)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    fail(path, "is a directory, not a " + std::string(what));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fail(path, "the " + std::string(what) + " is " + kind_of(st.st_mode) +
+                   ", not a regular file; shardpoint reads only regular files");
+  }
+}
+
+void require_folder(const fs::path& path, std::string_view what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    fail(path, "no such " + std::string(what));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fail(path, "is not a directory; the " + std::string(what) + " must be one");
+  }
+}
+
+std::string read_text_file(const fs::path& path, const std::string& what) {
+  require_regular_file(path, what + " file");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    fail(path, "cannot be read");
+  }
+  return std::move(text).str();
+}
+
+fs::path external_data_file(const fs::path& model_dir, std::string_view location,
+                            std::string_view tensor) {
+  const auto refuse = [&](const std::string& why) {
+    throw bad_input_error("tensor " + quote(tensor) + ": its external data location " +
+                          quote(location) + " " + why);
+  };
+  if (location.empty()) {
+    refuse("is empty");
+  }
+  if (location.find('\0') != std::string_view::npos) {
+    refuse("holds a NUL byte");
+  }
+  const fs::path relative{std::string(location)};
+  if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) {
+    refuse("is absolute; ONNX allows only a path relative to the model's folder");
+  }
+  for (const auto& part : relative) {
+    if (part == "..") {
+      refuse("holds '..'; ONNX allows only a path inside the model's folder");
+    }
+  }
+  std::error_code ec;
+  const fs::path folder = fs::canonical(model_dir.empty() ? fs::path(".") : model_dir, ec);
+  if (ec) {
+    refuse("cannot be resolved: the model's folder " + quote(model_dir.string()) +
+           " cannot be read");
+  }
+  const fs::path file = fs::canonical(folder / relative, ec);
+  if (ec) {
+    refuse("names no file in the model's folder " + quote(folder.string()));
+  }
+  // Inside the folder once every symbolic link is resolved.
+  const auto [f, d] = std::mismatch(file.begin(), file.end(), folder.begin(), folder.end());
+  if (d != folder.end()) {
+    refuse("leaves the model's folder through a symbolic link (to " + quote(file.string()) + ")");
+  }
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    refuse("is " + std::string(S_ISDIR(st.st_mode) ? "a folder" : kind_of(st.st_mode)) +
+           "; external data must be a regular file");
+  }
+  return file;
+}
+
+} // namespace shardpoint::io

@@ -1,0 +1,681 @@
+// The output policy (see outputs.hpp).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/outputs.hpp>
+#include <shardpoint/io/text.hpp>
+
+namespace shardpoint::io {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const fs::path& path, const std::string& what) {
+  throw bad_input_error(quote(path.string()) + ": " + what);
+}
+
+// ---- the temporaries of the process, for the signal watcher ---------------
+
+struct temporaries {
+  std::mutex lock;
+  std::vector<fs::path> paths; // files and folders shardpoint made, removed whole
+
+  static temporaries& get() {
+    static temporaries* t = new temporaries; // never destroyed: the watcher may outlive main
+    return *t;
+  }
+  void add(const fs::path& p) {
+    const std::lock_guard<std::mutex> g(lock);
+    paths.push_back(p);
+  }
+  void drop(const fs::path& p) {
+    const std::lock_guard<std::mutex> g(lock);
+    const auto it = std::find(paths.rbegin(), paths.rend(), p);
+    if (it != paths.rend()) {
+      paths.erase(std::next(it).base());
+    }
+  }
+};
+
+// ---- names -----------------------------------------------------------------
+
+constexpr std::size_t name_max = NAME_MAX;
+constexpr std::string_view temp_marker = ".shardpoint-";
+constexpr std::size_t random_chars = 6;
+
+// "out/", "out/." and "./out" as "out"; refuses the empty path.
+fs::path normalised(const fs::path& p, std::string_view what) {
+  if (p.empty()) {
+    throw bad_input_error(std::string(what) + ": the path is empty");
+  }
+  fs::path n = p.lexically_normal();
+  while (!n.empty() && n.filename().empty() && n != n.root_path()) {
+    n = n.parent_path();
+  }
+  return n.empty() ? fs::path(".") : n;
+}
+
+fs::path folder_of(const fs::path& p) {
+  return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
+// The canonical form of a path that may not exist yet: every symbolic link
+// of the part that exists resolved.
+fs::path canonical_of(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
+}
+
+bool within(const fs::path& inner, const fs::path& outer) {
+  const auto [i, o] = std::mismatch(inner.begin(), inner.end(), outer.begin(), outer.end());
+  return o == outer.end();
+}
+
+void check_name_length(const fs::path& p) {
+  if (p.filename().native().size() > name_max) {
+    fail(p, "its name is " + std::to_string(p.filename().native().size()) +
+                " bytes long; file names are at most " + std::to_string(name_max));
+  }
+}
+
+// A name for a temporary beside `target`, within NAME_MAX:
+// ".<target name, cut>.shardpoint-XXXXXX".
+fs::path temporary_name(const fs::path& target) {
+  static std::mutex m;
+  static std::mt19937_64 random{std::random_device{}()};
+  static constexpr char alphabet[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string name = target.filename().native();
+  const std::size_t room = name_max - 1 - temp_marker.size() - random_chars;
+  name.resize(std::min(name.size(), room));
+  std::string suffix(random_chars, 'x');
+  {
+    const std::lock_guard<std::mutex> g(m);
+    for (auto& c : suffix) {
+      c = alphabet[random() % (sizeof alphabet - 1)];
+    }
+  }
+  return folder_of(target) / ("." + name + std::string(temp_marker) + suffix);
+}
+
+// Creates a new file for writing beside `target`; registered with the
+// watcher before it exists, so that a signal never leaves it behind.
+std::pair<int, fs::path> create_temporary_file(const fs::path& target) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const fs::path temp = temporary_name(target);
+    temporaries::get().add(temp);
+    // 0666 and the umask, as any new file.
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      return {fd, temp};
+    }
+    const int e = errno;
+    temporaries::get().drop(temp);
+    if (e != EEXIST) {
+      fail(target, std::string("cannot create a file in its folder: ") + std::strerror(e));
+    }
+  }
+  fail(target, "cannot find a free temporary name beside it");
+}
+
+fs::path create_temporary_folder(const fs::path& target) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const fs::path temp = temporary_name(target);
+    temporaries::get().add(temp);
+    if (::mkdir(temp.c_str(), 0777) == 0) {
+      return temp;
+    }
+    const int e = errno;
+    temporaries::get().drop(temp);
+    if (e != EEXIST) {
+      fail(target, std::string("cannot create a folder next to it: ") + std::strerror(e));
+    }
+  }
+  fail(target, "cannot find a free temporary name beside it");
+}
+
+void remove_whole(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+  temporaries::get().drop(p);
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) {
+    return "a symbolic link";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "a device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  return "not a regular file";
+}
+
+// ---- manifests -------------------------------------------------------------
+
+// The relative paths a manifest lists; nothing when there is no readable
+// manifest.
+std::optional<std::set<std::string>> read_manifest(const fs::path& folder) {
+  const fs::path file = folder / manifest_name;
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+    return std::nullopt;
+  }
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (f == nullptr) {
+    return std::nullopt;
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  const std::size_t got = std::fread(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  if (got != text.size()) {
+    return std::nullopt;
+  }
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_array() ||
+      j.value("written_by", "") != "shardpoint") {
+    return std::nullopt;
+  }
+  std::set<std::string> files;
+  for (const auto& x : j["files"]) {
+    if (!x.is_string()) {
+      return std::nullopt;
+    }
+    const fs::path rel(x.get<std::string>());
+    if (rel.empty() || rel.is_absolute() ||
+        std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; })) {
+      return std::nullopt;
+    }
+    files.insert(rel.lexically_normal().generic_string());
+  }
+  return files;
+}
+
+// The first entry of `folder` (recursively, links not followed) that the
+// manifest `files` does not account for: neither listed, nor a folder on the
+// way to one, nor the manifest. Empty when there is none.
+std::string stranger_in(const fs::path& folder, const std::set<std::string>& files) {
+  std::set<std::string> folders;
+  for (const auto& f : files) {
+    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) {
+      folders.insert(p.generic_string());
+    }
+  }
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(folder, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(folder).generic_string();
+    const bool is_folder = it->is_directory(ec) && !it->is_symlink(ec);
+    if (rel == manifest_name || (is_folder ? folders.count(rel) > 0 : files.count(rel) > 0)) {
+      continue;
+    }
+    return rel;
+  }
+  return ec ? std::string("(the folder cannot be listed: ") + ec.message() + ")" : std::string();
+}
+
+// Removes an old output folder file by file as its manifest lists them;
+// anything else stays (and is said).
+void remove_old_output(const fs::path& old, const fs::path& was) {
+  if (const auto files = read_manifest(old)) {
+    std::set<std::string, std::greater<>> folders;
+    for (const auto& f : *files) {
+      ::unlink((old / f).c_str());
+      for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) {
+        folders.insert(p.generic_string());
+      }
+    }
+    for (const auto& f : folders) { // deepest first
+      ::rmdir((old / f).c_str());
+    }
+    ::unlink((old / manifest_name).c_str());
+  }
+  if (::rmdir(old.c_str()) != 0 && errno != ENOENT) {
+    std::fprintf(stderr,
+                 "shardpoint: warning: %s held files shardpoint did not write when it was "
+                 "replaced; they are kept in %s\n",
+                 quote(was.string()).c_str(), quote(old.string()).c_str());
+  }
+}
+
+std::string manifest_text(const std::vector<std::string>& files) {
+  std::vector<std::string> sorted = files;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  nlohmann::json j;
+  j["written_by"] = "shardpoint";
+  j["files"] = nlohmann::json::array();
+  for (const auto& f : sorted) {
+    j["files"].push_back(utf8_escaped(f));
+  }
+  return j.dump(1) + "\n";
+}
+
+int rename2(const fs::path& from, const fs::path& to, unsigned flags) {
+  return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags);
+}
+
+bool no_renameat2(int e) {
+  return e == ENOSYS || e == EINVAL || e == ENOTSUP;
+}
+
+} // namespace
+
+// ---- write_atomically --------------------------------------------------------
+
+void write_atomically(const fs::path& given, const std::function<int(int fd)>& write) {
+  const fs::path path = normalised(given, "an output file");
+  const fs::path folder = folder_of(path);
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fail(path, "the output folder " + quote(folder.string()) + " does not exist");
+  }
+  check_name_length(path);
+  bool existed = false;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fail(path, "is a folder; give a file name");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      fail(path, std::string("exists and is ") + kind_of(st.st_mode) +
+                     "; shardpoint replaces only regular files");
+    }
+    existed = true;
+  }
+  auto [fd, temp] = create_temporary_file(path);
+  const auto abandon = [&, fd = fd, temp = temp](const std::string& why) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    temporaries::get().drop(temp);
+    fail(path, why);
+  };
+  int err = 0;
+  try {
+    err = write(fd);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    temporaries::get().drop(temp);
+    throw;
+  }
+  if (err != 0) {
+    abandon(std::string("write failed: ") + std::strerror(err));
+  }
+  if (existed) { // the replaced file's mode, and owner where permitted
+    if (::fchmod(fd, st.st_mode & 07777) != 0) {
+      abandon(std::string("cannot keep its mode: ") + std::strerror(errno));
+    }
+    if (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) {
+      [[maybe_unused]] const int ignored = ::fchown(fd, st.st_uid, st.st_gid);
+    }
+  }
+  if (::fsync(fd) != 0) {
+    abandon(std::string("write failed: ") + std::strerror(errno));
+  }
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(temp.c_str());
+    temporaries::get().drop(temp);
+    fail(path, std::string("write failed: ") + std::strerror(e));
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(temp.c_str());
+    temporaries::get().drop(temp);
+    fail(path, std::string("cannot be written: ") + std::strerror(e));
+  }
+  temporaries::get().drop(temp);
+}
+
+void write_file_atomically(const fs::path& path, std::string_view data) {
+  write_atomically(path, [&](int fd) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) {
+          continue;
+        }
+        return errno;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    return 0;
+  });
+}
+
+// ---- output_set ----------------------------------------------------------------
+
+struct output_set::place {
+  enum kind_t { input_file, input_folder, output_file, output_folder } kind;
+  fs::path given;
+  fs::path canonical;
+  std::string what;
+  bool exists = false;
+  dev_t device = 0;
+  ino_t inode = 0;
+
+  [[nodiscard]] bool is_output() const { return kind == output_file || kind == output_folder; }
+  [[nodiscard]] bool is_folder() const { return kind == input_folder || kind == output_folder; }
+  [[nodiscard]] std::string named() const { return what + " " + quote(given.string()); }
+};
+
+output_set::output_set() = default;
+
+output_set::~output_set() {
+  if (committed_) {
+    return;
+  }
+  for (const auto& f : files_) {
+    std::error_code ec;
+    fs::remove(f->staging_, ec);
+    temporaries::get().drop(f->staging_);
+  }
+  for (const auto& f : folders_) {
+    remove_whole(f->staging_);
+  }
+}
+
+void output_set::check_against_all(const place& p) {
+  for (const auto& q : places_) {
+    if (!p.is_output() && !q.is_output()) {
+      continue;
+    }
+    const place& out = p.is_output() ? p : q; // the one refused
+    const place& other = p.is_output() ? q : p;
+    const bool same = out.canonical == other.canonical ||
+                      (out.exists && other.exists && out.device == other.device &&
+                       out.inode == other.inode && !out.is_folder() && !other.is_folder());
+    if (same) {
+      fail(out.given,
+           "is " + other.named() +
+               (other.is_output() ? " as well" : "; shardpoint never writes over what it reads"));
+    }
+    if (out.kind == place::output_folder && within(other.canonical, out.canonical)) {
+      fail(out.given, "holds " + other.named() + "; shardpoint never replaces a folder holding " +
+                          (other.is_output() ? "another of its outputs" : "what it reads"));
+    }
+    if (other.is_folder() && within(out.canonical, other.canonical)) {
+      fail(out.given, "lies inside " + other.named() +
+                          (other.is_output() ? ", another output"
+                                             : ", which shardpoint reads; write it elsewhere"));
+    }
+  }
+}
+
+void output_set::input(const fs::path& path, std::string_view what) {
+  place p{place::input_file, normalised(path, what), {}, std::string(what)};
+  p.canonical = canonical_of(p.given);
+  struct stat st {};
+  if (::stat(p.given.c_str(), &st) == 0) {
+    p.exists = true;
+    p.device = st.st_dev;
+    p.inode = st.st_ino;
+  }
+  check_against_all(p);
+  places_.push_back(std::move(p));
+}
+
+void output_set::input_folder(const fs::path& path, std::string_view what) {
+  place p{place::input_folder, normalised(path, what), {}, std::string(what)};
+  p.canonical = canonical_of(p.given);
+  check_against_all(p);
+  places_.push_back(std::move(p));
+}
+
+staged_file& output_set::file(const fs::path& given, std::string_view what) {
+  place p{place::output_file, normalised(given, what), {}, std::string(what)};
+  const fs::path& path = p.given;
+  auto f = std::make_unique<staged_file>();
+  struct stat st {};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists) {
+    p.exists = true;
+    p.device = st.st_dev;
+    p.inode = st.st_ino;
+  }
+  p.canonical = canonical_of(path);
+  check_against_all(p);
+  if (exists) {
+    if (S_ISDIR(st.st_mode)) {
+      fail(path, "is a folder; give " + std::string(what) + " a file name");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      fail(path, std::string("exists and is ") + kind_of(st.st_mode) +
+                     "; shardpoint replaces only regular files");
+    }
+    f->existed_ = true;
+    f->mode_ = st.st_mode & 07777;
+    f->uid_ = st.st_uid;
+    f->gid_ = st.st_gid;
+  }
+  const fs::path folder = folder_of(path);
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fail(path, "the output folder " + quote(folder.string()) + " does not exist");
+  }
+  check_name_length(path);
+  f->path_ = path;
+  f->what_ = p.what;
+  f->staging_ = temporary_name(path);
+  temporaries::get().add(f->staging_);
+  places_.push_back(std::move(p));
+  files_.push_back(std::move(f));
+  return *files_.back();
+}
+
+staged_folder& output_set::folder(const fs::path& given, std::string_view what, bool force) {
+  place p{place::output_folder, normalised(given, what), {}, std::string(what)};
+  const fs::path& path = p.given;
+  p.canonical = canonical_of(path);
+  std::error_code ec;
+  const fs::path here = fs::canonical(fs::current_path(ec), ec);
+  if (p.canonical == p.canonical.root_path()) {
+    fail(path, "is the root folder; give " + p.what + " a folder of its own");
+  }
+  if (!ec && within(here, p.canonical)) {
+    fail(path, std::string(here == p.canonical ? "is" : "holds") + " the current folder; give " +
+                   p.what + " a folder of its own");
+  }
+  check_name_length(path);
+  auto f = std::make_unique<staged_folder>();
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      fail(path, "is a symbolic link; shardpoint replaces only a real folder (give the folder it "
+                 "points to)");
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      fail(path, "exists and is not a folder");
+    }
+    f->existed_ = true;
+    p.exists = true;
+  } else {
+    const fs::path parent = folder_of(path);
+    if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fail(path, "the folder " + quote(parent.string()) + " it goes in does not exist");
+    }
+  }
+  check_against_all(p);
+  if (f->existed_ && !fs::is_empty(path, ec)) {
+    if (!force) {
+      fail(path, "the output folder exists and is not empty (--force replaces a folder "
+                 "shardpoint wrote)");
+    }
+    const auto files = read_manifest(path);
+    if (!files) {
+      fail(path, std::string("holds no shardpoint manifest (") + manifest_name +
+                     "): shardpoint did not write it, and replaces only its own output folders");
+    }
+    if (const auto stranger = stranger_in(path, *files); !stranger.empty()) {
+      fail(path, "holds " + quote(stranger) +
+                     ", which shardpoint did not write; it replaces only its own output folders");
+    }
+  }
+  f->path_ = path;
+  f->what_ = p.what;
+  f->staging_ = create_temporary_folder(path);
+  places_.push_back(std::move(p));
+  folders_.push_back(std::move(f));
+  return *folders_.back();
+}
+
+fs::path staged_folder::file(const std::string& relative) {
+  const fs::path rel = fs::path(relative).lexically_normal();
+  if (relative.empty() || rel.is_absolute() || rel.has_root_name() ||
+      std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; })) {
+    fail(path_ / relative, "would lie outside " + what_);
+  }
+  if (rel.generic_string() == manifest_name) {
+    fail(path_ / relative, "is the name of shardpoint's manifest");
+  }
+  for (const auto& part : rel) {
+    if (part.native().size() > name_max) {
+      fail(path_ / relative, "a name in it is longer than " + std::to_string(name_max) + " bytes");
+    }
+  }
+  if (rel.has_parent_path()) {
+    // Under the watcher's lock: a signal never sees a folder made again
+    // after it removed the temporary.
+    const std::lock_guard<std::mutex> g(temporaries::get().lock);
+    std::error_code ec;
+    fs::create_directories(staging_ / rel.parent_path(), ec);
+    if (ec) {
+      fail(path_ / relative, "cannot be made: " + ec.message());
+    }
+  }
+  files_.push_back(rel.generic_string());
+  return staging_ / rel;
+}
+
+void output_set::commit() {
+  // Everything written first: folders get their manifests.
+  for (const auto& f : folders_) {
+    write_file_atomically(f->staging_ / manifest_name, manifest_text(f->files_));
+  }
+  for (const auto& f : files_) {
+    struct stat st {};
+    if (::lstat(f->staging_.c_str(), &st) != 0) {
+      continue; // declared, never written
+    }
+    if (f->existed_) {
+      ::chmod(f->staging_.c_str(), f->mode_);
+      if (f->uid_ != ::geteuid() || f->gid_ != ::getegid()) {
+        [[maybe_unused]] const int ignored = ::chown(f->staging_.c_str(), f->uid_, f->gid_);
+      }
+    }
+  }
+  // Then into place, each in one step.
+  for (const auto& f : folders_) {
+    if (!f->existed_) {
+      int r = rename2(f->staging_, f->path_, RENAME_NOREPLACE);
+      if (r != 0 && no_renameat2(errno)) {
+        std::error_code ec;
+        r = fs::exists(f->path_, ec) ? (errno = EEXIST, -1)
+                                     : ::rename(f->staging_.c_str(), f->path_.c_str());
+      }
+      if (r != 0) {
+        const int e = errno;
+        fail(f->path_, e == EEXIST || e == ENOTEMPTY
+                           ? "appeared while shardpoint was writing it (another command writing "
+                             "the same folder?); it is left as it is"
+                           : std::string("cannot be written: ") + std::strerror(e));
+      }
+      temporaries::get().drop(f->staging_);
+      continue;
+    }
+    fs::path old;
+    {
+      // The watcher removes temporaries under this lock: it sees either the
+      // new output at the temporary's name, or, once swapped, nothing.
+      const std::lock_guard<std::mutex> g(temporaries::get().lock);
+      if (rename2(f->staging_, f->path_, RENAME_EXCHANGE) == 0) {
+        old = f->staging_;
+      } else if (no_renameat2(errno)) {
+        const fs::path aside = temporary_name(f->path_);
+        if (::rename(f->path_.c_str(), aside.c_str()) != 0 ||
+            ::rename(f->staging_.c_str(), f->path_.c_str()) != 0) {
+          fail(f->path_, std::string("cannot be replaced: ") + std::strerror(errno));
+        }
+        old = aside;
+      } else {
+        fail(f->path_, std::string("cannot be replaced: ") + std::strerror(errno));
+      }
+      auto& paths = temporaries::get().paths;
+      paths.erase(std::remove(paths.begin(), paths.end(), f->staging_), paths.end());
+    }
+    remove_old_output(old, f->path_);
+  }
+  for (const auto& f : files_) {
+    struct stat st {};
+    if (::lstat(f->staging_.c_str(), &st) != 0) {
+      temporaries::get().drop(f->staging_);
+      continue;
+    }
+    if (::rename(f->staging_.c_str(), f->path_.c_str()) != 0) {
+      fail(f->path_, std::string("cannot be written: ") + std::strerror(errno));
+    }
+    temporaries::get().drop(f->staging_);
+  }
+  committed_ = true;
+}
+
+// ---- signals -------------------------------------------------------------------
+
+void remove_temporaries_on_signals() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+      sigaddset(&set, s);
+    }
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set] {
+      int sig = 0;
+      if (::sigwait(&set, &sig) != 0) {
+        return;
+      }
+      auto& t = temporaries::get();
+      t.lock.lock(); // held until the end: nothing is made again after this
+      for (const auto& p : t.paths) {
+        std::error_code ec;
+        fs::remove_all(p, ec);
+      }
+      std::fprintf(stderr, "shardpoint: interrupted (%s); its temporary files are removed\n",
+                   ::strsignal(sig));
+      std::signal(sig, SIG_DFL);
+      sigset_t one;
+      sigemptyset(&one);
+      sigaddset(&one, sig);
+      ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+      ::raise(sig);
+      std::_Exit(128 + sig);
+    }).detach();
+  });
+}
+
+} // namespace shardpoint::io
