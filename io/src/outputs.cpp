@@ -46,6 +46,12 @@ struct temporaries {
     const std::lock_guard<std::mutex> g(lock);
     paths.push_back(p);
   }
+  bool holds(const fs::path& p) {
+    const auto normal = p.lexically_normal();
+    const std::lock_guard<std::mutex> g(lock);
+    return std::any_of(paths.begin(), paths.end(),
+                       [&](const fs::path& q) { return q.lexically_normal() == normal; });
+  }
   void drop(const fs::path& p) {
     const std::lock_guard<std::mutex> g(lock);
     const auto it = std::find(paths.rbegin(), paths.rend(), p);
@@ -287,6 +293,47 @@ bool no_renameat2(int e) {
 
 // ---- write_atomically --------------------------------------------------------
 
+namespace {
+
+// The output a temporary ".<name>.shardpoint-XXXXXX" stands for, to name it
+// in messages.
+fs::path target_of(const fs::path& temp) {
+  const std::string name = temp.filename().native();
+  const auto marker = name.rfind(temp_marker);
+  return marker == std::string::npos || marker < 1
+             ? temp
+             : temp.parent_path() / name.substr(1, marker - 1);
+}
+
+// Writes a temporary that its owner removes on failure; removed here too.
+void write_in_place(const fs::path& path, const std::function<int(int fd)>& write) {
+  const fs::path target = target_of(path);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    fail(target, std::string("cannot create a file in its folder: ") + std::strerror(errno));
+  }
+  int err = 0;
+  try {
+    err = write(fd);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    throw;
+  }
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+  }
+  if (::close(fd) != 0 && err == 0) {
+    err = errno;
+  }
+  if (err != 0) {
+    ::unlink(path.c_str());
+    fail(target, std::string("write failed: ") + std::strerror(err));
+  }
+}
+
+} // namespace
+
 void write_atomically(const fs::path& given, const std::function<int(int fd)>& write) {
   const fs::path path = normalised(given, "an output file");
   const fs::path folder = folder_of(path);
@@ -295,6 +342,13 @@ void write_atomically(const fs::path& given, const std::function<int(int fd)>& w
     fail(path, "the output folder " + quote(folder.string()) + " does not exist");
   }
   check_name_length(path);
+  if (temporaries::get().holds(path)) {
+    // An output_set's staging file (staged_file::staging()): a temporary
+    // already, which the set renames in or removes. Written in place, not
+    // through a temporary of the temporary.
+    write_in_place(path, write);
+    return;
+  }
   bool existed = false;
   if (::lstat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
@@ -624,10 +678,15 @@ void output_set::commit() {
       } else {
         fail(f->path_, std::string("cannot be replaced: ") + std::strerror(errno));
       }
+      // The old folder, now at a temporary's name, stays a temporary until
+      // it is gone: a signal from here on removes it, not the new one.
       auto& paths = temporaries::get().paths;
-      paths.erase(std::remove(paths.begin(), paths.end(), f->staging_), paths.end());
+      if (old != f->staging_) {
+        paths.push_back(old);
+      }
     }
     remove_old_output(old, f->path_);
+    temporaries::get().drop(old);
   }
   for (const auto& f : files_) {
     struct stat st {};
@@ -662,8 +721,15 @@ void remove_temporaries_on_signals() {
       auto& t = temporaries::get();
       t.lock.lock(); // held until the end: nothing is made again after this
       for (const auto& p : t.paths) {
+        // The main thread may still be adding files to a temporary folder
+        // (it stops at the first that fails once the folder is gone).
         std::error_code ec;
-        fs::remove_all(p, ec);
+        for (int attempt = 0; attempt < 100; ++attempt) {
+          fs::remove_all(p, ec);
+          if (!ec) {
+            break;
+          }
+        }
       }
       std::fprintf(stderr, "shardpoint: interrupted (%s); its temporary files are removed\n",
                    ::strsignal(sig));
