@@ -109,6 +109,11 @@ bool needs_escapes(std::string_view text) {
 }
 
 void emit_name(YAML::Emitter& out, const std::string& text) {
+  if (!is_utf8(text)) {
+    // YAML is UTF-8 text: no escape writes other bytes back.
+    throw bad_input_error("the name " + quote(text) +
+                          " is not UTF-8 text, which a YAML file cannot hold");
+  }
   if (needs_escapes(text)) {
     out << YAML::DoubleQuoted;
   }

@@ -234,6 +234,20 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
 
 namespace {
 
+// The type crossing_types() found for `name`; a name it has none for is read
+// (or given as a graph output) without any node, graph input or initializer
+// making it, which the ONNX checker refuses.
+const ::onnx::TypeProto& type_of(const std::unordered_map<std::string, ::onnx::TypeProto>& types,
+                                 const std::string& name, std::int64_t stage) {
+  const auto it = types.find(name);
+  if (it == types.end()) {
+    throw input_error("tensor " + io::quote(name) + " of stage " + std::to_string(stage) +
+                      " is made by no node and is no graph input or initializer (the ONNX "
+                      "checker refuses such a model)");
+  }
+  return it->second;
+}
+
 // The types of the tensors crossing stages, from ONNX shape inference, which
 // is done (and the model restored) before any node is copied into a stage.
 std::unordered_map<std::string, ::onnx::TypeProto> crossing_types(::onnx::ModelProto& model,
@@ -370,6 +384,19 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
       described.emplace(v.name(), &v);
     }
   }
+  // pipeline.json names the tensors passed on; JSON holds only UTF-8, and an
+  // escaped name would name no tensor of the stage models.
+  const auto utf8 = [](const std::string& name) {
+    if (!io::is_utf8(name)) {
+      throw input_error("tensor " + io::quote(name) +
+                        " passes between stages, and its name is not UTF-8 text, which "
+                        "pipeline.json cannot hold");
+    }
+  };
+  for (const auto& part : plan.stages) {
+    std::for_each(part.inputs.begin(), part.inputs.end(), [&](const auto& i) { utf8(i.name); });
+    std::for_each(part.outputs.begin(), part.outputs.end(), [&](const auto& o) { utf8(o.name); });
+  }
   const auto types = crossing_types(model, plan);
   std::unordered_map<std::string, std::string> linked; // external data locations
   std::set<std::string> taken{"pipeline.json"};        // the split's own files
@@ -417,7 +444,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         vi = *described.at(i.name);
       } else {
         vi.set_name(i.name);
-        *vi.mutable_type() = types.at(i.name);
+        *vi.mutable_type() = type_of(types, i.name, part.stage);
       }
     }
     // Initializers, moved in from the model (Swap on one arena copies no
@@ -487,7 +514,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         vi = *described.at(o.name);
       } else {
         vi.set_name(o.name);
-        *vi.mutable_type() = types.at(o.name);
+        *vi.mutable_type() = type_of(types, o.name, part.stage);
       }
     }
     std::unordered_set<std::string_view> outputs;

@@ -473,3 +473,37 @@ TEST_CASE("refusals: exit code, one line, no stage file left") {
   CHECK(fs::exists(out / "stage_1.onnx"));
   CHECK(fs::exists(out / ".shardpoint-manifest.json"));
 }
+
+TEST_CASE("models ONNX forbids or JSON and YAML cannot name: bad input, not a crash") {
+  temp_dir dir;
+  const auto expect = [&](const ::onnx::ModelProto& m, const std::string& args, int code,
+                          const std::string& message) {
+    const auto model = dir / "m.onnx";
+    sp::save_model(m, model);
+    const auto before = dir.files();
+    const auto r = shardpoint_cli(args + " --input-model " + q(model), dir.path());
+    CAPTURE(args);
+    CAPTURE(r.err);
+    CHECK(r.code == code);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(dir.files() == before);
+  };
+  // Found by fuzzing split (28 of 400 models): a node reads a tensor that
+  // nothing makes (unordered_map::at, exit 4).
+  const auto dangling =
+      onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"b", {"ya", "ghost"}, {"yb"}, "Add"}}, {"yb"});
+  expect(dangling, "split --shard a=0:0 --shard b=1:1 --output-dir " + q(dir / "out"), 2,
+         "tensor 'ghost' of stage 1 is made by no node and is no graph input or initializer");
+  // A tensor name that is not UTF-8 crossing stages: pipeline.json could
+  // only hold it escaped, naming no tensor of the stage models.
+  auto bytes = onnx_test::make_model({{"a", {"x"}, {"yQQ"}}, {"b", {"yQQ"}, {"yb"}}}, {"yb"});
+  bytes.mutable_graph()->mutable_node(0)->set_output(0, "y\xfe\xff");
+  bytes.mutable_graph()->mutable_node(1)->set_input(0, "y\xfe\xff");
+  expect(bytes, "split --shard a=0:0 --shard b=1:1 --output-dir " + q(dir / "out"), 2,
+         "tensor 'y\\xfe\\xff' passes between stages, and its name is not UTF-8 text");
+  // A node name that is not UTF-8 cannot go into a YAML config.
+  bytes.mutable_graph()->mutable_node(0)->set_name("a\xfe");
+  expect(bytes, "suggest --stages 2 --output-config " + q(dir / "c.yaml"), 2,
+         "the name 'a\\xfe' is not UTF-8 text, which a YAML file cannot hold");
+}
