@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/outputs.hpp>
@@ -185,7 +187,7 @@ const char* kind_of(mode_t mode) {
 
 // The relative paths a manifest lists; nothing when there is no readable
 // manifest.
-std::optional<std::set<std::string>> read_manifest(const fs::path& folder) {
+std::optional<nlohmann::json> manifest_json(const fs::path& folder) {
   const fs::path file = folder / manifest_name;
   struct stat st {};
   if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
@@ -201,11 +203,20 @@ std::optional<std::set<std::string>> read_manifest(const fs::path& folder) {
   if (got != text.size()) {
     return std::nullopt;
   }
-  const auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("files") || !j["files"].is_array() ||
-      j.value("written_by", "") != "shardpoint") {
+      !j.contains("written_by") || j["written_by"] != "shardpoint") {
     return std::nullopt;
   }
+  return j;
+}
+
+std::optional<std::set<std::string>> read_manifest(const fs::path& folder) {
+  const auto manifest = manifest_json(folder);
+  if (!manifest) {
+    return std::nullopt;
+  }
+  const auto& j = *manifest;
   std::set<std::string> files;
   for (const auto& x : j["files"]) {
     if (!x.is_string()) {
@@ -268,7 +279,9 @@ void remove_old_output(const fs::path& old, const fs::path& was) {
   }
 }
 
-std::string manifest_text(const std::vector<std::string>& files) {
+// The manifest of `files` (in `staging`), with their fingerprints if asked.
+std::string manifest_text(const std::vector<std::string>& files, const fs::path& staging,
+                          bool fingerprints) {
   std::vector<std::string> sorted = files;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -277,6 +290,9 @@ std::string manifest_text(const std::vector<std::string>& files) {
   j["files"] = nlohmann::json::array();
   for (const auto& f : sorted) {
     j["files"].push_back(utf8_escaped(f));
+    if (fingerprints) {
+      j["fingerprints"][utf8_escaped(f)] = fingerprint(staging / f);
+    }
   }
   return j.dump(1) + "\n";
 }
@@ -290,6 +306,53 @@ bool no_renameat2(int e) {
 }
 
 } // namespace
+
+// ---- fingerprints --------------------------------------------------------------
+
+std::string fingerprint(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fail(file, std::string("cannot be read: ") + std::strerror(errno));
+  }
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      fail(file, std::string("cannot be read: ") + std::strerror(e));
+    }
+    if (n == 0) {
+      break;
+    }
+    XXH3_64bits_update(&state, buffer.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits_digest(&state)));
+  return std::string("xxh3-64:") + hex;
+}
+
+std::map<std::string, std::string> recorded_fingerprints(const fs::path& folder) {
+  std::map<std::string, std::string> out;
+  const auto manifest = manifest_json(folder);
+  if (!manifest || !manifest->contains("fingerprints") ||
+      !(*manifest)["fingerprints"].is_object()) {
+    return out;
+  }
+  for (const auto& [name, value] : (*manifest)["fingerprints"].items()) {
+    if (value.is_string()) {
+      out.emplace(name, value.get<std::string>());
+    }
+  }
+  return out;
+}
 
 // ---- write_atomically --------------------------------------------------------
 
@@ -628,7 +691,8 @@ fs::path staged_folder::file(const std::string& relative) {
 void output_set::commit() {
   // Everything written first: folders get their manifests.
   for (const auto& f : folders_) {
-    write_file_atomically(f->staging_ / manifest_name, manifest_text(f->files_));
+    write_file_atomically(f->staging_ / manifest_name,
+                          manifest_text(f->files_, f->staging_, f->fingerprints_));
   }
   for (const auto& f : files_) {
     struct stat st {};

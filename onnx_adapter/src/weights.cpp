@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 #include <shardpoint/onnx/weights.hpp>
 #include <shardpoint/tensor_layout.hpp>
@@ -392,17 +393,26 @@ std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
     throw bad_input_error("'" + folder.string() + "': no such strategy folder");
   }
   std::map<int, weights::stage_strategy> by_stage;
+  std::map<int, std::string> file_of;
+  std::vector<fs::path> files; // in name order: the same folder, the same message
   for (const auto& e : fs::directory_iterator(folder)) {
-    const std::string name = e.path().filename().string();
-    const auto ext = e.path().extension();
+    files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    const std::string name = path.filename().string();
+    const auto ext = path.extension();
     if (name.rfind("stage", 0) != 0 || (ext != ".ckpt" && ext != ".json")) {
       continue;
     }
-    auto s = weights::read_strategy(e.path());
+    auto s = weights::read_strategy(path);
     if (by_stage.count(s.stage)) {
-      throw bad_input_error("'" + folder.string() + "': two strategy files for stage " +
-                            std::to_string(s.stage));
+      throw bad_input_error(io::quote(folder.string()) + ": two strategy files for stage " +
+                            std::to_string(s.stage) + ", " + io::quote(file_of[s.stage]) + " and " +
+                            io::quote(name) +
+                            (s.parameters.empty() ? " (which lists no parameter)" : ""));
     }
+    file_of[s.stage] = name;
     by_stage.emplace(s.stage, std::move(s));
   }
   if (by_stage.empty()) {
@@ -473,11 +483,53 @@ private:
   std::uint64_t at_ = 0;
 };
 
+// Refuses a strategy folder that leaves weights out: stages numbered with a
+// gap, or a weight some node reads that no stage's strategy names. Either
+// means a missing or emptied strategy file, and the ranks written would hold
+// a model with weights missing, silently.
+void check_covers(const ::onnx::ModelProto& model,
+                  const std::vector<weights::stage_strategy>& strategies) {
+  std::string stages;
+  for (std::size_t k = 0; k < strategies.size(); ++k) {
+    stages += (k == 0 ? "" : ", ") + std::to_string(strategies[k].stage);
+  }
+  for (std::size_t k = 0; k < strategies.size(); ++k) {
+    if (strategies[k].stage != static_cast<int>(k)) {
+      throw bad_input_error("the strategy folder has files for stages " + stages + ": stage " +
+                            std::to_string(k) + " has none");
+    }
+  }
+  std::unordered_set<std::string_view> listed;
+  for (const auto& s : strategies) {
+    for (const auto& p : s.parameters) {
+      listed.insert(p.layout.name);
+    }
+  }
+  std::unordered_set<std::string_view> initializers;
+  for (const auto& t : model.graph().initializer()) {
+    initializers.insert(t.name());
+  }
+  const auto nodes = build_graph(model.graph());
+  for (std::size_t v = 0; v < nodes.read_offsets.size() - 1; ++v) {
+    for (const auto t : nodes.reads(v)) {
+      const auto& name = nodes.tensors[t];
+      if (initializers.count(name) > 0 && listed.count(name) == 0) {
+        throw bad_input_error("initializer " + io::quote(name) + ", read by node " +
+                              io::quote(model.graph().node(static_cast<int>(v)).name()) +
+                              ", is in no strategy file (the folder has stages " + stages +
+                              "; is a strategy file missing or empty?)");
+      }
+    }
+  }
+}
+
 } // namespace
 
 void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_path,
                         const std::vector<weights::stage_strategy>& strategies,
                         io::staged_folder& out, bool safetensors) {
+  check_covers(model, strategies);
+  out.fingerprint_files(); // for merge: a rank file under another rank's name
   const std::int64_t D = devices_of(strategies);
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
   std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializer;
@@ -542,6 +594,31 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
   };
   std::map<std::string, full> tensors;
   std::vector<std::string> order;
+  // What split wrote, by fingerprint: a file whose bytes are another rank's
+  // file was moved or copied (two rank files swapped merge into a model with
+  // wrong weights); one edited in place (trained further) matches none.
+  const auto recorded = io::recorded_fingerprints(ranks_dir);
+  std::multimap<std::string, std::string> written_as;
+  for (const auto& [name, print] : recorded) {
+    written_as.emplace(print, name);
+  }
+  const auto check_identity = [&](const fs::path& file, const std::string& relative) {
+    const auto it = recorded.find(relative);
+    if (it == recorded.end()) {
+      return;
+    }
+    const auto print = io::fingerprint(file);
+    if (print == it->second) {
+      return;
+    }
+    const auto [from, to] = written_as.equal_range(print);
+    if (from != to) {
+      throw bad_input_error(io::quote(file.string()) + ": holds what shardpoint wrote as " +
+                            io::quote(from->second) +
+                            " (rank files swapped or copied?); a rank file changed in place, "
+                            "e.g. trained further, is taken as it is");
+    }
+  };
   for (const auto& s : strategies) {
     for (std::int64_t r = 0; r < D; ++r) {
       const std::int64_t rank = s.stage * D + r;
@@ -555,6 +632,7 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
                               "': no checkpoint_" + std::to_string(rank) +
                               ".ckpt or model.safetensors for rank " + std::to_string(rank));
       }
+      check_identity(file, fs::relative(file, ranks_dir).generic_string());
       auto stored = weights::read_weights(file);
       for (const auto& p : s.parameters) {
         auto [it, fresh] = tensors.try_emplace(p.layout.name);

@@ -417,9 +417,33 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
               " --output-dir " + q(dir / "r"),
           "the output folder exists and is not empty (--force replaces a folder shardpoint "
           "wrote)");
-  // A rank's file missing, then cut short.
+  // Two rank files swapped merged into a model with 21 of 67 weights wrong
+  // and exit 0; the manifest's fingerprints tell. A file changed in place
+  // (trained further) is merged as it is.
+  const auto rank0 = dir / "r" / "rank_0" / "checkpoint_0.ckpt";
   const auto rank1 = dir / "r" / "rank_1" / "checkpoint_1.ckpt";
+  const auto kept0 = onnx_test::read_file(rank0);
   const auto kept = onnx_test::read_file(rank1);
+  REQUIRE(kept0 != kept);
+  const auto merge = "weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " +
+                     q(dir / "r") + " --output " + q(dir / "m.safetensors");
+  onnx_test::write_file(rank0, kept);
+  onnx_test::write_file(rank1, kept0);
+  refused(merge, "checkpoint_0.ckpt': holds what shardpoint wrote as "
+                 "'rank_1/checkpoint_1.ckpt' (rank files swapped or copied?)");
+  onnx_test::write_file(rank1, kept);
+  refused(merge, "checkpoint_0.ckpt': holds what shardpoint wrote as 'rank_1/checkpoint_1.ckpt'");
+  auto trained = kept0;
+  trained.back() = static_cast<char>(trained.back() ^ 0x40); // a bit of the last weight
+  onnx_test::write_file(rank0, trained);
+  REQUIRE(run(merge).code == 0);
+  const auto merged_trained = onnx_test::read_file(dir / "m.safetensors");
+  fs::remove(dir / "m.safetensors");
+  onnx_test::write_file(rank0, kept0);
+  REQUIRE(run(merge).code == 0);
+  CHECK(onnx_test::read_file(dir / "m.safetensors") != merged_trained);
+  fs::remove(dir / "m.safetensors");
+  // A rank's file missing, then cut short.
   fs::remove(rank1);
   refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
               " --output " + q(dir / "m.safetensors"),
@@ -428,6 +452,28 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
               " --output " + q(dir / "m.safetensors"),
           "checkpoint_1.ckpt': not a MindSpore file");
+  // Two stages: one stage's strategy file missing, or emptied, wrote the
+  // ranks of the other and exited 0.
+  REQUIRE(run("weights strategy --input-model " + q(small) +
+              " --shard layer0/mlp_residual=0:0 --replicate-shared --tensor-parallel 2 "
+              "--output-dir " +
+              q(dir / "two"))
+              .code == 0);
+  const auto split_two = "weights split --input-model " + q(small) + " --strategy-dir " +
+                         q(dir / "two") + " --output-dir " + q(dir / "r2");
+  REQUIRE(run(split_two).code == 0);
+  fs::remove_all(dir / "r2");
+  const auto two0 = onnx_test::read_file(dir / "two" / "stage0.ckpt");
+  fs::remove(dir / "two" / "stage0.ckpt");
+  refused(split_two, "the strategy folder has files for stages 1: stage 0 has none");
+  onnx_test::write_file(dir / "two" / "stage0.ckpt", two0);
+  fs::remove(dir / "two" / "stage1.ckpt");
+  refused(split_two, "initializer 'layer1/ln_gamma_w', read by node 'layer1/ln_gamma', is in no "
+                     "strategy file (the folder has stages 0; is a strategy file missing or "
+                     "empty?)");
+  onnx_test::write_file(dir / "two" / "stage1.ckpt", ""); // reads as stage 0, no parameters
+  refused(split_two, "two strategy files for stage 0, 'stage0.ckpt' and 'stage1.ckpt' (which "
+                     "lists no parameter)");
   // A strategy file cut short.
   const auto stage0 = dir / "s" / "stage0.ckpt";
   onnx_test::write_file(stage0, onnx_test::read_file(stage0).substr(0, 50));

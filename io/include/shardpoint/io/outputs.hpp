@@ -49,6 +49,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -92,6 +93,10 @@ public:
   std::filesystem::path file(const std::string& relative);
   /// The temporary folder itself (for hard links into it).
   [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
+  /// Records each file's fingerprint (fingerprint()) in the manifest on
+  /// commit, so that a reader can tell a file moved from another name (two
+  /// rank files swapped) from one edited in place.
+  void fingerprint_files() noexcept { fingerprints_ = true; }
 
 private:
   friend class output_set;
@@ -100,6 +105,7 @@ private:
   std::string what_;
   std::vector<std::string> files_;
   bool existed_ = false;
+  bool fingerprints_ = false;
 };
 
 /// Every output of one command, checked against its inputs and each other
@@ -144,6 +150,14 @@ private:
 /// NAME_MAX. On any failure `path` is left as it was, no temporary file
 /// remains, and bad_input_error says "'path': what went wrong".
 void write_atomically(const std::filesystem::path& path, const std::function<int(int fd)>& write);
+
+/// A file's fingerprint: "xxh3-64:" and the 16 hex digits of its bytes'
+/// XXH3 64-bit hash (xxHash). bad_input_error when it cannot be read.
+std::string fingerprint(const std::filesystem::path& file);
+
+/// The fingerprints the manifest of `folder` records, by relative name; empty
+/// when it has none (no manifest, or written without fingerprint_files()).
+std::map<std::string, std::string> recorded_fingerprints(const std::filesystem::path& folder);
 
 /// Writes `bytes` to `path` atomically.
 void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
