@@ -66,10 +66,12 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading wha
 }
 
 void pipeline_flags::add_to(CLI::App& cmd, const std::string& bps_help) {
-  cmd.add_option("--num-ipus,--num_ipus", num_ipus, "Devices available (checked)");
+  cmd.add_option("--num-ipus,--num_ipus", num_ipus, "Devices available (checked)")
+      ->check(device_count);
   cmd.add_flag("--enable-pipelining,--enable_pipelining", pipelining,
                "Validate for pipelined execution");
-  cmd.add_option("--batches-per-step,--batches_per_step", batches_per_step, bps_help);
+  cmd.add_option("--batches-per-step,--batches_per_step", batches_per_step, bps_help)
+      ->check(batch_count);
 }
 
 pipeline_options pipeline_flags::options(const sharding_result& r) const {

@@ -21,6 +21,13 @@ namespace shardpoint::cli {
 /// What the option names say in messages: the flags' own spelling.
 inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
 
+/// The domains of counts given on the command line; a value outside is a bad
+/// parameter (exit 2), said by CLI11 as "--opt: Value V not in range A to B".
+/// Devices and stages: ids run to max_group_id (65535).
+inline const CLI::Range device_count(1, 65536);
+/// Micro-batches per step.
+inline const CLI::Range batch_count(1, 1 << 30);
+
 /// What a command reads of a model: its graph (onnx::read_graph, the weights'
 /// bytes left in the file and copied verbatim to any output), or all of it.
 enum class reading { graph, whole };

@@ -485,13 +485,18 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     with pytest.raises(shardpoint.BadParameterError) as e:
         shardpoint.memory_plan(parameters=1e9, tensor_parallel=0)
     assert str(e.value) == cli_message(err)
-    # A sharding that cannot run as a pipeline: 0 batches per step.
+    # A sharding that cannot run as a pipeline: 3 batches per step over 2
+    # stages; 0 batches per step is a bad parameter in both.
     point = f"{names[5]}=0:0"
-    code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "0")
+    code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "3")
     assert code == 3
     with pytest.raises(shardpoint.InvalidShardingError) as e:
-        shardpoint.simulate(path, batches_per_step=0, shard=[point])
+        shardpoint.simulate(path, batches_per_step=3, shard=[point])
     assert str(e.value) == cli_message(err)
+    code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "0")
+    assert code == 2 and "--batches-per-step: Value 0 not in range 1 to 1073741824" in err
+    with pytest.raises(shardpoint.BadParameterError, match=r"batches per step must be in \[1, 1073741824\], not 0"):
+        shardpoint.simulate(path, batches_per_step=0, shard=[point])
     # A sharding that breaks a rule: the last node on stage 0, the producer
     # of its input on stage 1 (data flowing back to an earlier stage).
     last = model.graph.node[-1]

@@ -24,6 +24,16 @@ std::string simulate_model(const simulate_options& a) {
   if (a.cost != "unit" && a.cost != "flops") {
     throw bad_parameter_error("cost '" + a.cost + "' is not unit or flops");
   }
+  // The command line's own checks (device_count, batch_count), for the
+  // callers that do not parse a command line (Python).
+  if (a.batches_per_step < 1 || a.batches_per_step > (1 << 30)) {
+    throw bad_parameter_error("batches per step must be in [1, 1073741824], not " +
+                              std::to_string(a.batches_per_step));
+  }
+  if (a.num_ipus && (*a.num_ipus < 1 || *a.num_ipus > 65536)) {
+    throw bad_parameter_error("the number of devices must be in [1, 65536], not " +
+                              std::to_string(*a.num_ipus));
+  }
   if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
     throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
   }
@@ -76,8 +86,10 @@ action add_simulate(CLI::App& app) {
   a->model.add_to(*cmd, "Model to shard and run");
   cmd->add_option("--batches-per-step,--batches_per_step", a->batches_per_step,
                   "Micro-batches to run (a multiple of the stages)")
-      ->required();
-  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)");
+      ->required()
+      ->check(batch_count);
+  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)")
+      ->check(device_count);
   cmd->add_option("--mode", a->mode,
                   "virtual: discrete events in cost units; threads: a "
                   "thread per device, --unit-us per cost unit")

@@ -214,8 +214,9 @@ action add_suggest(CLI::App& app) {
   cmd->add_option("--input-model,--input_model", a->input, "Model to split")->required();
   cmd->add_option("--stages", a->stages, "Pipeline stages (stage s on device s)")
       ->required()
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)");
+      ->check(device_count);
+  cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)")
+      ->check(device_count);
   cmd->add_option("--memory-per-device,--device-memory", a->memory_per_device,
                   "Cap on each stage's parameter bytes (900MiB, 16GB, 123456789); with any "
                   "memory plan option, on the planner's total for each device");
@@ -224,7 +225,7 @@ action add_suggest(CLI::App& app) {
       ->check(CLI::IsMember({"flops", "unit", "params"}));
   cmd->add_option("--communication-weight", a->communication_weight,
                   "Cost units per byte a stage receives from earlier stages")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e12));
   cmd->add_option("--output-config", a->output_config, "Write the split as a PopRT shard.yaml");
   cmd->add_option("--output-model,--output_model", a->output_model,
                   "Write the model annotated with the split");

@@ -142,11 +142,11 @@ action add_weights(CLI::App& app) {
   a->model.add_to(*strategy, "Model (its pipeline stages from its attributes or a config)");
   strategy->add_option("--tensor-parallel", a->tensor_parallel, "Tensor-parallel degree T")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(device_count);
   strategy
       ->add_option("--devices-per-stage", a->devices_per_stage,
                    "Devices a stage (a multiple of T; default T)")
-      ->check(CLI::PositiveNumber);
+      ->check(device_count);
   strategy->add_option("--layout", a->layout,
                        "Layout file (name: column|row|vocab|replicated|[shard]); default: "
                        "derived from the graph");
