@@ -590,7 +590,7 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
     std::vector<std::int64_t> shape;
     int onnx_type = -1;
     std::string data;
-    std::set<std::vector<std::int64_t>> filled; ///< slices placed, by their begin
+    std::map<std::vector<std::int64_t>, std::int64_t> filled; ///< slices placed: begin -> rank
   };
   std::map<std::string, full> tensors;
   std::vector<std::string> order;
@@ -642,14 +642,42 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
           f.shape = p.layout.shape;
         }
         const tensor_slice slice = slice_of(p.layout, r);
-        if (f.filled.count(slice.begin)) {
-          continue; // a replica of a slice already placed
-        }
         const auto found = stored.find(p.layout.name);
         if (found == stored.end()) {
-          throw bad_input_error("'" + file.string() + "': no tensor '" + p.layout.name + "'");
+          throw bad_input_error(io::quote(file.string()) + ": no tensor " +
+                                io::quote(p.layout.name));
         }
         const auto& piece = found->second;
+        std::vector<std::int64_t> slice_shape;
+        for (std::size_t i = 0; i < slice.begin.size(); ++i) {
+          slice_shape.push_back(slice.end[i] - slice.begin[i]);
+        }
+        if (piece.shape != slice_shape) {
+          throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(p.layout.name) +
+                                " has shape " + tuple_text(piece.shape) + "; rank " +
+                                std::to_string(rank) + "'s slice of it is " +
+                                tuple_text(slice_shape));
+        }
+        if (const auto placed = f.filled.find(slice.begin); placed != f.filled.end()) {
+          // A replica of a slice already placed: it must hold the same bytes.
+          std::uint64_t at = 0;
+          const auto size = element_bytes(piece.onnx_type).value_or(0);
+          bool same = piece.onnx_type == f.onnx_type;
+          for (const auto& [offset, length] : byte_runs(f.shape, slice, size)) {
+            same = same && at + length <= piece.data.size() &&
+                   std::equal(piece.data.data() + at, piece.data.data() + at + length,
+                              f.data.data() + offset);
+            at += length;
+          }
+          if (!same || at != piece.data.size()) {
+            throw bad_input_error(io::quote(file.string()) + ": tensor " +
+                                  io::quote(p.layout.name) + " of rank " + std::to_string(rank) +
+                                  " differs from its replica in rank " +
+                                  std::to_string(placed->second) +
+                                  "; replicas of one slice must hold the same values");
+          }
+          continue;
+        }
         const auto size = element_bytes(piece.onnx_type).value_or(0);
         if (f.onnx_type < 0) {
           f.onnx_type = piece.onnx_type;
@@ -677,7 +705,7 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
           std::copy_n(piece.data.data() + at, length, f.data.data() + offset);
           at += length;
         }
-        f.filled.insert(slice.begin);
+        f.filled.emplace(slice.begin, rank);
       }
     }
   }

@@ -433,16 +433,47 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
                  "'rank_1/checkpoint_1.ckpt' (rank files swapped or copied?)");
   onnx_test::write_file(rank1, kept);
   refused(merge, "checkpoint_0.ckpt': holds what shardpoint wrote as 'rank_1/checkpoint_1.ckpt'");
-  auto trained = kept0;
-  trained.back() = static_cast<char>(trained.back() ^ 0x40); // a bit of the last weight
-  onnx_test::write_file(rank0, trained);
+  // A bit of the last weight of both ranks (a replicated weight stays equal).
+  auto trained0 = kept0, trained1 = kept;
+  trained0.back() = static_cast<char>(trained0.back() ^ 0x40);
+  trained1.back() = static_cast<char>(trained1.back() ^ 0x40);
+  onnx_test::write_file(rank0, trained0);
+  onnx_test::write_file(rank1, trained1);
   REQUIRE(run(merge).code == 0);
   const auto merged_trained = onnx_test::read_file(dir / "m.safetensors");
   fs::remove(dir / "m.safetensors");
   onnx_test::write_file(rank0, kept0);
+  onnx_test::write_file(rank1, kept);
   REQUIRE(run(merge).code == 0);
   CHECK(onnx_test::read_file(dir / "m.safetensors") != merged_trained);
   fs::remove(dir / "m.safetensors");
+  // Ranks of another strategy: the slices do not have the shapes this one
+  // gives them.
+  REQUIRE(run("weights strategy --input-model " + q(small) + " --tensor-parallel 1 --output-dir " +
+              q(dir / "s1"))
+              .code == 0);
+  refused("weights merge --strategy-dir " + q(dir / "s1") + " --ranks-dir " + q(dir / "r") +
+              " --output " + q(dir / "m.safetensors"),
+          "checkpoint_0.ckpt': tensor 'layer0/q_w' has shape (8, 4); rank 0's slice of it is "
+          "(8, 8)");
+  // Replicas (4 devices a stage, T = 2): rank 2 and 3 hold what 0 and 1 do;
+  // a replica changed is named, not merged silently in or out.
+  REQUIRE(run("weights strategy --input-model " + q(small) +
+              " --tensor-parallel 2 --devices-per-stage 4 --output-dir " + q(dir / "s4"))
+              .code == 0);
+  REQUIRE(run("weights split --format safetensors --input-model " + q(small) + " --strategy-dir " +
+              q(dir / "s4") + " --output-dir " + q(dir / "r4"))
+              .code == 0);
+  const auto merge4 = "weights merge --strategy-dir " + q(dir / "s4") + " --ranks-dir " +
+                      q(dir / "r4") + " --output " + q(dir / "m.safetensors");
+  REQUIRE(run(merge4).code == 0);
+  fs::remove(dir / "m.safetensors");
+  const auto replica = dir / "r4" / "rank_2" / "model.safetensors";
+  auto changed = onnx_test::read_file(replica);
+  changed.back() = static_cast<char>(changed.back() ^ 0x40);
+  onnx_test::write_file(replica, changed);
+  refused(merge4, "model.safetensors': tensor 'layer1/mlp_down_b' of rank 2 differs from its "
+                  "replica in rank 0; replicas of one slice must hold the same values");
   // A rank's file missing, then cut short.
   fs::remove(rank1);
   refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
