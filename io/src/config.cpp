@@ -129,14 +129,15 @@ std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root)
                             "' (expected sharding_info, pipelining_info)");
     }
     if (!kv.second.IsMap()) {
-      throw bad_input_error(at(path, kv.second) + ": '" + key + "' must map node names to numbers");
+      throw bad_input_error(at(path, kv.second) + ": " + io::quote(key) +
+                            " must map node names to numbers");
     }
     std::map<std::string, std::string> seen;
     for (const auto& item : kv.second) {
       const std::string node = scalar(path, item.first, "a node name");
       const std::string where = at(path, item.first);
       if (const auto [it, fresh] = seen.emplace(node, where); !fresh) {
-        throw bad_input_error(where + ": node '" + node + "' is listed twice in '" + key +
+        throw bad_input_error(where + ": node " + io::quote(node) + " is listed twice in '" + key +
                               "' (first at " + it->second + ")");
       }
       const int value = value_or_throw(scalar(path, item.second, "a value"),
@@ -192,7 +193,7 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
         } else if (key == "stage") {
           e.stage = number(value, "stage", where);
         } else if (key != "node") {
-          throw bad_input_error(where + ": unknown key '" + key + "'");
+          throw bad_input_error(where + ": unknown key " + io::quote(key));
         }
       }
       if (!e.device && !e.stage) {
@@ -215,7 +216,7 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
                             "' (expected sharding_info, pipelining_info)");
     }
     if (!table.is_object()) {
-      throw bad_input_error(path + ": '" + key + "' must map node names to numbers");
+      throw bad_input_error(path + ": " + io::quote(key) + " must map node names to numbers");
     }
     for (const auto& [node, value] : table.items()) {
       const std::string where = path + ": " + key + "." + node;
@@ -230,7 +231,7 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
 
 std::vector<entry> parse(std::string_view text, const std::string& source, bool json) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    throw bad_input_error("'" + source + "': the sharding config is empty");
+    throw bad_input_error(io::quote(source) + ": the sharding config is empty");
   }
   const std::string s(text);
   auto entries = json ? read_json(source, s) : read_yaml(source, s);
@@ -276,7 +277,7 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
     for (const auto& [node, value] : table) {
       const std::string where = source + ": " + key + "['" + node + "']";
       if (!seen.emplace(node, true).second) {
-        throw bad_input_error(where + ": node '" + node + "' is listed twice");
+        throw bad_input_error(where + ": node " + io::quote(node) + " is listed twice");
       }
       if (value < 0 || value > max_group_id) {
         throw bad_input_error(
@@ -356,17 +357,17 @@ resolve(const std::vector<entry>& entries, std::size_t num_vertices,
       for (const auto& c : closest(e.node, names)) {
         hint += (hint.empty() ? "'" : ", '") + c + "'";
       }
-      throw bad_input_error(e.where + ": no node is named '" + e.node + "'" +
+      throw bad_input_error(e.where + ": no node is named " + io::quote(e.node) +
                             (hint.empty() ? "" : "; closest: " + hint));
     }
     if (it->second.second > 1) {
-      throw bad_input_error(e.where + ": node name '" + e.node + "' belongs to " +
+      throw bad_input_error(e.where + ": node name " + io::quote(e.node) + " belongs to " +
                             std::to_string(it->second.second) + " nodes");
     }
     const std::size_t v = it->second.first;
     if (const auto [prev, fresh] = seen.emplace(v, &e); !fresh) {
-      throw bad_input_error(e.where + ": node '" + e.node + "' is listed twice (first at " +
-                            prev->second->where + ")");
+      throw bad_input_error(e.where + ": node " + io::quote(e.node) +
+                            " is listed twice (first at " + prev->second->where + ")");
     }
     points.push_back({v, e.device, e.stage});
   }

@@ -68,7 +68,7 @@ std::vector<layout_choice> parse_layout(std::string_view text, const std::string
       } else if (k == "replicated") {
         c.how = K::replicated;
       } else {
-        throw bad_input_error(at(file, v) + ": '" + k + "' for " + c.name +
+        throw bad_input_error(at(file, v) + ": " + io::quote(k) + " for " + c.name +
                               " is not column, row, vocab, replicated or a shard tuple");
       }
     } else if (v.IsSequence()) {

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <shardpoint/io/report.hpp>
+#include <shardpoint/io/text.hpp>
 
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -154,7 +155,8 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
   }
   if (used != text.size() || text.empty() || !(std::abs(value) < 4.6e18) ||
       value != std::floor(value)) {
-    throw bad_parameter_error(flag + " '" + text + "' is not a whole number (e.g. 8, 1e6)");
+    throw bad_parameter_error(flag + " " + io::quote(text) +
+                              " is not a whole number (e.g. 8, 1e6)");
   }
   return static_cast<std::int64_t>(value);
 }
@@ -174,7 +176,8 @@ parallel_config memory_flags::config() const {
       }
       list += (list.empty() ? "" : ", ") + std::string(a);
     }
-    throw bad_parameter_error(std::string(flag) + " '" + value + "' is not one of " + list);
+    throw bad_parameter_error(std::string(flag) + " " + io::quote(value) + " is not one of " +
+                              list);
   };
   one_of("--optimizer", optimizer, {"adam", "sgd", "none"});
   one_of("--precision", precision, {"fp32", "fp16", "bf16"});

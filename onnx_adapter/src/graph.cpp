@@ -11,6 +11,7 @@
 #include <boost/property_map/property_map.hpp>
 #include <boost/range/iterator_range.hpp>
 
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/graph.hpp>
 
 namespace shardpoint::onnx {
@@ -117,8 +118,8 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
       }
       auto& p = out.producer[intern(o)];
       if (p != node_graph::no_producer) {
-        throw input_error("tensor '" + o + "' is written by both " + node_label(g, p) + " and " +
-                          node_label(g, v));
+        throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g, p) +
+                          " and " + node_label(g, v));
       }
       p = v;
     }

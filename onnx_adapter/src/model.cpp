@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void fail(const fs::path& path, const std::string& what) {
-  throw input_error("'" + path.string() + "': " + what);
+  throw input_error(io::quote(path.string()) + ": " + what);
 }
 
 // The checks a parse alone cannot make: random bytes or a truncated file
@@ -67,7 +67,7 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   }
   for (const auto& o : g.output()) {
     if (!defined.count(o.name())) {
-      fail(path, "graph output '" + o.name() + "' is produced by no node");
+      fail(path, "graph output " + io::quote(o.name()) + " is produced by no node");
     }
   }
 }
@@ -179,7 +179,7 @@ loaded_model parse_model(std::string_view bytes, const std::string& source) {
     fail(source, "the model is empty");
   }
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-    throw unsupported_error("'" + source + "': protobuf messages are limited to 2 GiB");
+    throw unsupported_error(io::quote(source) + ": protobuf messages are limited to 2 GiB");
   }
   loaded_model model(bytes.size());
   google::protobuf::io::ArrayInputStream in(bytes.data(), static_cast<int>(bytes.size()));

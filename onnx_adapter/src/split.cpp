@@ -87,11 +87,11 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
     for (auto t : nodes.reads(v)) {
       const auto p = nodes.producer[t];
       if (p != node_graph::no_producer && group[p] > group[v]) {
-        throw invalid_sharding_error("tensor '" + nodes.tensors[t] + "' flows from " + what + " " +
-                                     std::to_string(group[p]) + " (" + node_text(names, p) +
-                                     ") back to " + what + " " + std::to_string(group[v]) + " (" +
-                                     node_text(names, v) + "); stage models run in " + what +
-                                     " order");
+        throw invalid_sharding_error("tensor " + io::quote(nodes.tensors[t]) + " flows from " +
+                                     what + " " + std::to_string(group[p]) + " (" +
+                                     node_text(names, p) + ") back to " + what + " " +
+                                     std::to_string(group[v]) + " (" + node_text(names, v) +
+                                     "); stage models run in " + what + " order");
       }
     }
   }
@@ -322,7 +322,7 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
                  const std::string& location, const fs::path& model_dir) {
   std::ofstream out(data, std::ios::binary);
   if (!out) {
-    throw input_error("'" + data.string() + "': cannot be created: " + std::strerror(errno));
+    throw input_error(io::quote(data.string()) + ": cannot be created: " + std::strerror(errno));
   }
   std::uint64_t at = 0;
   for (int k = 0; k < stage.initializer_size(); ++k) {
@@ -359,7 +359,7 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
   }
   out.flush();
   if (!out) {
-    throw input_error("'" + data.string() + "': write failed");
+    throw input_error(io::quote(data.string()) + ": write failed");
   }
 }
 

@@ -117,7 +117,7 @@ std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
 namespace {
 
 [[noreturn]] void fail(const ::onnx::TensorProto& t, const std::string& what) {
-  throw input_error("initializer '" + t.name() + "': " + what);
+  throw input_error("initializer " + io::quote(t.name()) + ": " + what);
 }
 
 // Typed values narrowed (or copied) to `size` bytes each, in 1 MiB chunks.
@@ -184,7 +184,7 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
         const auto& text = kv.value();
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-          fail(t, "external data " + kv.key() + " '" + text + "' is not a byte count");
+          fail(t, "external data " + kv.key() + " " + io::quote(text) + " is not a byte count");
         }
         (kv.key() == "offset" ? offset : length.emplace()) = v;
       }
@@ -199,7 +199,7 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
     const fs::path file = io::external_data_file(base_dir, location, t.name());
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-      fail(t, "its external data file '" + file.string() + "' cannot be opened");
+      fail(t, "its external data file " + io::quote(file.string()) + " cannot be opened");
     }
     in.seekg(static_cast<std::streamoff>(offset));
     std::vector<char> buffer(1 << 20);
@@ -208,7 +208,7 @@ void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
       const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
       in.read(buffer.data(), static_cast<std::streamsize>(chunk));
       if (static_cast<std::size_t>(in.gcount()) != chunk) {
-        fail(t, "its external data file '" + file.string() + "' ends before offset " +
+        fail(t, "its external data file " + io::quote(file.string()) + " ends before offset " +
                     std::to_string(offset) + " + " + std::to_string(bytes));
       }
       sink(buffer.data(), chunk);

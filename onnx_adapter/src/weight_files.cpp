@@ -90,7 +90,7 @@ message dims_message(const std::vector<T>& values, bool as_int32 = false) {
 // ---- reading protobuf messages field by field -------------------------------
 
 [[noreturn]] void bad(const fs::path& path, const std::string& what) {
-  throw bad_input_error("'" + path.string() + "': " + what);
+  throw bad_input_error(io::quote(path.string()) + ": " + what);
 }
 
 /// Calls `on(field, wire_type, varint, bytes)` for each field of a message.
@@ -462,7 +462,7 @@ void write_checkpoint(const fs::path& path, const std::vector<tensor_source>& te
     for (const auto& t : tensors) {
       const auto type = dtype_of(t.onnx_type);
       if (!type) {
-        throw unsupported_error("tensor '" + t.name + "': its ONNX type " +
+        throw unsupported_error("tensor " + io::quote(t.name) + ": its ONNX type " +
                                 std::to_string(t.onnx_type) + " has no MindSpore name");
       }
       // The pieces' sizes, then one Checkpoint.Value a piece; the content is
@@ -519,7 +519,7 @@ void write_checkpoint(const fs::path& path, const std::vector<tensor_source>& te
         }
       });
       if (total != t.bytes) {
-        throw internal_error("tensor '" + t.name + "' produced " + std::to_string(total) +
+        throw internal_error("tensor " + io::quote(t.name) + " produced " + std::to_string(total) +
                              " bytes for " + std::to_string(t.bytes));
       }
     }
@@ -532,7 +532,7 @@ void write_safetensors(const fs::path& path, const std::vector<tensor_source>& t
   for (const auto& t : tensors) {
     const auto type = dtype_of(t.onnx_type);
     if (!type) {
-      throw unsupported_error("tensor '" + t.name + "': its ONNX type " +
+      throw unsupported_error("tensor " + io::quote(t.name) + ": its ONNX type " +
                               std::to_string(t.onnx_type) + " has no safetensors name");
     }
     header[t.name] = {
@@ -556,7 +556,7 @@ void write_safetensors(const fs::path& path, const std::vector<tensor_source>& t
         total += size_;
       });
       if (total != t.bytes) {
-        throw internal_error("tensor '" + t.name + "' produced " + std::to_string(total) +
+        throw internal_error("tensor " + io::quote(t.name) + " produced " + std::to_string(total) +
                              " bytes for " + std::to_string(t.bytes));
       }
     }

@@ -330,9 +330,10 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
       const auto first = r.begin();
       const auto second = std::next(first);
       throw bad_input_error(
-          "initializer '" + c.name + "' is read by stage " + std::to_string(first->first) +
-          " (node '" + names[first->second] + "') and stage " + std::to_string(second->first) +
-          " (node '" + names[second->second] + "'); give --replicate-shared to write it to both");
+          "initializer " + io::quote(c.name) + " is read by stage " + std::to_string(first->first) +
+          " (node " + io::quote(names[first->second]) + ") and stage " +
+          std::to_string(second->first) + " (node " + io::quote(names[second->second]) +
+          "); give --replicate-shared to write it to both");
     }
     const std::size_t rank = d.shape.size();
     const bool t_ = transposed.count(c.name) > 0;
@@ -390,7 +391,7 @@ std::vector<weights::stage_strategy> strategies(const std::vector<weight_decisio
 std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
-    throw bad_input_error("'" + folder.string() + "': no such strategy folder");
+    throw bad_input_error(io::quote(folder.string()) + ": no such strategy folder");
   }
   std::map<int, weights::stage_strategy> by_stage;
   std::map<int, std::string> file_of;
@@ -557,7 +558,8 @@ void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_p
         const auto& t = *initializer.at(p.layout.name);
         const auto size = element_bytes(t.data_type());
         if (!size) {
-          throw unsupported_error("initializer '" + t.name() + "' has no fixed element size");
+          throw unsupported_error("initializer " + io::quote(t.name()) +
+                                  " has no fixed element size");
         }
         const tensor_slice slice = slice_of(p.layout, r);
         auto runs = std::make_shared<std::vector<std::pair<std::uint64_t, std::uint64_t>>>(
@@ -687,7 +689,7 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
           }
           f.data.assign(count * size, '\0');
         } else if (f.onnx_type != piece.onnx_type) {
-          throw bad_input_error("'" + file.string() + "': tensor '" + p.layout.name +
+          throw bad_input_error(io::quote(file.string()) + ": tensor '" + p.layout.name +
                                 "' has another type than in the other ranks");
         }
         const auto runs = byte_runs(f.shape, slice, size);
@@ -696,9 +698,9 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
           total += length;
         }
         if (piece.data.size() != total) {
-          throw bad_input_error("'" + file.string() + "': tensor '" + p.layout.name + "' holds " +
-                                std::to_string(piece.data.size()) + " bytes; its slice needs " +
-                                std::to_string(total));
+          throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(p.layout.name) +
+                                " holds " + std::to_string(piece.data.size()) +
+                                " bytes; its slice needs " + std::to_string(total));
         }
         std::uint64_t at = 0;
         for (const auto& [offset, length] : runs) {

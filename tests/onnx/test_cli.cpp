@@ -332,3 +332,29 @@ TEST_CASE("strip removes the sharding attributes, nothing else") {
                        f.dir.path())
             .code == 2);
 }
+
+TEST_CASE("a name of 100,000 characters: matched in linear time, quoted short in errors") {
+  temp_dir dir;
+  const std::string huge(100'000, 'n');
+  const auto model = dir / "m.onnx";
+  sp::save_model(onnx_test::make_model({{huge, {"x"}, {"y"}}, {"b", {"y"}, {"z"}}}, {"z"}), model);
+  // std::regex recursed once per character and overflowed the stack here;
+  // RE2 matches in linear time. A pattern that backtracks exponentially in
+  // a backtracking engine ends at once.
+  auto r = shardpoint_cli("inspect " + q(model) + " --grep '^n*$'", dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find(huge) != std::string::npos);
+  r = shardpoint_cli("inspect " + q(model) + " --grep '^(n|nn)*m$'", dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.find(huge) == std::string::npos);
+  // An error naming it quotes 200 characters and says how long it is.
+  write_file(dir / "c.yaml", "- {node: " + huge + "x, device: 0}\n");
+  r = shardpoint_cli("shard --input-model " + q(model) + " --manual-sharding-config " +
+                         q(dir / "c.yaml") + " --output-model " + q(dir / "o.onnx"),
+                     dir.path());
+  CHECK(r.code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.size() < 2000); // two names quoted (the one asked, the closest), not 200,000
+  CHECK(r.err.find("(100001 bytes)") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "o.onnx"));
+}

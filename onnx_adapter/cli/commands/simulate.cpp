@@ -19,10 +19,10 @@ std::string simulate_model(const simulate_options& a) {
   namespace rt = shardpoint::runtime;
   // The command line checks these as it parses; the bindings come here.
   if (a.mode != "virtual" && a.mode != "threads") {
-    throw bad_parameter_error("mode '" + a.mode + "' is not virtual or threads");
+    throw bad_parameter_error("mode " + io::quote(a.mode) + " is not virtual or threads");
   }
   if (a.cost != "unit" && a.cost != "flops") {
-    throw bad_parameter_error("cost '" + a.cost + "' is not unit or flops");
+    throw bad_parameter_error("cost " + io::quote(a.cost) + " is not unit or flops");
   }
   // The command line's own checks (device_count, batch_count), for the
   // callers that do not parse a command line (Python).

@@ -42,7 +42,7 @@ onnx::cost_model cost_of(const std::string& name) {
 
 suggest_outcome suggest_split(const suggest_options& a) {
   if (a.cost != "flops" && a.cost != "unit" && a.cost != "params") {
-    throw bad_parameter_error("cost '" + a.cost + "' is not flops, unit or params");
+    throw bad_parameter_error("cost " + io::quote(a.cost) + " is not flops, unit or params");
   }
   std::optional<double> cap;
   if (!a.memory_per_device.empty()) {

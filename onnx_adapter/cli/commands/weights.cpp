@@ -52,7 +52,7 @@ strategy_outcome write_strategy(const weights_options& a) {
                               "positive");
   }
   if (a.format != "ckpt" && a.format != "json") {
-    throw bad_parameter_error("format '" + a.format + "' is not ckpt or json");
+    throw bad_parameter_error("format " + io::quote(a.format) + " is not ckpt or json");
   }
   io::output_set outputs;
   protect_inputs(outputs, a.model.data.data() != nullptr ? std::string() : a.model.input, nullptr,
