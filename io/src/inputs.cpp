@@ -13,6 +13,8 @@
 #include <shardpoint/io/inputs.hpp>
 #include <shardpoint/io/text.hpp>
 
+#include "file_kind.hpp"
+
 namespace shardpoint::io {
 namespace fs = std::filesystem;
 
@@ -22,18 +24,7 @@ namespace {
   throw bad_input_error(quote(path.string()) + ": " + what);
 }
 
-const char* kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) {
-    return "a FIFO";
-  }
-  if (S_ISCHR(mode) || S_ISBLK(mode)) {
-    return "a device";
-  }
-  if (S_ISSOCK(mode)) {
-    return "a socket";
-  }
-  return "not a regular file";
-}
+using detail::kind_of;
 
 } // namespace
 

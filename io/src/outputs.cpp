@@ -25,6 +25,8 @@
 #include <shardpoint/io/outputs.hpp>
 #include <shardpoint/io/text.hpp>
 
+#include "file_kind.hpp"
+
 namespace shardpoint::io {
 namespace fs = std::filesystem;
 
@@ -167,21 +169,7 @@ void remove_whole(const fs::path& p) {
   temporaries::get().drop(p);
 }
 
-const char* kind_of(mode_t mode) {
-  if (S_ISLNK(mode)) {
-    return "a symbolic link";
-  }
-  if (S_ISFIFO(mode)) {
-    return "a FIFO";
-  }
-  if (S_ISCHR(mode) || S_ISBLK(mode)) {
-    return "a device";
-  }
-  if (S_ISSOCK(mode)) {
-    return "a socket";
-  }
-  return "not a regular file";
-}
+using detail::kind_of;
 
 // ---- manifests -------------------------------------------------------------
 

@@ -7,6 +7,8 @@
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/io/files.hpp>
+
+#include "io_support.hpp"
 #include <shardpoint/io/layout_file.hpp>
 
 namespace config = shardpoint::config;
@@ -20,14 +22,7 @@ std::string_view name_of(std::size_t i) {
   return names[i];
 }
 
-std::string error_of(const auto& f) {
-  try {
-    f();
-  } catch (const shardpoint::bad_input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using io_test::error_of;
 
 } // namespace
 

@@ -15,6 +15,8 @@
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/files.hpp>
 
+#include "io_support.hpp"
+
 namespace fs = std::filesystem;
 namespace io = shardpoint::io;
 
@@ -61,14 +63,7 @@ std::string get(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::string error_of(const auto& f) {
-  try {
-    f();
-  } catch (const shardpoint::bad_input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using io_test::error_of;
 
 // Writes `files` into a new output folder `path` and commits.
 void write_folder(const fs::path& path, const std::map<std::string, std::string>& files,
