@@ -167,7 +167,9 @@ TEST_CASE("file outputs: '.', '..', '/', inputs, links to them, folders, FIFOs, 
                                          "st",
                                          "rk",
                                          "no/such/folder/out"};
-  for (const auto& [command, replaceable] : commands) {
+  for (const auto& entry : commands) {
+    const auto& command = entry.first; // not a structured binding: INFO captures it
+    const auto& replaceable = entry.second;
     // The command works: a refusal below is about the path, nothing else.
     const auto ok = run_in(w.work, with(command, "fine.out"), w.scratch.path());
     INFO(command, "\n", ok.err);
