@@ -267,9 +267,8 @@ void remove_old_output(const fs::path& old, const fs::path& was) {
   }
 }
 
-// The manifest of `files` (in `staging`), with their fingerprints if asked.
-std::string manifest_text(const std::vector<std::string>& files, const fs::path& staging,
-                          bool fingerprints) {
+// The manifest of `files` (in `staging`), with their fingerprints.
+std::string manifest_text(const std::vector<std::string>& files, const fs::path& staging) {
   std::vector<std::string> sorted = files;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -278,7 +277,10 @@ std::string manifest_text(const std::vector<std::string>& files, const fs::path&
   j["files"] = nlohmann::json::array();
   for (const auto& f : sorted) {
     j["files"].push_back(utf8_escaped(f));
-    if (fingerprints) {
+    // Not of a hard link to a file of the user's (split's external data,
+    // which it never opens): that file is theirs, not shardpoint's output.
+    struct stat st {};
+    if (::lstat((staging / f).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
       j["fingerprints"][utf8_escaped(f)] = fingerprint(staging / f);
     }
   }
@@ -639,6 +641,16 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
       fail(path, "holds " + quote(stranger) +
                      ", which shardpoint did not write; it replaces only its own output folders");
     }
+    // A file shardpoint wrote and someone changed since is theirs now.
+    for (const auto& [name, print] : recorded_fingerprints(path)) {
+      struct stat file {};
+      if (files->count(name) > 0 && ::lstat((path / name).c_str(), &file) == 0 &&
+          (!S_ISREG(file.st_mode) || fingerprint(path / name) != print)) {
+        fail(path, "holds " + quote(name) +
+                       ", changed since shardpoint wrote it; it replaces only its own output "
+                       "folders as it wrote them");
+      }
+    }
   }
   f->path_ = path;
   f->what_ = p.what;
@@ -679,8 +691,7 @@ fs::path staged_folder::file(const std::string& relative) {
 void output_set::commit() {
   // Everything written first: folders get their manifests.
   for (const auto& f : folders_) {
-    write_file_atomically(f->staging_ / manifest_name,
-                          manifest_text(f->files_, f->staging_, f->fingerprints_));
+    write_file_atomically(f->staging_ / manifest_name, manifest_text(f->files_, f->staging_));
   }
   for (const auto& f : files_) {
     struct stat st {};
@@ -694,8 +705,11 @@ void output_set::commit() {
       }
     }
   }
-  // Then into place, each in one step.
+  // Then into place, each in one step; a replaced folder keeps its mode.
   for (const auto& f : folders_) {
+    if (struct stat old{}; f->existed_ && ::stat(f->path_.c_str(), &old) == 0) {
+      ::chmod(f->staging_.c_str(), old.st_mode & 07777);
+    }
     if (!f->existed_) {
       int r = rename2(f->staging_, f->path_, RENAME_NOREPLACE);
       if (r != 0 && no_renameat2(errno)) {

@@ -530,7 +530,6 @@ void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_p
                         const std::vector<weights::stage_strategy>& strategies,
                         io::staged_folder& out, bool safetensors) {
   check_covers(model, strategies);
-  out.fingerprint_files(); // for merge: a rank file under another rank's name
   const std::int64_t D = devices_of(strategies);
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
   std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializer;

@@ -228,6 +228,21 @@ TEST_CASE("folder outputs: '.', '..', '/', inputs and their folders, a user's fo
   write_file(w.work / "out" / "my-notes.txt", "mine\n");
   expect_refused(w, "split --input-model model.onnx --manual-sharding-config c.yaml "
                     "--output-dir out --force");
+  // Nor once a file shardpoint wrote there is changed by hand.
+  fs::remove(w.work / "out" / "my-notes.txt");
+  w.must("split --input-model model.onnx --manual-sharding-config c.yaml --output-dir out --force");
+  write_file(w.work / "out" / "pipeline.json", "{\"mine\": true}\n");
+  expect_refused(w, "split --input-model model.onnx --manual-sharding-config c.yaml "
+                    "--output-dir out --force");
+  write_file(w.work / "rk" / "rank_0" / "checkpoint_0.ckpt", "trained further");
+  expect_refused(w, "weights split --input-model model.onnx --strategy-dir st --force "
+                    "--output-dir rk");
+  // A folder replaced keeps its mode (a private folder stays private).
+  fs::remove(w.work / "out" / "pipeline.json");
+  fs::permissions(w.work / "out", fs::perms::owner_all);
+  w.must("split --input-model model.onnx --manual-sharding-config c.yaml --output-dir out --force");
+  CHECK(fs::status(w.work / "out").permissions() == fs::perms::owner_all);
+  CHECK(fs::exists(w.work / "out" / "pipeline.json"));
 }
 
 namespace {

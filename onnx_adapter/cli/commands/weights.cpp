@@ -115,12 +115,12 @@ int run_merge(const weights_options& a) {
   io::output_set outputs;
   outputs.input_folder(a.strategy_dir, "the strategy folder");
   outputs.input_folder(a.ranks_dir, "the rank folder");
+  const auto& output = outputs.file(a.output, "--output"); // a folder, FIFO, link: refused here
   if (!a.force && std::filesystem::exists(a.output)) {
     throw bad_input_error(io::quote(a.output) +
                           ": exists; --force replaces it (shardpoint replaces files only when "
                           "asked)");
   }
-  const auto& output = outputs.file(a.output, "--output");
   const auto strategies = onnx::read_strategies(a.strategy_dir);
   onnx::merge_rank_weights(strategies, a.ranks_dir, output.staging());
   outputs.commit();
@@ -168,7 +168,8 @@ action add_weights(CLI::App& app) {
       ->check(CLI::IsMember({"ckpt", "safetensors"}));
   split->add_flag("--force", a->force, "Replace an output folder that is not empty");
 
-  auto* merge = cmd->add_subcommand("merge", "Re-assemble the full weights from every rank's");
+  auto* merge =
+      cmd->add_subcommand("merge", "Re-assemble the full weights from every rank's files");
   merge->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
   merge->add_option("--ranks-dir", a->ranks_dir, "Folder of rank_<r>/")->required();
   merge->add_option("--output", a->output, "The weights, as safetensors")->required();

@@ -20,7 +20,9 @@
 //     folder (not a symbolic link), and is replaced only when it is empty or,
 //     with `force`, when everything in it is listed in the manifest
 //     (`.shardpoint-manifest.json`) shardpoint writes into every folder it
-//     makes: never a folder holding anything shardpoint did not write;
+//     makes, each file as it was written (the manifest records its XXH3-64
+//     fingerprint): never a folder holding anything shardpoint did not write
+//     or that was changed since; a replaced folder keeps its mode;
 //   - names fit NAME_MAX (255 bytes) with room for the temporary's suffix.
 //
 //   A refusal is a bad_input_error naming the path and the rule (exit 2),
@@ -93,10 +95,6 @@ public:
   std::filesystem::path file(const std::string& relative);
   /// The temporary folder itself (for hard links into it).
   [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
-  /// Records each file's fingerprint (fingerprint()) in the manifest on
-  /// commit, so that a reader can tell a file moved from another name (two
-  /// rank files swapped) from one edited in place.
-  void fingerprint_files() noexcept { fingerprints_ = true; }
 
 private:
   friend class output_set;
@@ -105,7 +103,6 @@ private:
   std::string what_;
   std::vector<std::string> files_;
   bool existed_ = false;
-  bool fingerprints_ = false;
 };
 
 /// Every output of one command, checked against its inputs and each other
@@ -155,8 +152,8 @@ void write_atomically(const std::filesystem::path& path, const std::function<int
 /// XXH3 64-bit hash (xxHash). bad_input_error when it cannot be read.
 std::string fingerprint(const std::filesystem::path& file);
 
-/// The fingerprints the manifest of `folder` records, by relative name; empty
-/// when it has none (no manifest, or written without fingerprint_files()).
+/// The fingerprints the manifest of `folder` records, by relative name (every
+/// file shardpoint wrote, not the hard links it made); empty when it has none.
 std::map<std::string, std::string> recorded_fingerprints(const std::filesystem::path& folder);
 
 /// Writes `bytes` to `path` atomically.
