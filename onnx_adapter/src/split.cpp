@@ -286,13 +286,17 @@ std::unordered_map<std::string, ::onnx::TypeProto> crossing_types(::onnx::ModelP
 // file of the split itself has that name (`taken`), then goes under
 // external_data/. Returns the location to write.
 std::string relocated(const std::string& location, const std::string& tensor,
-                      const fs::path& model_dir, io::staged_folder& out,
+                      const fs::path& model_path, const fs::path& model_dir, io::staged_folder& out,
                       std::unordered_map<std::string, std::string>& done,
                       std::set<std::string>& taken) {
   if (const auto it = done.find(location); it != done.end()) {
     return it->second;
   }
   const fs::path file = io::external_data_file(model_dir, location, tensor);
+  if (std::error_code ec; fs::equivalent(file, model_path, ec)) {
+    throw input_error("initializer " + io::quote(tensor) + ": its external data location " +
+                      io::quote(location) + " is the model file itself");
+  }
   std::string name = fs::path(location).lexically_normal().generic_string();
   for (int k = 1; taken.count(name) > 0; ++k) {
     name = "external_data/" + (k > 1 ? std::to_string(k) + "/" : std::string()) +
@@ -503,7 +507,8 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         source = -1;
         for (auto& kv : *t.mutable_external_data()) {
           if (kv.key() == "location") {
-            kv.set_value(relocated(kv.value(), t.name(), model_dir, out, linked, taken));
+            kv.set_value(
+                relocated(kv.value(), t.name(), model_path, model_dir, out, linked, taken));
           }
         }
       }

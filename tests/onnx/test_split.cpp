@@ -502,6 +502,23 @@ TEST_CASE("models ONNX forbids or JSON and YAML cannot name: bad input, not a cr
   bytes.mutable_graph()->mutable_node(1)->set_input(0, "y\xfe\xff");
   expect(bytes, "split --shard a=0:0 --shard b=1:1 --output-dir " + q(dir / "out"), 2,
          "tensor 'y\\xfe\\xff' passes between stages, and its name is not UTF-8 text");
+  // An external data location naming the model itself: linked in as its
+  // own data, the stages could not load.
+  auto self =
+      onnx_test::make_model({{"a", {"x", "w"}, {"ya"}, "Add"}, {"b", {"ya"}, {"yb"}}}, {"yb"});
+  auto& w = *self.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::FLOAT);
+  w.add_dims(4);
+  w.set_data_location(::onnx::TensorProto::EXTERNAL);
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"location", "m.onnx"}, {"offset", "0"}, {"length", "16"}}) {
+    auto& e = *w.add_external_data();
+    e.set_key(k);
+    e.set_value(v);
+  }
+  expect(self, "split --shard a=0:0 --shard b=1:1 --output-dir " + q(dir / "out"), 2,
+         "initializer 'w': its external data location 'm.onnx' is the model file itself");
   // A node name that is not UTF-8 cannot go into a YAML config.
   bytes.mutable_graph()->mutable_node(0)->set_name("a\xfe");
   expect(bytes, "suggest --stages 2 --output-config " + q(dir / "c.yaml"), 2,
