@@ -65,8 +65,12 @@ std::string read_text_file(const fs::path& path, const std::string& what) {
   return std::move(text).str();
 }
 
-fs::path external_data_file(const fs::path& model_dir, std::string_view location,
-                            std::string_view tensor) {
+namespace {
+
+// The checks of check_external_location(); returns the canonical file when
+// it exists (empty when not, or when `need_file` is false and it does not).
+fs::path confined(const fs::path& model_dir, std::string_view location, std::string_view tensor,
+                  bool need_file) {
   const auto refuse = [&](const std::string& why) {
     throw bad_input_error("tensor " + quote(tensor) + ": its external data location " +
                           quote(location) + " " + why);
@@ -94,6 +98,9 @@ fs::path external_data_file(const fs::path& model_dir, std::string_view location
   }
   const fs::path file = fs::canonical(folder / relative, ec);
   if (ec) {
+    if (!need_file) {
+      return {};
+    }
     refuse("names no file in the model's folder " + quote(folder.string()));
   }
   // Inside the folder once every symbolic link is resolved.
@@ -107,6 +114,18 @@ fs::path external_data_file(const fs::path& model_dir, std::string_view location
            "; external data must be a regular file");
   }
   return file;
+}
+
+} // namespace
+
+fs::path external_data_file(const fs::path& model_dir, std::string_view location,
+                            std::string_view tensor) {
+  return confined(model_dir, location, tensor, true);
+}
+
+void check_external_location(const fs::path& model_dir, std::string_view location,
+                             std::string_view tensor) {
+  (void)confined(model_dir, location, tensor, false);
 }
 
 } // namespace shardpoint::io

@@ -30,7 +30,9 @@ onnx::loaded_model load_model(const std::string& path, std::string_view data, re
     const std::string name = path.empty() ? "<bytes>" : path;
     return what == reading::graph ? onnx::parse_graph(data, name) : onnx::parse_model(data, name);
   }
-  return what == reading::graph ? onnx::read_graph(path) : onnx::read_model(path);
+  auto model = what == reading::graph ? onnx::read_graph(path) : onnx::read_model(path);
+  onnx::check_external_locations(model.proto().graph(), fs::path(path).parent_path());
+  return model;
 }
 
 sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading what) {
@@ -232,6 +234,7 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
     outputs.input(path, "the input model");
     if (model != nullptr) {
       const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+      onnx::check_external_locations(model->proto().graph(), dir);
       for (const auto& location : onnx::external_locations(model->proto().graph())) {
         outputs.input(dir / location, "an external data file of the input model");
       }

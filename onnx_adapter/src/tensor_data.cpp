@@ -68,15 +68,16 @@ bool is_external(const ::onnx::TensorProto& t) {
 
 namespace {
 
+// Each location once, with the first tensor naming it.
 void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
-                       std::vector<std::string>& out) {
+                       std::vector<std::pair<std::string, std::string>>& out) {
   const auto add = [&](const ::onnx::TensorProto& t) {
     if (!is_external(t)) {
       return;
     }
     for (const auto& kv : t.external_data()) {
       if (kv.key() == "location" && seen.insert(kv.value()).second) {
-        out.push_back(kv.value());
+        out.emplace_back(kv.value(), t.name());
       }
     }
   };
@@ -109,9 +110,22 @@ void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
 
 std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
   std::set<std::string> seen;
+  std::vector<std::pair<std::string, std::string>> found;
+  collect_locations(graph, seen, found);
   std::vector<std::string> out;
-  collect_locations(graph, seen, out);
+  for (auto& [location, tensor] : found) {
+    out.push_back(std::move(location));
+  }
   return out;
+}
+
+void check_external_locations(const ::onnx::GraphProto& graph, const fs::path& model_dir) {
+  std::set<std::string> seen;
+  std::vector<std::pair<std::string, std::string>> found;
+  collect_locations(graph, seen, found);
+  for (const auto& [location, tensor] : found) {
+    io::check_external_location(model_dir, location, tensor);
+  }
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
+using onnx_test::q;
 using onnx_test::temp_dir;
 
 namespace {
@@ -300,6 +301,32 @@ TEST_CASE("weights in external data files are never opened, and their references
   REQUIRE(out.graph().initializer_size() == 1);
   CHECK(out.graph().initializer(0).data_location() == ::onnx::TensorProto::EXTERNAL);
   CHECK(out.graph().initializer(0).external_data(0).value() == "weights-that-do-not-exist.bin");
+  // Never opened, but a location the ONNX checker refuses is refused by
+  // every command, not copied into its output.
+  fs::create_directory(dir / "outside");
+  onnx_test::write_file(dir / "outside" / "w.bin", std::string(16, '\0'));
+  fs::create_directory(dir / "m");
+  fs::create_symlink("../outside/w.bin", dir / "m" / "escape.bin");
+  for (const auto& [where, why] : std::vector<std::pair<std::string, std::string>>{
+           {"/etc/passwd", "is absolute"},
+           {"../outside/w.bin", "holds '..'"},
+           {"escape.bin", "leaves the model's folder through a symbolic link"}}) {
+    location->set_value(where);
+    sp::save_model(m, dir / "m" / "bad.onnx");
+    for (const std::string& command : {"shard --shard a=0:0 --output-model " + q(dir / "o.onnx"),
+                                       std::string("inspect"), std::string("suggest --stages 2"),
+                                       std::string("strip --output-model ") + q(dir / "o.onnx")}) {
+      const bool positional = command == "inspect";
+      const auto bad = onnx_test::shardpoint_cli(
+          command + (positional ? " " : " --input-model ") + q(dir / "m" / "bad.onnx"), dir.path());
+      CAPTURE(command);
+      CAPTURE(bad.err);
+      CHECK(bad.code == 2);
+      CHECK(bad.err.find("tensor 'w': its external data location '" + where + "' " + why) !=
+            std::string::npos);
+      CHECK_FALSE(fs::exists(dir / "o.onnx"));
+    }
+  }
 }
 
 TEST_CASE("synth decoder: 29 nodes a layer, a valid model, sizes for every cut") {

@@ -31,6 +31,13 @@ void require_folder(const std::filesystem::path& path, std::string_view what);
 /// Reads a whole text file, after require_regular_file.
 std::string read_text_file(const std::filesystem::path& path, const std::string& what);
 
+/// The checks of external_data_file() for a command that never opens the
+/// data (shard, inspect): a location that is absolute, holds '..', or leads
+/// out of the folder through a symbolic link is refused the same way; one
+/// that names no file yet is accepted (a model copied without its data).
+void check_external_location(const std::filesystem::path& model_dir, std::string_view location,
+                             std::string_view tensor);
+
 /// The file an ONNX external-data `location` of tensor `tensor` names in
 /// `model_dir`, confined as the top of this header says. Throws
 /// bad_input_error "tensor 'w': its external data location '../x' leaves

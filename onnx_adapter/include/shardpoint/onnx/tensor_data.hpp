@@ -31,6 +31,13 @@ bool is_external(const ::onnx::TensorProto& t);
 /// included (initializers, Constant values), each once, as written.
 std::vector<std::string> external_locations(const ::onnx::GraphProto& graph);
 
+/// Refuses (bad_input_error naming the tensor) an external-data location of
+/// `graph` that is absolute, holds '..' or leaves `model_dir` through a
+/// symbolic link, as the ONNX checker does; opens nothing
+/// (io::check_external_location).
+void check_external_locations(const ::onnx::GraphProto& graph,
+                              const std::filesystem::path& model_dir);
+
 /// Calls `sink(data, size)` with the tensor's data as raw little-endian
 /// bytes, row-major, in order, in chunks of at most 1 MiB: from raw_data,
 /// from the typed field (narrowed to the element size), or streamed from the
