@@ -74,6 +74,9 @@ namespace {
 
 int run(const simulate_options& a) {
   std::cout << simulate_model(a);
+  if (!a.trace.empty()) {
+    std::cerr << "shardpoint: wrote " << a.trace << '\n'; // as every command that writes
+  }
   return exit_ok;
 }
 
