@@ -219,7 +219,7 @@ TEST_CASE("a key twice, or a second document, is refused where it is, not read a
         }) == "c.yaml:2:1: a second YAML document; the file must hold one (no '---' after it)");
   CHECK(error_of([] {
           config::parse("{\"sharding_info\": {\"a\": 0, \"a\": 1}}", "c.json", true);
-        }) == "c.json:1:30: key 'a' appears twice in one object");
+        }) == "c.json:1:30: key 'a' appears twice in one object (first at c.json:1:22)");
   CHECK(error_of([] { shardpoint::io::parse_layout("w: row\nw: column\n", "l.yaml"); }) ==
         "l.yaml:2:1: key 'w' appears twice in one mapping (first at l.yaml:1:1)");
   // Found by fuzz_config: yaml-cpp's LoadAll never ends on an anchor before a

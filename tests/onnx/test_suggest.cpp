@@ -148,6 +148,8 @@ TEST_CASE("refusals: exit code, one line, nothing written") {
   };
   expect("--stages 100", 2, "100 stages asked of a graph of 58 vertices; every stage needs one");
   expect("--stages 0", 2, "--stages");
+  expect("--stages 2 --memory-per-device ''", 2,
+         "--memory-per-device: an empty size; give one, e.g. 16GiB"); // was: no cap
   expect("--stages 2 --memory-per-device lots", 2,
          "--memory-per-device 'lots' is not a size (e.g. 32GiB, 16GB, 123456789)");
   expect("--stages 2 --communication-weight -1", 2, "--communication-weight");

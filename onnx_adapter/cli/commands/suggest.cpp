@@ -219,7 +219,12 @@ action add_suggest(CLI::App& app) {
       ->check(device_count);
   cmd->add_option("--memory-per-device,--device-memory", a->memory_per_device,
                   "Cap on each stage's parameter bytes (900MiB, 16GB, 123456789); with any "
-                  "memory plan option, on the planner's total for each device");
+                  "memory plan option, on the planner's total for each device")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.empty() ? std::string("an empty size; give one, e.g. 16GiB") : std::string();
+          },
+          "SIZE"));
   cmd->add_option("--cost", a->cost,
                   "flops: estimated MFLOPs per node; unit: 1 per node; params: parameter bytes")
       ->check(CLI::IsMember({"flops", "unit", "params"}));

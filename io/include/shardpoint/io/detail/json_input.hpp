@@ -11,7 +11,7 @@
 
 #include <cstddef>
 #include <iterator>
-#include <set>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,7 +77,7 @@ inline std::string json_place(std::string_view text, std::size_t offset) {
 template <class Json>
 Json parse_json(std::string_view text, const std::string& source) {
   std::size_t read = 0;
-  std::vector<std::set<std::string>> keys; // of each open object
+  std::vector<std::map<std::string, std::size_t>> keys; // of each open object: where read
   std::string duplicate;
   const auto check = [&](int, typename Json::parse_event_t event, Json& parsed) {
     using E = typename Json::parse_event_t;
@@ -87,9 +87,10 @@ Json parse_json(std::string_view text, const std::string& source) {
       keys.pop_back();
     } else if (event == E::key && !keys.empty() && duplicate.empty()) {
       const auto& key = parsed.template get_ref<const std::string&>();
-      if (!keys.back().insert(key).second) {
+      if (const auto [first, fresh] = keys.back().emplace(key, read); !fresh) {
         duplicate = source + ":" + json_place(text, read) + ": key " + quote(key) +
-                    " appears twice in one object";
+                    " appears twice in one object (first at " + source + ":" +
+                    json_place(text, first->second) + ")";
       }
     }
     return true;
