@@ -233,8 +233,8 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
   if (!path.empty()) {
     outputs.input(path, "the input model");
     if (model != nullptr) {
+      // (load_model checked these locations: inside the model's folder.)
       const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
-      onnx::check_external_locations(model->proto().graph(), dir);
       for (const auto& location : onnx::external_locations(model->proto().graph())) {
         outputs.input(dir / location, "an external data file of the input model");
       }

@@ -22,7 +22,7 @@ int run(const strip_options& a) {
   io::output_set outputs;
   protect_inputs(outputs, a.input, nullptr);
   const auto& output = outputs.file(a.output, "--output-model");
-  auto file = onnx::read_graph(a.input);
+  auto file = load_model(a.input, {}, reading::graph);
   protect_inputs(outputs, a.input, &file);
   const std::size_t removed = onnx::strip_annotations(*file.proto().mutable_graph());
   onnx::save_model(file, output.staging());

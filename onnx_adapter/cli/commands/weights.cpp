@@ -102,7 +102,7 @@ int run_split(const weights_options& a) {
   outputs.input_folder(a.strategy_dir, "the strategy folder");
   auto& ranks = outputs.folder(a.ranks_dir, "--output-dir", a.force);
   const auto strategies = onnx::read_strategies(a.strategy_dir);
-  const auto file = onnx::read_model(a.model.input);
+  const auto file = load_model(a.model.input, {}, reading::whole);
   protect_inputs(outputs, a.model.input, &file);
   onnx::write_rank_weights(file.proto(), a.model.input, strategies, ranks,
                            a.format == "safetensors");
