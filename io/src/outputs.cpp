@@ -358,6 +358,25 @@ fs::path target_of(const fs::path& temp) {
              : temp.parent_path() / name.substr(1, marker - 1);
 }
 
+// Runs `write` on `fd`, then fsync and close (closed whichever way it
+// ends); the first error number, or 0.
+int write_sync_close(int fd, const std::function<int(int fd)>& write) {
+  int err = 0;
+  try {
+    err = write(fd);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+  }
+  if (::close(fd) != 0 && err == 0) {
+    err = errno;
+  }
+  return err;
+}
+
 // Writes a temporary that its owner removes on failure; removed here too.
 void write_in_place(const fs::path& path, const std::function<int(int fd)>& write) {
   const fs::path target = target_of(path);
@@ -367,17 +386,10 @@ void write_in_place(const fs::path& path, const std::function<int(int fd)>& writ
   }
   int err = 0;
   try {
-    err = write(fd);
+    err = write_sync_close(fd, write);
   } catch (...) {
-    ::close(fd);
     ::unlink(path.c_str());
     throw;
-  }
-  if (err == 0 && ::fsync(fd) != 0) {
-    err = errno;
-  }
-  if (::close(fd) != 0 && err == 0) {
-    err = errno;
   }
   if (err != 0) {
     ::unlink(path.c_str());
@@ -414,40 +426,31 @@ void write_atomically(const fs::path& given, const std::function<int(int fd)>& w
     existed = true;
   }
   auto [fd, temp] = create_temporary_file(path);
-  const auto abandon = [&, fd = fd, temp = temp](const std::string& why) {
-    ::close(fd);
+  const auto abandon = [&, temp = temp](const std::string& why) {
     ::unlink(temp.c_str());
     temporaries::get().drop(temp);
     fail(path, why);
   };
+  if (existed) { // the replaced file's mode, and owner where permitted
+    if (::fchmod(fd, st.st_mode & 07777) != 0) {
+      const int e = errno;
+      ::close(fd);
+      abandon(std::string("cannot keep its mode: ") + std::strerror(e));
+    }
+    if (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) {
+      [[maybe_unused]] const int ignored = ::fchown(fd, st.st_uid, st.st_gid);
+    }
+  }
   int err = 0;
   try {
-    err = write(fd);
+    err = write_sync_close(fd, write);
   } catch (...) {
-    ::close(fd);
     ::unlink(temp.c_str());
     temporaries::get().drop(temp);
     throw;
   }
   if (err != 0) {
     abandon(std::string("write failed: ") + std::strerror(err));
-  }
-  if (existed) { // the replaced file's mode, and owner where permitted
-    if (::fchmod(fd, st.st_mode & 07777) != 0) {
-      abandon(std::string("cannot keep its mode: ") + std::strerror(errno));
-    }
-    if (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) {
-      [[maybe_unused]] const int ignored = ::fchown(fd, st.st_uid, st.st_gid);
-    }
-  }
-  if (::fsync(fd) != 0) {
-    abandon(std::string("write failed: ") + std::strerror(errno));
-  }
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(temp.c_str());
-    temporaries::get().drop(temp);
-    fail(path, std::string("write failed: ") + std::strerror(e));
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int e = errno;
