@@ -82,7 +82,7 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
   suite asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSHARDPOINT_SANITIZE=address,undefined -DSHARDPOINT_BUILD_FUZZERS=ON || status=1
 
-echo "== fuzz: both libFuzzer targets side by side, fixed seed and executions (bench/fuzz.sh --ci; the long runs are in bench/README.md)"
+echo "== fuzz: the three libFuzzer targets side by side, fixed seed and executions (bench/fuzz.sh --ci; the long runs are in bench/README.md)"
 if bench/fuzz.sh build/asan --ci; then
   passed=$((passed + 1))
 else

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <shardpoint/error.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/costs.hpp>
 
 #include "shapes.hpp"
@@ -50,8 +52,19 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
       }
       flops *= 2.0 * per_output;
     }
+    // A count no machine reaches (dims a model declares, up to 2^63 each)
+    // is bad input, not a number cast out of range; NaN and inf too.
+    const double mflops = std::ceil(flops / 1e6);
+    if (!(mflops < 0x1p62)) {
+      throw bad_input_error(
+          "node " + std::to_string(v) + " " +
+          (n.name().empty() ? "(unnamed " + io::quote(n.op_type()) + ")" : io::quote(n.name())) +
+          ": its shapes make " +
+          (std::isnan(mflops) ? std::string("an undefined number of") : "more than 4.6e24") +
+          " floating-point operations; check the dimensions the model declares");
+    }
     costs[static_cast<std::size_t>(v)] =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(flops / 1e6)));
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(mflops));
   }
   return costs;
 }

@@ -9,6 +9,12 @@ graph field first, with unpacked float data, and a model whose weight lies
 in an external file. OUT_DIR/config: the first byte picks the reader (see
 fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file and
 the strategy files `shardpoint weights strategy` writes for a small decoder.
+OUT_DIR/commands (see fuzz_commands.cpp): byte 0 picks the command, bytes
+1-2 the config's length, then a config naming the model's nodes (as
+`shardpoint inspect` spells them) over two or three stages, or a layout
+file, then the model: each shared model made small and two tiny decoders
+(synth decoder, hidden 4), whose weights are whole so that `weights` gets
+to split and merge.
 Nothing here is written into the source tree.
 """
 import glob
@@ -63,12 +69,93 @@ def unpacked_float(values):
     return b"".join(field(4, 5, struct.pack("<f", v)) for v in values)
 
 
+def runnable(model, nodes=12):
+    """The model's first `nodes` nodes as a model shardpoint takes: the graph
+    outputs are what the last node produces, the initializers those the nodes
+    use, with data cut to 64 bytes only where that keeps the seed small."""
+    g = model.graph
+    del g.node[nodes:]
+    used = {i for n in g.node for i in n.input}
+    keep = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    g.ClearField("value_info")
+    del g.output[:]
+    for name in g.node[-1].output if len(g.node) else []:
+        g.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    if len(model.SerializeToString()) > 16384:
+        cut_data(g)
+    return model
+
+
+def cut_data(g):
+    """Initializer and Constant data cut to 64 bytes, in subgraphs too."""
+    tensors = list(g.initializer)
+    for n in g.node:
+        for a in n.attribute:
+            if a.HasField("t"):
+                tensors.append(a.t)
+            if a.HasField("g"):
+                cut_data(a.g)
+            for sub in a.graphs:
+                cut_data(sub)
+    for t in tensors:
+        if t.HasField("raw_data") and len(t.raw_data) > 64:
+            t.raw_data = t.raw_data[:64]
+
+
+def node_names(cli, data, work):
+    """The model's node names as shardpoint spells them (unnamed ones too)."""
+    import json
+    path = os.path.join(work, "names.onnx")
+    with open(path, "wb") as f:
+        f.write(data)
+    run = subprocess.run([cli, "inspect", path, "--report", "json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if run.returncode != 0:
+        return []
+    # An unnamed node is OpType_<index> to the config (graph.cpp).
+    return [n["name"] or "%s_%d" % (n["op_type"] or "node", n["index"])
+            for n in json.loads(run.stdout)]
+
+
+def stage_configs(names):
+    """A YAML config cutting `names` into 2 stages, and a JSON one into 3."""
+    if len(names) < 2:
+        return []
+    cut = [names[0], names[len(names) // 2]]
+    import json
+    yaml = "".join("-\n  node: %s\n  device: %d\n  stage: %d\n" % (json.dumps(n), i, i)
+                   for i, n in enumerate(cut))
+    three = [names[0], names[len(names) // 3], names[2 * len(names) // 3]]
+    js = json.dumps({"sharding_info": {n: i for i, n in enumerate(three)},
+                     "pipelining_info": {n: i for i, n in enumerate(three)}})
+    return [(yaml.encode(), False), (js.encode(), True)]
+
+
+def command_seeds(cli, folder, name, model_bytes, work, layout=None):
+    """One seed per command for a model: its configs, or the layout for weights."""
+    put = lambda n, d: open(os.path.join(folder, n), "wb").write(d)
+    configs = stage_configs(node_names(cli, model_bytes, work))
+    for command in range(5):
+        for k, (config, is_json) in enumerate(configs or [(b"", False)]):
+            if command == 2 and layout is not None:
+                config, is_json = layout, False
+            pick = command | (0x80 if is_json else 0) | (k << 3)
+            head = bytes([pick, len(config) & 0xFF, len(config) >> 8])
+            put("%s-%d-%d" % (name, command, k), head + config + model_bytes)
+
+
 def main():
     models, cli, out = sys.argv[1:4]
     wire = os.path.join(out, "wire")
     conf = os.path.join(out, "config")
+    commands = os.path.join(out, "commands")
     os.makedirs(wire, exist_ok=True)
     os.makedirs(conf, exist_ok=True)
+    os.makedirs(commands, exist_ok=True)
+    work_dir = tempfile.TemporaryDirectory()
+    work = work_dir.name
 
     def put(folder, name, data):
         with open(os.path.join(folder, name), "wb") as f:
@@ -86,6 +173,18 @@ def main():
         rest.ClearField("graph")
         put(wire, base + "-graph-first.onnx",
             field(7, 2, varint(len(graph)) + graph) + rest.SerializeToString())
+        small = runnable(onnx.load(path, load_external_data=False)).SerializeToString()
+        command_seeds(cli, commands, base, small, work)
+    for layers in (1, 2):
+        decoder = os.path.join(work, "tiny.onnx")
+        subprocess.run([cli, "synth", "decoder", "--layers", str(layers), "--hidden", "4",
+                        "--sequence", "2", decoder], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(decoder, "rb") as f:
+            data = f.read()
+        command_seeds(cli, commands, "decoder%d" % layers, data, work)
+        command_seeds(cli, commands, "decoder%d-layout" % layers, data, work,
+                      layout=b"layer0/q_w: column\nlayer0/mlp_down_w: row\n")
 
     # Unpacked float data and an external-data weight, on a one-node model.
     w = helper.make_tensor("w", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])

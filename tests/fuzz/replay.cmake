@@ -3,7 +3,7 @@
 # file of tests/fuzz/regressions/<target>/ (see replay_main.cpp). Included
 # from tests/onnx, as the targets need the adapter.
 set(fuzz_dir ${PROJECT_SOURCE_DIR}/tests/fuzz)
-foreach(name fuzz_wire fuzz_config)
+foreach(name fuzz_wire fuzz_config fuzz_commands)
   file(GLOB inputs CONFIGURE_DEPENDS ${fuzz_dir}/regressions/${name}/*)
   if(NOT inputs)
     continue()
@@ -16,3 +16,6 @@ foreach(name fuzz_wire fuzz_config)
   # Some findings were hangs (a parser that never ends): fail, do not wait.
   set_tests_properties(replay_${name} PROPERTIES TIMEOUT 120)
 endforeach()
+if(TARGET replay_fuzz_commands)
+  target_link_libraries(replay_fuzz_commands PRIVATE shardpoint_cli_lib)
+endif()

@@ -157,3 +157,30 @@ TEST_CASE("refusals: exit code, one line, nothing written") {
          "validation failed; nothing written (--force writes anyway)");
   expect("--stages 2 --cost bogus", 2, "--cost");
 }
+
+// fuzz_commands found it (tests/fuzz/regressions/fuzz_commands): dimensions
+// a model declares, multiplied into a FLOP count beyond int64, were cast out
+// of range (undefined behaviour). Now bad input naming the node, in every
+// build, not only under UBSan.
+TEST_CASE("a FLOP count no machine reaches is bad input naming the node") {
+  temp_dir dir;
+  auto m = onnx_test::make_model({{"huge", {"x", "x"}, {"y"}, "MatMul"}}, {"y"});
+  for (auto* v : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)}) {
+    for (auto& d : *v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      d.set_dim_value(std::int64_t{1} << 40); // x, y: [2^40, 2^40]; x @ x: 2^121 FLOPs
+    }
+  }
+  const auto model = dir / "huge.onnx";
+  sp::save_model(m, model);
+  const auto out = dir / "out.yaml";
+  const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --stages 1 --cost flops " +
+                                    "--output-config " + q(out),
+                                dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err == "shardpoint: error: node 0 'huge': its shapes make more than 4.6e24 "
+                 "floating-point operations; check the dimensions the model declares\n");
+  CHECK_FALSE(fs::exists(out));
+  // The other costs do not multiply dimensions.
+  CHECK(shardpoint_cli("suggest --input-model " + q(model) + " --stages 1 --cost unit", dir.path())
+            .code == 0);
+}
