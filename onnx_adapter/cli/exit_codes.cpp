@@ -11,12 +11,6 @@
 
 namespace shardpoint::cli {
 
-const char* message_of(const std::exception& e) {
-  constexpr std::string_view prefix = "shardpoint: ";
-  const char* text = e.what();
-  return std::string_view(text).starts_with(prefix) ? text + prefix.size() : text;
-}
-
 std::string one_line(std::string_view message) {
   constexpr std::size_t most = 1000;
   if (message.size() <= most) {

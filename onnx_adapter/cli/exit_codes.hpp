@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include <shardpoint/error.hpp>
+#include <shardpoint/app/errors.hpp>
 
 namespace shardpoint::cli {
 
@@ -29,20 +29,17 @@ inline constexpr const char* exit_codes_help =
     "Exit codes: 0 success; 1 usage error; 2 bad input (file, model, config, parameter); 3 "
     "validation failed (nothing written unless --force); 4 internal error (a bug).";
 
-/// A usage error found after parsing (exit 1).
-class usage_error : public shardpoint::bad_parameter_error {
-  using shardpoint::bad_parameter_error::bad_parameter_error;
-};
+// The application's verdicts (app/errors.hpp): usage_error is exit 1,
+// check_failed exit 3; message_of drops the library's "shardpoint: ".
+using app::check_failed;
+using app::message_of;
+using app::usage_error;
+using app::verdict;
 
-/// A sharding that breaks a rule: exit 3, the message printed as it is.
-class check_failed : public shardpoint::bad_input_error {
-  using shardpoint::bad_input_error::bad_input_error;
-};
-
-/// The exception's message without the "shardpoint: " the library's
-/// messages start with (they may be printed by any program; the command
-/// line and the Python package add their own).
-const char* message_of(const std::exception& e);
+/// The exit code of an outcome's verdict: 0, or 3 for a rule broken.
+[[nodiscard]] constexpr int exit_code(verdict v) {
+  return v == verdict::rule_broken ? exit_invalid : exit_ok;
+}
 
 /// `message` as one printable line (io::printable), cut to about 1000 bytes:
 /// what an error line may show, whatever its parts held.

@@ -1,133 +1,75 @@
-// Option groups shared by several commands.
+// The option groups several commands take, on CLI11.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 
 #include <shardpoint/io/report.hpp>
-#include <shardpoint/io/text.hpp>
 
-#include "exit_codes.hpp"
 #include "options.hpp"
 
 namespace shardpoint::cli {
-namespace fs = std::filesystem;
 
-void model_points::add_to(CLI::App& cmd, const std::string& what, bool required) {
-  cmd.add_option("--input-model,--input_model", input, what)->required(required);
-  cmd.add_option("--manual-sharding-config,--manual_sharding_config", config,
+void add_to(CLI::App& cmd, model_points& m, const std::string& what, bool required) {
+  cmd.add_option("--input-model,--input_model", m.input, what)->required(required);
+  cmd.add_option("--manual-sharding-config,--manual_sharding_config", m.config,
                  "shard.yaml (list of {node, device, stage}) or a sharding_info / "
                  "pipelining_info mapping (YAML or .json); without it and --shard, the model's "
                  "own __ipu_number / __pipeline_stage attributes");
-  cmd.add_option("--shard", shard_flags, "A sharding point NODE=DEVICE[:STAGE] (repeatable)");
-  cmd.add_flag("--only_manual_sharding,--only-manual-sharding", strict,
+  cmd.add_option("--shard", m.shard_flags, "A sharding point NODE=DEVICE[:STAGE] (repeatable)");
+  cmd.add_flag("--only_manual_sharding,--only-manual-sharding", m.strict,
                "Require unique names on every node; rename nothing");
 }
 
-onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what) {
-  if (data.data() != nullptr) {
-    const std::string name = path.empty() ? "<bytes>" : path;
-    return what == reading::graph ? onnx::parse_graph(data, name) : onnx::parse_model(data, name);
-  }
-  auto model = what == reading::graph ? onnx::read_graph(path) : onnx::read_model(path);
-  onnx::check_external_locations(model.proto().graph(), fs::path(path).parent_path());
-  return model;
-}
-
-sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading what) {
-  sharded_model out{load_model(m.input, m.data, what), {}, {}, false, {}};
-  auto& graph = *out.model.proto().mutable_graph();
-  if (!m.has_points()) {
-    if (!onnx::has_annotations(graph) && unsharded_ok) {
-      out.nodes = onnx::build_graph(graph);
-      out.result = sharding_result(static_cast<std::size_t>(graph.node_size()), {}, {});
-      return out;
-    }
-    if (!onnx::has_annotations(graph)) {
-      throw usage_error("give --manual-sharding-config FILE or at least one --shard "
-                        "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
-    }
-    out.nodes = onnx::build_graph(graph);
-    out.result = onnx::read_annotations(graph);
-    out.from_attributes = true;
-    return out;
-  }
-  std::vector<onnx::config_entry> entries;
-  if (!m.config.empty()) {
-    entries = config::read_file(m.config);
-  }
-  for (const auto& flag : m.shard_flags) {
-    entries.push_back(config::parse_shard_flag(flag));
-  }
-  entries.insert(entries.end(), m.entries.begin(), m.entries.end());
-  out.renamed =
-      onnx::assign_names(graph, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
-  out.nodes = onnx::build_graph(graph);
-  out.result = onnx::shard(graph, out.nodes, onnx::resolve(graph, entries));
-  return out;
-}
-
-void pipeline_flags::add_to(CLI::App& cmd, const std::string& bps_help) {
-  cmd.add_option("--num-ipus,--num_ipus", num_ipus, "Devices available (checked)")
+void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help) {
+  cmd.add_option("--num-ipus,--num_ipus", f.num_ipus, "Devices available (checked)")
       ->check(device_count);
-  cmd.add_flag("--enable-pipelining,--enable_pipelining", pipelining,
+  cmd.add_flag("--enable-pipelining,--enable_pipelining", f.pipelining,
                "Validate for pipelined execution");
-  cmd.add_option("--batches-per-step,--batches_per_step", batches_per_step, bps_help)
+  cmd.add_option("--batches-per-step,--batches_per_step", f.batches_per_step, bps_help)
       ->check(batch_count);
 }
 
-pipeline_options pipeline_flags::options(const sharding_result& r) const {
-  pipeline_options o;
-  o.num_devices = num_ipus;
-  o.enable_pipelining =
-      pipelining || (batches_enable_pipelining && batches_per_step.has_value() && r.has_stages());
-  o.batches_per_step = batches_per_step.value_or(1);
-  o.spelling = flag_spelling;
-  return o;
-}
-
-void memory_flags::add_to(CLI::App& cmd, bool with_batches) {
+void add_to(CLI::App& cmd, memory_flags& f, bool with_batches) {
   auto* g = cmd.add_option_group("memory plan", "What each device holds (shardpoint memory)");
-  g->add_option("--tensor-parallel", tensor_parallel,
+  g->add_option("--tensor-parallel", f.tensor_parallel,
                 "Tensor-parallel degree T: weights split by their shard tuples (Megatron pairs "
                 "from the graph, or --layout)");
-  g->add_option("--layout", layout,
+  g->add_option("--layout", f.layout,
                 "Layout file: initializer -> column | row | vocab | replicated | [shard tuple]");
-  g->add_option("--data-parallel", data_parallel, "Data-parallel degree DP");
-  g->add_option("--sharded-data-parallel", sharded_data_parallel,
+  g->add_option("--data-parallel", f.data_parallel, "Data-parallel degree DP");
+  g->add_option("--sharded-data-parallel", f.sharded_data_parallel,
                 "SageMaker's sharded data parallel degree: divides DP; or auto (the smallest "
                 "that fits --device-memory)");
   auto* inf =
-      g->add_flag("--inference", inference, "Weights in their stored types, no training state");
-  auto* tr = g->add_flag("--training", training,
+      g->add_flag("--inference", f.inference, "Weights in their stored types, no training state");
+  auto* tr = g->add_flag("--training", f.training,
                          "Parameters, gradients and optimizer states (the default)");
   inf->excludes(tr);
-  g->add_option("--optimizer", optimizer, "Training: adam (default), sgd, none")
+  g->add_option("--optimizer", f.optimizer, "Training: adam (default), sgd, none")
       ->check(CLI::IsMember({"adam", "sgd", "none"}));
-  g->add_option("--precision", precision, "Training: fp16 (mixed, default), bf16 (mixed), fp32")
+  g->add_option("--precision", f.precision, "Training: fp16 (mixed, default), bf16 (mixed), fp32")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  g->add_flag("--fp16", fp16, "SageMaker's fp16: --precision fp16");
-  g->add_flag("--bf16", bf16, "SageMaker's bf16: --precision bf16");
-  g->add_flag("--shard-optimizer-states", shard_optimizer_states,
+  g->add_flag("--fp16", f.fp16, "SageMaker's fp16: --precision fp16");
+  g->add_flag("--bf16", f.bf16, "SageMaker's bf16: --precision bf16");
+  g->add_flag("--shard-optimizer-states", f.shard_optimizer_states,
               "Optimizer states divided over the data-parallel ranks (ZeRO stage 1)");
-  g->add_option("--param-persistence-threshold", persistence_threshold,
+  g->add_option("--param-persistence-threshold", f.persistence_threshold,
                 "Weights with fewer elements stay whole under sharding (default 1e6)");
-  g->add_option("--max-live-parameters", max_live_parameters,
+  g->add_option("--max-live-parameters", f.max_live_parameters,
                 "Most elements gathered at once under sharding (default 1e9)");
-  g->add_option("--micro-batch-size", micro_batch_size,
+  g->add_option("--micro-batch-size", f.micro_batch_size,
                 "Samples per micro-batch: the batch dimension of the activations (default 1)");
   if (with_batches) {
-    g->add_option("--batches-per-step,--batches_per_step", batches_per_step,
+    g->add_option("--batches-per-step,--batches_per_step", f.batches_per_step,
                   "Micro-batches per step M (default 1)");
   }
-  g->add_option("--schedule", schedule, "Training pipeline schedule: gpipe (default) or 1f1b")
+  g->add_option("--schedule", f.schedule, "Training pipeline schedule: gpipe (default) or 1f1b")
       ->check(CLI::IsMember({"gpipe", "1f1b"}));
-  g->add_option("--queue-depth", queue_depth,
+  g->add_option("--queue-depth", f.queue_depth,
                 "Inference: entries queued between stages (default 4, as simulate)");
 }
 
-bool memory_flags::given(const CLI::App& cmd) const {
+bool memory_flags_given(const CLI::App& cmd) {
   for (const char* flag :
        {"--tensor-parallel", "--layout", "--data-parallel", "--sharded-data-parallel",
         "--inference", "--training", "--optimizer", "--precision", "--fp16", "--bf16",
@@ -140,111 +82,13 @@ bool memory_flags::given(const CLI::App& cmd) const {
   return false;
 }
 
-std::int64_t parse_count(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  try { // digits exactly, then 1e6 and the like
-    const long long whole = std::stoll(text, &used, 10);
-    if (used == text.size()) {
-      return whole;
-    }
-  } catch (const std::exception&) {
-  }
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || !(std::abs(value) < 4.6e18) ||
-      value != std::floor(value)) {
-    throw bad_parameter_error(flag + " " + io::quote(text) +
-                              " is not a whole number (e.g. 8, 1e6)");
-  }
-  return static_cast<std::int64_t>(value);
-}
-
-parallel_config memory_flags::config() const {
-  // The command line's choices are checked by CLI11 as well; these checks
-  // are for every other caller (the Python bindings).
-  const auto one_of = [](const char* flag, const std::string& value,
-                         std::initializer_list<const char*> allowed) {
-    if (value.empty()) {
-      return; // the default
-    }
-    std::string list;
-    for (const char* a : allowed) {
-      if (value == a) {
-        return;
-      }
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    }
-    throw bad_parameter_error(std::string(flag) + " " + io::quote(value) + " is not one of " +
-                              list);
-  };
-  one_of("--optimizer", optimizer, {"adam", "sgd", "none"});
-  one_of("--precision", precision, {"fp32", "fp16", "bf16"});
-  one_of("--schedule", schedule, {"gpipe", "1f1b"});
-  parallel_config c;
-  c.training = !inference;
-  if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16)) {
-    throw usage_error("--optimizer, --precision, --fp16 and --bf16 describe training; drop them "
-                      "or --inference");
-  }
-  c.optimizer = optimizer == "sgd"    ? optimizer_kind::sgd
-                : optimizer == "none" ? optimizer_kind::none
-                                      : optimizer_kind::adam;
-  // SageMaker's two flags, and --precision on top: asking for both 16-bit
-  // types is the planner's fp16-or-bf16 rule.
-  c.fp16 = fp16 || precision == "fp16";
-  c.bf16 = bf16 || precision == "bf16";
-  if (precision == "fp32" && (fp16 || bf16)) {
-    throw usage_error(std::string("--precision fp32 contradicts --") + (fp16 ? "fp16" : "bf16"));
-  }
-  if (precision.empty() && !fp16 && !bf16) {
-    c.fp16 = true; // the default: the ZeRO paper's mixed precision
-  }
-  c.tensor_parallel = parse_count("--tensor-parallel", tensor_parallel);
-  c.data_parallel = parse_count("--data-parallel", data_parallel);
-  c.sharded_data_parallel =
-      automatic() ? 1 : parse_count("--sharded-data-parallel", sharded_data_parallel);
-  c.shard_optimizer_states = shard_optimizer_states;
-  c.param_persistence_threshold =
-      parse_count("--param-persistence-threshold", persistence_threshold);
-  c.max_live_parameters = parse_count("--max-live-parameters", max_live_parameters);
-  c.micro_batch_size = parse_count("--micro-batch-size", micro_batch_size);
-  c.micro_batches = parse_count("--batches-per-step", batches_per_step);
-  c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
-  c.queue_depth = parse_count("--queue-depth", queue_depth);
-  return c;
-}
-
-void report_flag::add_to(CLI::App& cmd, const std::vector<std::string>& formats,
-                         const std::string& help) {
-  cmd.add_option("--report", format, help)->check(CLI::IsMember(formats));
+void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
+            const std::string& help) {
+  cmd.add_option("--report", r.format, help)->check(CLI::IsMember(formats));
 }
 
 void print_findings(const std::vector<diagnostic>& diagnostics) {
   std::cerr << io::to_lines(diagnostics);
-}
-
-void protect_inputs(io::output_set& outputs, const std::string& path,
-                    const onnx::loaded_model* model,
-                    std::initializer_list<std::pair<std::string_view, std::string_view>> files) {
-  if (!path.empty()) {
-    outputs.input(path, "the input model");
-    if (model != nullptr) {
-      // (load_model checked these locations: inside the model's folder.)
-      const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
-      for (const auto& location : onnx::external_locations(model->proto().graph())) {
-        outputs.input(dir / location, "an external data file of the input model");
-      }
-    }
-  }
-  for (const auto& [file, what] : files) {
-    if (!file.empty()) {
-      outputs.input(std::string(file), what);
-    }
-  }
 }
 
 } // namespace shardpoint::cli

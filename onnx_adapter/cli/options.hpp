@@ -1,148 +1,49 @@
-// Option groups shared by several commands, declared once, and the steps
-// they share (loading a model with its sharding).
+// The command line's side of the shared request parts (app/requests.hpp):
+// the option groups several commands take, declared once on CLI11, and the
+// ranges CLI11 checks as it parses.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #ifndef SHARDPOINT_CLI_OPTIONS_HPP
 #define SHARDPOINT_CLI_OPTIONS_HPP
 
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include <shardpoint/io/config.hpp>
-#include <shardpoint/io/outputs.hpp>
-#include <shardpoint/onnx/adapter.hpp>
+#include <shardpoint/app/commands.hpp>
 
 namespace shardpoint::cli {
 
-/// What the option names say in messages: the flags' own spelling.
-inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
+// The command line is written in the application's vocabulary.
+using namespace shardpoint::app;
 
-/// The domains of counts given on the command line; a value outside is a bad
-/// parameter (exit 2), said by CLI11 as "--opt: Value V not in range A to B".
-/// Devices and stages: ids run to max_group_id (65535).
-inline const CLI::Range device_count(1, 65536);
-/// Micro-batches per step.
-inline const CLI::Range batch_count(1, 1 << 30);
-
-/// What a command reads of a model: its graph (onnx::read_graph, the weights'
-/// bytes left in the file and copied verbatim to any output), or all of it.
-enum class reading { graph, whole };
-
-/// A model file, or its serialised bytes already in memory (the Python
-/// bindings), which then take the place of the file (and must outlive the
-/// model when read as a graph).
-onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what);
+/// The domains of counts given on the command line (app/requests.hpp); a
+/// value outside is a bad parameter (exit 2), said by CLI11 as
+/// "--opt: Value V not in range A to B".
+inline const CLI::Range device_count(1, max_devices);
+inline const CLI::Range batch_count(1, max_batches);
 
 /// --input-model, --manual-sharding-config, --shard, --only-manual-sharding.
-struct model_points {
-  std::string input;
-  std::string config;
-  std::vector<std::string> shard_flags;
-  bool strict = false;
-  /// Not options: the bindings' model bytes (instead of reading `input`)
-  /// and points (after the config's and the flags').
-  std::string_view data;
-  std::vector<config::entry> entries;
-
-  void add_to(CLI::App& cmd, const std::string& what = "Model to shard", bool required = true);
-  [[nodiscard]] bool has_points() const {
-    return !config.empty() || !shard_flags.empty() || !entries.empty();
-  }
-};
-
-/// A model with the sharding of every node.
-struct sharded_model {
-  onnx::loaded_model model;
-  onnx::node_graph nodes;
-  sharding_result result;
-  bool from_attributes = false;     ///< read from the model, not from points
-  std::vector<std::size_t> renamed; ///< unnamed nodes given names to resolve the config
-};
-
-/// Reads the model and shards it by the config then the --shard flags.
-/// With neither, the model's own __ipu_number / __pipeline_stage attributes
-/// are its sharding when it has any; otherwise a usage error, or with
-/// `unsharded_ok` no sharding at all (one stage).
-sharded_model load_sharded(const model_points& m, bool unsharded_ok = false,
-                           reading what = reading::graph);
+void add_to(CLI::App& cmd, model_points& m, const std::string& what = "Model to shard",
+            bool required = true);
 
 /// --num-ipus, --enable-pipelining, --batches-per-step.
-struct pipeline_flags {
-  std::optional<int> num_ipus;
-  bool pipelining = false;
-  std::optional<int> batches_per_step;
-
-  /// Whether --batches-per-step alone turns the pipelining checks on (when
-  /// the sharding has stages), as `validate` has it; `shard` needs
-  /// --enable-pipelining, as PopRT does.
-  bool batches_enable_pipelining = false;
-
-  void add_to(CLI::App& cmd, const std::string& bps_help);
-  [[nodiscard]] pipeline_options options(const sharding_result& r) const;
-};
+void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help);
 
 /// --report with the given formats.
-struct report_flag {
-  std::string format = "table";
-  void add_to(CLI::App& cmd, const std::vector<std::string>& formats,
-              const std::string& help = "Report format");
-};
+void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
+            const std::string& help = "Report format");
 
-/// The memory planner's options (`memory`, and `suggest` whose cap then
-/// holds on the planner's totals): parallelism, training or inference,
-/// precision, SageMaker's sharded data parallelism, activations. Numbers are
-/// read as text so that 1e6 works and a bad one is a parameter error (exit
-/// 2), as the planner's rules are.
-struct memory_flags {
-  std::string tensor_parallel = "1";
-  std::string data_parallel = "1";
-  std::string sharded_data_parallel = "1"; ///< or "auto"
-  std::string layout;
-  bool inference = false;
-  bool training = false;
-  std::string optimizer;
-  std::string precision;
-  bool fp16 = false;
-  bool bf16 = false;
-  bool shard_optimizer_states = false;
-  std::string persistence_threshold = "1e6";
-  std::string max_live_parameters = "1e9";
-  std::string micro_batch_size = "1";
-  std::string batches_per_step = "1";
-  std::string schedule = "gpipe";
-  std::string queue_depth = "4";
+/// The memory planner's options; `with_batches`: whether to add
+/// --batches-per-step (commands that have their own leave it out).
+void add_to(CLI::App& cmd, memory_flags& f, bool with_batches = true);
 
-  /// `with_batches`: whether to add --batches-per-step (commands that have
-  /// their own leave it out).
-  void add_to(CLI::App& cmd, bool with_batches = true);
-  /// Whether any of them was given on the command line.
-  [[nodiscard]] bool given(const CLI::App& cmd) const;
-  [[nodiscard]] bool automatic() const { return sharded_data_parallel == "auto"; }
-  /// The configuration they describe (the sharding degree 1 under auto);
-  /// usage_error for flags that contradict each other, bad_parameter_error
-  /// for a number that is not an integer. The planner's rules are checked
-  /// where the stages are known.
-  [[nodiscard]] parallel_config config() const;
-};
-
-/// `text` as a whole number (1000000, 1e6); bad_parameter_error naming
-/// `flag` otherwise.
-std::int64_t parse_count(const std::string& flag, const std::string& text);
+/// Whether any memory planner option was given on the command line.
+bool memory_flags_given(const CLI::App& cmd);
 
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);
-
-/// Declares what a command reads as inputs of `outputs` (io/outputs.hpp), so
-/// that none of its outputs can touch them: the model file `path` (unless
-/// empty: bytes from Python) with the external data files `model` names, and
-/// each of `files` that is given (configs, layouts).
-void protect_inputs(
-    io::output_set& outputs, const std::string& path, const onnx::loaded_model* model,
-    std::initializer_list<std::pair<std::string_view, std::string_view>> files = {});
 
 } // namespace shardpoint::cli
 

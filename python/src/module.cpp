@@ -1,5 +1,6 @@
-// shardpoint._core: the Python extension. Thin bindings of what the command
-// line calls (onnx_adapter/cli/api.hpp) and of the core algorithms on an
+// shardpoint._core: the Python extension. Thin bindings of the application
+// (shardpoint::app, app/include/shardpoint/app/commands.hpp: what the
+// command line calls too) and of the core algorithms on an
 // edge list; shardpoint/__init__.py gives them their Python shape. Nothing
 // here decides anything the command line does not.
 //
@@ -22,12 +23,11 @@
 
 #include <shardpoint/shardpoint.hpp>
 
-#include "api.hpp"
-#include "exit_codes.hpp"
+#include <shardpoint/app/commands.hpp>
 
 namespace py = pybind11;
 namespace sp = shardpoint;
-namespace cli = shardpoint::cli;
+namespace app = shardpoint::app;
 
 namespace {
 
@@ -85,7 +85,7 @@ void register_errors(py::module_& m) {
                                  {e.bad_input});
   py::register_exception_translator([](std::exception_ptr p) {
     const auto raise = [](PyObject* cls, const std::exception& x) {
-      PyErr_SetString(cls, cli::message_of(x));
+      PyErr_SetString(cls, app::message_of(x));
     };
     try {
       std::rethrow_exception(p);
@@ -93,7 +93,7 @@ void register_errors(py::module_& m) {
       throw; // pybind11's own (TypeError for a bad argument, ...)
     } catch (const py::error_already_set&) {
       throw;
-    } catch (const cli::check_failed& x) {
+    } catch (const app::check_failed& x) {
       raise(errors().invalid_sharding, x);
     } catch (const sp::invalid_sharding_error& x) {
       raise(errors().invalid_sharding, x);
@@ -179,9 +179,9 @@ std::vector<finding> findings(const std::vector<sp::diagnostic>& ds, const ::onn
 
 using mapping = std::vector<std::pair<std::string, int>>;
 
-cli::pipeline_flags checks(std::optional<int> num_ipus, std::optional<int> batches_per_step,
+app::pipeline_flags checks(std::optional<int> num_ipus, std::optional<int> batches_per_step,
                            bool enable_pipelining) {
-  cli::pipeline_flags f;
+  app::pipeline_flags f;
   f.num_ipus = num_ipus;
   f.batches_per_step = batches_per_step;
   f.pipelining = enable_pipelining;
@@ -203,7 +203,7 @@ model_arg model_from(const py::object& o) {
 }
 
 // The model and its points, as the command line's option group holds them.
-void set_points(cli::model_points& p, const model_arg& m, const std::string& config,
+void set_points(app::model_points& p, const model_arg& m, const std::string& config,
                 const std::vector<std::string>& shard) {
   p.input = m.path;
   p.data = m.data();
@@ -216,14 +216,14 @@ void set_points(cli::model_points& p, const model_arg& m, const std::string& con
 py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
                       const mapping& pipelining_info, bool strict, std::optional<int> num_ipus,
                       std::optional<int> batches_per_step, bool enable_pipelining) {
-  cli::model_points m;
+  app::model_points m;
   m.data = view(data);
   m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
   m.strict = strict;
-  std::optional<cli::shard_outcome> out;
+  std::optional<app::shard_outcome> out;
   {
     py::gil_scoped_release free;
-    out.emplace(cli::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
+    out.emplace(app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
   }
   const auto& model = out->sharded.model;
   return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()));
@@ -234,7 +234,7 @@ py::tuple shard_file(const std::string& input, const std::string& config,
                      const std::string& output_dir, std::optional<int> num_ipus,
                      std::optional<int> batches_per_step, bool enable_pipelining,
                      bool only_manual_sharding, bool force, bool in_place) {
-  cli::shard_options a;
+  app::shard_options a;
   a.model.input = input;
   a.model.config = config;
   a.model.shard_flags = shard;
@@ -245,10 +245,10 @@ py::tuple shard_file(const std::string& input, const std::string& config,
   a.report.format = "json";
   a.in_place = in_place;
   a.force = force;
-  std::optional<cli::shard_file_outcome> r;
+  std::optional<app::shard_file_outcome> r;
   {
     py::gil_scoped_release free;
-    r.emplace(cli::shard_file(a));
+    r.emplace(app::shard_file(a));
   }
   return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string());
 }
@@ -256,16 +256,16 @@ py::tuple shard_file(const std::string& input, const std::string& config,
 py::tuple validate(const py::object& model, std::optional<int> num_ipus,
                    std::optional<int> batches_per_step, bool enable_pipelining) {
   const auto m = model_from(model);
-  cli::validate_options a;
+  app::validate_options a;
   a.model = m.path;
   a.data = m.data();
   a.pipeline = checks(num_ipus, batches_per_step, enable_pipelining);
   a.pipeline.batches_enable_pipelining = true; // as `validate` has it
   a.report.format = "json";
-  std::optional<cli::validate_outcome> r;
+  std::optional<app::validate_outcome> r;
   {
     py::gil_scoped_release free;
-    r.emplace(cli::validate_model(a));
+    r.emplace(app::validate_model(a));
   }
   auto f = unnamed(r->diagnostics);
   for (std::size_t i = 0; i < f.size(); ++i) {
@@ -276,13 +276,13 @@ py::tuple validate(const py::object& model, std::optional<int> num_ipus,
 
 std::string inspect(const py::object& model, const std::string& grep) {
   const auto m = model_from(model);
-  cli::inspect_options a;
+  app::inspect_options a;
   a.model = m.path;
   a.data = m.data();
   a.grep = grep;
   a.report.format = "json";
   py::gil_scoped_release free;
-  return cli::inspect_model(a);
+  return app::inspect_model(a);
 }
 
 std::string simulate(const py::object& model, const std::string& config,
@@ -290,7 +290,7 @@ std::string simulate(const py::object& model, const std::string& config,
                      std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
                      int unit_us, int queue_depth, const std::string& trace) {
   const auto m = model_from(model);
-  cli::simulate_options a;
+  app::simulate_options a;
   set_points(a.model, m, config, shard);
   a.batches_per_step = batches_per_step;
   a.num_ipus = num_ipus;
@@ -301,13 +301,13 @@ std::string simulate(const py::object& model, const std::string& config,
   a.report.format = "json";
   a.trace = trace;
   py::gil_scoped_release free;
-  return cli::simulate_model(a);
+  return app::simulate_model(a);
 }
 
 // The memory planner's options, as the command line's text (so that the
 // same parsing and errors apply); None leaves the default.
-cli::memory_flags memory_flags_of(const py::dict& o, bool& any) {
-  cli::memory_flags f;
+app::memory_flags memory_flags_of(const py::dict& o, bool& any) {
+  app::memory_flags f;
   any = false;
   std::set<std::string> known; // every key read below
   const auto given = [&](const char* key) {
@@ -349,7 +349,7 @@ cli::memory_flags memory_flags_of(const py::dict& o, bool& any) {
   for (const auto& item : o) {
     const auto name = py::str(item.first).cast<std::string>();
     if (!known.count(name)) {
-      throw cli::usage_error("unknown memory plan option '" + name + "'");
+      throw app::usage_error("unknown memory plan option '" + name + "'");
     }
   }
   return f; // values are checked where the command line's are: memory_flags::config()
@@ -361,7 +361,7 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
                   const std::string& output_model, bool only_manual_sharding, bool force,
                   const py::dict& memory) {
   const auto m = model_from(model);
-  cli::suggest_options a;
+  app::suggest_options a;
   a.input = m.path;
   a.data = m.data();
   a.stages = stages;
@@ -376,12 +376,12 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
   a.report.format = "json";
   a.plan = memory_flags_of(memory, a.planned);
   if (a.plan.automatic()) {
-    throw cli::usage_error("suggest plans one sharded data parallel degree; give a number");
+    throw app::usage_error("suggest plans one sharded data parallel degree; give a number");
   }
-  std::optional<cli::suggest_outcome> r;
+  std::optional<app::suggest_outcome> r;
   {
     py::gil_scoped_release free;
-    r.emplace(cli::suggest_split(a));
+    r.emplace(app::suggest_split(a));
   }
   return py::make_tuple(r->report, unnamed(r->diagnostics), r->written);
 }
@@ -390,7 +390,7 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
                       const std::vector<std::string>& shard, const std::string& parameters,
                       const std::string& largest_layer, const std::string& device_memory,
                       bool compare_stages, const py::dict& options) {
-  cli::memory_options a;
+  app::memory_options a;
   std::optional<model_arg> m;
   if (!model.is_none()) {
     m = model_from(model);
@@ -409,10 +409,10 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
   a.report.format = "json";
   bool any = false;
   a.plan = memory_flags_of(options, any);
-  std::optional<cli::memory_outcome> r;
+  std::optional<app::memory_outcome> r;
   {
     py::gil_scoped_release free;
-    r.emplace(cli::plan_model_memory(a));
+    r.emplace(app::plan_model_memory(a));
   }
   return py::make_tuple(r->report, r->shortfall);
 }
@@ -423,7 +423,7 @@ py::list weights_strategy(const py::object& model, const std::string& config,
                           const std::string& layout, const std::string& layout_out,
                           const std::string& format, bool replicate_shared, bool force) {
   const auto m = model_from(model);
-  cli::weights_options a;
+  app::weights_options a;
   set_points(a.model, m, config, shard);
   a.tensor_parallel = tensor_parallel;
   a.strategy_dir = output_dir;
@@ -433,10 +433,10 @@ py::list weights_strategy(const py::object& model, const std::string& config,
   a.format = format;
   a.replicate_shared = replicate_shared;
   a.force = force;
-  std::optional<cli::strategy_outcome> r;
+  std::optional<app::strategy_outcome> r;
   {
     py::gil_scoped_release free;
-    r.emplace(cli::write_strategy(a));
+    r.emplace(app::write_strategy(a));
   }
   py::list out;
   for (const auto& d : r->decisions) {

@@ -6,11 +6,6 @@
 #include <iostream>
 #include <memory>
 
-#include <shardpoint/io/layout_file.hpp>
-#include <shardpoint/io/memory_report.hpp>
-#include <shardpoint/io/units.hpp>
-
-#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -19,108 +14,13 @@ namespace shardpoint::cli {
 
 namespace {
 
-std::vector<stage_memory_input> from_model(const memory_options& a, const parallel_config& c,
-                                           std::vector<std::string>& notes) {
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
-  auto& model = file.proto();
-  std::vector<io::layout_choice> layout;
-  if (!a.plan.layout.empty()) {
-    layout = io::read_layout_file(a.plan.layout);
-  }
-  // Shard tuples as `weights strategy` decides them; a weight read by two
-  // stages is held by both.
-  const onnx::weight_options wo{static_cast<int>(c.tensor_parallel), std::nullopt, true};
-  const auto decisions =
-      onnx::decide(model.graph(), nodes, result, wo, a.plan.layout.empty() ? nullptr : &layout);
-  auto measured = onnx::measure_memory(model, nodes, result, decisions, c.micro_batch_size);
-  notes = std::move(measured.notes);
-  return std::move(measured.stages);
-}
-
-} // namespace
-
-memory_outcome plan_model_memory(const memory_options& a) {
-  if (a.model.input.empty() == a.parameters.empty()) {
-    throw usage_error("give --input-model MODEL or --parameters N (one of them)");
-  }
-  if (!a.largest_layer.empty() && a.parameters.empty()) {
-    throw usage_error("--largest-layer-parameters goes with --parameters");
-  }
-  if (!a.parameters.empty() && (!a.plan.layout.empty() || a.model.has_points())) {
-    throw usage_error("--layout, --manual-sharding-config and --shard need --input-model");
-  }
-  std::optional<std::int64_t> capacity;
-  if (!a.device_memory.empty()) {
-    capacity = io::parse_size("--device-memory", a.device_memory);
-  }
-  if (a.plan.automatic() && !capacity) {
-    throw usage_error("--sharded-data-parallel auto needs --device-memory");
-  }
-  if (a.compare_stages && a.plan.inference) {
-    throw usage_error("--compare-stages compares training states; drop --inference");
-  }
-  parallel_config c = a.plan.config();
-  io::memory_report r;
-  std::vector<stage_memory_input> stages;
-  if (!a.parameters.empty()) {
-    const std::int64_t n = parse_count("--parameters", a.parameters);
-    std::optional<std::int64_t> largest;
-    if (!a.largest_layer.empty()) {
-      largest = parse_count("--largest-layer-parameters", a.largest_layer);
-    }
-    // Counts alone: one stage, weights split evenly over the tensor-parallel
-    // ranks, 4 bytes stored (fp32) for inference.
-    stages.push_back(from_counts(n, largest, 4));
-    for (auto& t : stages.back().parameters) {
-      t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
-    }
-    r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
-                      "evenly over the tensor-parallel ranks");
-  } else {
-    if (!a.plan.automatic()) { // a bad degree is reported before the model is read
-      check_memory_rules(c, 1);
-    }
-    stages = from_model(a, c, r.notes);
-  }
-  const auto count = static_cast<std::int64_t>(stages.size());
-  r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
-                              : plan_memory(stages, c, capacity);
-  c.sharded_data_parallel = r.plan.sharded_data_parallel;
-  if (a.compare_stages) {
-    r.zero_stages = compare_zero_stages(stages, c);
-  }
-  r.config = c;
-  r.stages = count;
-  r.automatic = a.plan.automatic();
-  r.data_parallel_ranks = std::max(c.sharded_data_parallel,
-                                   c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
-  memory_outcome out;
-  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
-  if (!r.plan.fits) {
-    const auto over = r.plan.largest_total_bytes - *capacity;
-    out.shortfall = "the largest device needs " +
-                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
-                    io::human_bytes(static_cast<double>(over)) + " more than " +
-                    io::human_bytes(static_cast<double>(*capacity));
-    if (r.automatic) {
-      out.shortfall += " even with the sharded data parallel degree that comes closest (" +
-                       std::to_string(r.plan.sharded_data_parallel) + ")";
-    }
-  }
-  out.plan = std::move(r);
-  return out;
-}
-
-namespace {
-
 int run(const memory_options& a) {
   const auto r = plan_model_memory(a);
   std::cout << r.report;
-  if (!r.shortfall.empty()) {
+  if (verdict_of(r) == verdict::rule_broken) {
     std::cerr << "shardpoint: does not fit: " << r.shortfall << '\n';
-    return exit_invalid;
   }
-  return exit_ok;
+  return exit_code(verdict_of(r));
 }
 
 } // namespace
@@ -130,7 +30,7 @@ action add_memory(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "memory", "The bytes every device holds (pipeline stages x tensor parallelism x sharded "
                 "data parallelism) and whether they fit");
-  a->model.add_to(*cmd, "Model, sharded into pipeline stages (or give --parameters)", false);
+  add_to(*cmd, a->model, "Model, sharded into pipeline stages (or give --parameters)", false);
   cmd->add_option("--parameters", a->parameters,
                   "Plan from counts alone, without a model: N parameters (e.g. 7.5e9)");
   cmd->add_option("--largest-layer-parameters", a->largest_layer,
@@ -139,8 +39,8 @@ action add_memory(CLI::App& app) {
                   "Memory of each device (32GiB, 16GB, 123456789): exit 3 when one does not fit");
   cmd->add_flag("--compare-stages", a->compare_stages,
                 "Also the model states of the largest device under each ZeRO stage");
-  a->plan.add_to(*cmd);
-  a->report.add_to(*cmd, {"table", "json"});
+  add_to(*cmd, a->plan);
+  add_to(*cmd, a->report, {"table", "json"});
   return [a] { return run(*a); };
 }
 

@@ -13,20 +13,8 @@ namespace shardpoint::cli {
 
 namespace {
 
-struct strip_options {
-  std::string input;
-  std::string output;
-};
-
 int run(const strip_options& a) {
-  io::output_set outputs;
-  protect_inputs(outputs, a.input, nullptr);
-  const auto& output = outputs.file(a.output, "--output-model");
-  auto file = load_model(a.input, {}, reading::graph);
-  protect_inputs(outputs, a.input, &file);
-  const std::size_t removed = onnx::strip_annotations(*file.proto().mutable_graph());
-  onnx::save_model(file, output.staging());
-  outputs.commit();
+  const std::size_t removed = strip_model(a);
   std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote " << a.output
             << '\n';
   return exit_ok;

@@ -9,18 +9,6 @@
 
 namespace shardpoint::cli {
 
-namespace {
-
-struct synth_options {
-  std::string what;
-  std::string output;
-  int layers = 12;
-  int hidden = 8;
-  int sequence = 16;
-};
-
-} // namespace
-
 action add_synth(CLI::App& app) {
   auto a = std::make_shared<synth_options>();
   auto* cmd = app.add_subcommand(
@@ -36,12 +24,7 @@ action add_synth(CLI::App& app) {
   cmd->add_option("--sequence", a->sequence, "decoder: sequence length")
       ->check(CLI::Range(1, 4096));
   return [a] {
-    io::output_set outputs;
-    const auto& output = outputs.file(a->output, "the output model");
-    onnx::save_model(a->what == "resnet50" ? onnx::synth_resnet50()
-                                           : onnx::synth_decoder(a->layers, a->hidden, a->sequence),
-                     output.staging());
-    outputs.commit();
+    synth_model(*a);
     return exit_ok;
   };
 }

@@ -4,40 +4,18 @@
 #include <iostream>
 #include <memory>
 
-#include "api.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
 
 namespace shardpoint::cli {
 
-validate_outcome validate_model(const validate_options& a) {
-  auto file = load_model(a.model, a.data, reading::graph);
-  auto& model = file.proto();
-  const auto& g = model.graph();
-  const onnx::node_graph nodes = onnx::build_graph(g);
-  const auto result = onnx::read_annotations(g);
-  validate_outcome out;
-  out.diagnostics = onnx::validate(g, nodes, result, a.pipeline.options(result));
-  for (const auto& d : out.diagnostics) {
-    auto& names = out.node_names.emplace_back();
-    for (auto v : d.vertices) {
-      names.push_back(v < static_cast<std::size_t>(g.node_size())
-                          ? g.node(static_cast<int>(v)).name()
-                          : std::string());
-    }
-  }
-  const auto r = onnx::make_report(model, nodes, result, out.diagnostics);
-  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
-  return out;
-}
-
 namespace {
 
 int run(const validate_options& a) {
   const auto r = validate_model(a);
   std::cout << r.report;
-  return has_errors(r.diagnostics) ? exit_invalid : exit_ok;
+  return exit_code(verdict_of(r));
 }
 
 } // namespace
@@ -47,8 +25,8 @@ action add_validate(CLI::App& app) {
   a->pipeline.batches_enable_pipelining = true;
   auto* cmd = app.add_subcommand("validate", "Check the sharding attributes already in a model");
   cmd->add_option("model", a->model, "Model to check")->required();
-  a->pipeline.add_to(*cmd, "Micro-batches per step (turns on the pipelining checks)");
-  a->report.add_to(*cmd, {"table", "json"});
+  add_to(*cmd, a->pipeline, "Micro-batches per step (turns on the pipelining checks)");
+  add_to(*cmd, a->report, {"table", "json"});
   return [a] { return run(*a); };
 }
 

@@ -1,24 +1,28 @@
-// The commands' work as functions: each command's run() is one of these
-// plus printing and its exit code, and the Python bindings (python/) call
-// the same functions, so both say and write exactly the same. Each returns
-// what the command prints on stdout, rendered as its options ask (table or
-// JSON), and writes the files the command writes.
+// The application: one typed function per command -- a request struct in,
+// an outcome out (the report rendered as asked, the findings, the files
+// written) -- with no option parsing, no printing and no exit codes. The
+// command line (cli/) parses into these requests and prints the outcomes;
+// the Python package (python/) binds the same functions, so both say and
+// write exactly the same. Errors are shardpoint::error by category, plus
+// app/errors.hpp's usage_error and check_failed.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#ifndef SHARDPOINT_CLI_API_HPP
-#define SHARDPOINT_CLI_API_HPP
+#ifndef SHARDPOINT_APP_COMMANDS_HPP
+#define SHARDPOINT_APP_COMMANDS_HPP
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <shardpoint/app/requests.hpp>
 #include <shardpoint/io/memory_report.hpp>
+#include <shardpoint/onnx/split.hpp>
+#include <shardpoint/onnx/weights.hpp>
 
-#include "options.hpp"
-
-namespace shardpoint::cli {
+namespace shardpoint::app {
 
 // ---- shard --------------------------------------------------------------
 
@@ -39,6 +43,10 @@ struct shard_outcome {
   [[nodiscard]] bool failed() const { return has_errors(diagnostics); }
 };
 
+[[nodiscard]] inline verdict verdict_of(const shard_outcome& o) {
+  return o.failed() ? verdict::rule_broken : verdict::ok;
+}
+
 /// What `shard` does before writing (and the Python Sharder all it does).
 shard_outcome shard_model(const model_points& m, const pipeline_flags& checks);
 
@@ -52,6 +60,11 @@ struct shard_file_outcome {
 /// `shard`: shards, reports, and writes the model unless validation failed
 /// (without force).
 shard_file_outcome shard_file(const shard_options& a);
+
+/// Rule broken when validation failed, written or not (--force).
+[[nodiscard]] inline verdict verdict_of(const shard_file_outcome& o) {
+  return has_errors(o.diagnostics) ? verdict::rule_broken : verdict::ok;
+}
 
 // ---- validate, inspect --------------------------------------------------
 
@@ -69,6 +82,10 @@ struct validate_outcome {
 };
 
 validate_outcome validate_model(const validate_options& a);
+
+[[nodiscard]] inline verdict verdict_of(const validate_outcome& o) {
+  return has_errors(o.diagnostics) ? verdict::rule_broken : verdict::ok;
+}
 
 struct inspect_options {
   std::string model;
@@ -126,6 +143,12 @@ struct suggest_outcome {
 
 suggest_outcome suggest_split(const suggest_options& a);
 
+/// Rule broken when the split fails validation (then nothing is written
+/// without force).
+[[nodiscard]] inline verdict verdict_of(const suggest_outcome& o) {
+  return has_errors(o.diagnostics) ? verdict::rule_broken : verdict::ok;
+}
+
 // ---- memory -------------------------------------------------------------
 
 struct memory_options {
@@ -147,7 +170,54 @@ struct memory_outcome {
 
 memory_outcome plan_model_memory(const memory_options& a);
 
-// ---- weights strategy ---------------------------------------------------
+/// Rule broken when a device does not fit.
+[[nodiscard]] inline verdict verdict_of(const memory_outcome& o) {
+  return o.shortfall.empty() ? verdict::ok : verdict::rule_broken;
+}
+
+// ---- split --------------------------------------------------------------
+
+struct split_options {
+  model_points model;
+  std::string output_dir;
+  std::string by = "stage"; ///< or "device"
+  onnx::split_options split;
+  report_flag report;
+  bool force = false;
+};
+
+struct split_outcome {
+  std::string report;
+  std::size_t stages = 0; ///< stage models written
+};
+
+/// `split`: one runnable model per stage and pipeline.json, in a new folder.
+split_outcome split_model(const split_options& a);
+
+// ---- strip --------------------------------------------------------------
+
+struct strip_options {
+  std::string input;
+  std::string output;
+};
+
+/// `strip`: the model without sharding attributes; how many were removed.
+std::size_t strip_model(const strip_options& a);
+
+// ---- synth --------------------------------------------------------------
+
+struct synth_options {
+  std::string what; ///< resnet50 or decoder
+  std::string output;
+  int layers = 12;
+  int hidden = 8;
+  int sequence = 16;
+};
+
+/// `synth`: writes the generated model.
+void synth_model(const synth_options& a);
+
+// ---- weights strategy | split | merge -----------------------------------
 
 struct weights_options {
   // strategy
@@ -173,6 +243,12 @@ struct strategy_outcome {
 /// `weights strategy`: the decision for every weight, the strategy files.
 strategy_outcome write_strategy(const weights_options& a);
 
-} // namespace shardpoint::cli
+/// `weights split`: every rank's weights, cut as the strategy files say.
+void split_weights(const weights_options& a);
 
-#endif // SHARDPOINT_CLI_API_HPP
+/// `weights merge`: the whole weights again, from every rank's files.
+void merge_weights(const weights_options& a);
+
+} // namespace shardpoint::app
+
+#endif // SHARDPOINT_APP_COMMANDS_HPP

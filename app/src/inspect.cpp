@@ -1,0 +1,82 @@
+// inspect: list a model's nodes.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+#include <shardpoint/app/commands.hpp>
+#include <shardpoint/io/text.hpp>
+
+namespace shardpoint::app {
+
+namespace {
+
+std::string joined(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    out.append(out.empty() ? "" : ", ").append(io::printable(n));
+  }
+  return out;
+}
+
+std::vector<std::string> utf8(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    out.push_back(io::utf8_escaped(n));
+  }
+  return out;
+}
+
+} // namespace
+
+std::string inspect_model(const inspect_options& a) {
+  // RE2: linear time in the name's length, no recursion, bounded memory, so
+  // neither a long name nor a catastrophic pattern can stall or crash it.
+  RE2::Options options;
+  options.set_log_errors(false);
+  const RE2 re(a.grep, options);
+  if (!re.ok()) {
+    throw bad_parameter_error("--grep " + io::quote(a.grep) +
+                              " is not a valid regular expression (RE2 syntax): " + re.error());
+  }
+  const auto file = load_model(a.model, a.data, reading::graph);
+  const auto& g = file.proto().graph();
+  // Device and stage columns when the model is sharded.
+  const bool sharded = onnx::has_annotations(g);
+  const sharding_result r = sharded ? onnx::read_annotations(g) : sharding_result();
+  const auto value = [](std::optional<int> v) { return v ? std::to_string(*v) : "-"; };
+  const auto json_value = [](std::optional<int> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  };
+  std::ostringstream table;
+  auto list = nlohmann::json::array();
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto& n = g.node(v);
+    if (!a.grep.empty() && !RE2::PartialMatch(n.name(), re) &&
+        !RE2::PartialMatch(n.op_type(), re)) {
+      continue;
+    }
+    const auto i = static_cast<std::size_t>(v);
+    if (a.report.format == "json") {
+      list.push_back({{"index", v},
+                      {"name", io::utf8_escaped(n.name())},
+                      {"op_type", io::utf8_escaped(n.op_type())},
+                      {"device", sharded ? json_value(r.device(i)) : nlohmann::json()},
+                      {"stage", sharded ? json_value(r.stage(i)) : nlohmann::json()},
+                      {"inputs", utf8(n.input())},
+                      {"outputs", utf8(n.output())}});
+      continue;
+    }
+    table << v << '\t' << (n.name().empty() ? "<unnamed>" : io::printable(n.name())) << '\t'
+          << io::printable(n.op_type()) << '\t';
+    if (sharded) {
+      table << "device " << value(r.device(i)) << "\tstage " << value(r.stage(i)) << '\t';
+    }
+    table << joined(n.input()) << " -> " << joined(n.output()) << '\n';
+  }
+  return a.report.format == "json" ? list.dump(2) + "\n" : table.str();
+}
+
+} // namespace shardpoint::app

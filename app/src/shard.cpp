@@ -1,0 +1,70 @@
+// shard: annotate a model with __ipu_number / __pipeline_stage.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <filesystem>
+
+#include <shardpoint/app/commands.hpp>
+#include <shardpoint/io/report.hpp>
+
+namespace shardpoint::app {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path output_path(const shard_options& a) {
+  if (a.in_place) {
+    if (!a.output.empty() && fs::path(a.output) != fs::path(a.model.input)) {
+      throw usage_error("--in-place writes the input model; do not give --output-model too");
+    }
+    return a.model.input;
+  }
+  if (a.output.empty()) {
+    throw usage_error("--output-model is required (or --in-place)");
+  }
+  fs::path output = a.output;
+  if (!a.output_dir.empty() && output.is_relative()) {
+    output = fs::path(a.output_dir) / output;
+  }
+  return output;
+}
+
+} // namespace
+
+shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
+  shard_outcome out{load_sharded(m), {}};
+  auto& graph = *out.sharded.model.proto().mutable_graph();
+  onnx::annotate(graph, out.sharded.result);
+  out.diagnostics = onnx::validate(graph, out.sharded.nodes, out.sharded.result,
+                                   checks.options(out.sharded.result));
+  return out;
+}
+
+shard_file_outcome shard_file(const shard_options& a) {
+  shard_file_outcome out;
+  out.output = output_path(a);
+  io::output_set outputs;
+  // --in-place replaces the model (atomically: the new file is renamed over
+  // it); otherwise the model is one of the inputs no output may touch.
+  protect_inputs(outputs, a.in_place ? std::string() : a.model.input, nullptr,
+                 {{a.model.config, "the sharding config"}});
+  auto& output = outputs.file(out.output, a.in_place ? "--in-place" : "--output-model");
+  auto [sharded, diagnostics] = shard_model(a.model, a.pipeline);
+  if (!a.in_place) {
+    protect_inputs(outputs, a.model.input, &sharded.model);
+  }
+  const bool failed = has_errors(diagnostics);
+  auto& model = sharded.model.proto();
+  out.diagnostics = diagnostics;
+  if (a.report.format != "none") {
+    const auto r = onnx::make_report(model, sharded.nodes, sharded.result, std::move(diagnostics));
+    out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  }
+  if (!failed || a.force) {
+    onnx::save_model(sharded.model, output.staging());
+    outputs.commit();
+    out.written = true;
+  }
+  return out;
+}
+
+} // namespace shardpoint::app
