@@ -11,12 +11,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+mkdir -p build
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+echo "== building the shardpoint program in Release (build/demo; the first build takes about"
+echo "   8 minutes on 2 cores, SHARDPOINT_JOBS sets the parallel jobs)"
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD_TESTS=OFF \
-  -DSHARDPOINT_BUILD_EXAMPLES=OFF -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" >/dev/null
-cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" --target shardpoint_cli >/dev/null
+  -DSHARDPOINT_BUILD_EXAMPLES=OFF -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" >build/demo.configure.log 2>&1 ||
+  { cat build/demo.configure.log; exit 1; }
+cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" --target shardpoint_cli
 shardpoint=build/demo/onnx_adapter/shardpoint
+echo "== the program is $shardpoint"
+echo
 out=build/demo/out
 mkdir -p "$out"
 
@@ -43,3 +49,7 @@ for config in examples/resnet50/shard.yaml "$out/suggested.yaml"; do
   "$shardpoint" simulate --input-model "$out/resnet50-v1-7.onnx" --manual-sharding-config "$config" \
     --cost flops --batches-per-step 16 | sed -n '/^makespan/,/^bottleneck/p'
 done
+echo
+echo "== done. The program is $shardpoint; to call it shardpoint:"
+echo "   export PATH=\"$PWD/build/demo/onnx_adapter:\$PATH\""
+echo "   The outputs are in $out."

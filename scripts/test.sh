@@ -137,7 +137,7 @@ else
   done
 fi
 
-echo "== python: the package as cmake --install put it, and the README's seed script on it"
+echo "== python: the package as cmake --install put it, and docs/python.md's seed script on it"
 site=$(find build/install -path '*-packages/shardpoint/__init__.py' -printf '%h\n' | head -n 1)
 if [ -z "$site" ]; then
   echo "python: cmake --install put no shardpoint package under build/install"
@@ -147,9 +147,9 @@ elif (
   cd build && PYTHONPATH="$root/$(dirname "$site")" /usr/bin/python3 -c \
     'import shardpoint; d, s = shardpoint.manual_shard(3, [(0, 1), (1, 2)], [(1, 0, 0)]); assert d.tolist() == [0, 0, 1], d; print("python (installed):", shardpoint.__file__)'
 ) && { [ ! -d ../shared/models ] || (
-  # The README's Python section, as written (it runs from the source tree
+  # docs/python.md's seed script, as written (it runs from the source tree
   # with PYTHONPATH=build/gcc/python; here on the installed package).
-  sed -n '/<!-- python:begin -->/,/<!-- python:end -->/p' README.md | sed '1,/^```python$/d;/^```$/,$d' |
+  sed -n '/<!-- python:begin -->/,/<!-- python:end -->/p' docs/python.md | sed '1,/^```python$/d;/^```$/,$d' |
     diff - examples/python/shard.py &&
     PYTHONPATH="$root/$(dirname "$site")" /usr/bin/python3 examples/python/shard.py \
       ../shared/models/resnet50-v1-7-replica.onnx build/python-seed.onnx

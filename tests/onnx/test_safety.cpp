@@ -1,4 +1,4 @@
-// What a command may touch (README, "Safety"), tried as a careless or hostile
+// What a command may touch (docs/cli.md, "Safety"), tried as a careless or hostile
 // user would: every output option of every command pointed at '.', '..', '/',
 // an input, an input's folder, a folder of the user's files, a FIFO, a
 // device, links to inputs -- each refused with exit 2 and one line, and the
