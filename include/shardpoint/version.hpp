@@ -8,4 +8,13 @@
 #define SHARDPOINT_VERSION_MINOR 1
 #define SHARDPOINT_VERSION_PATCH 0
 
+#define SHARDPOINT_DETAIL_STRINGIFY2(x) #x
+#define SHARDPOINT_DETAIL_STRINGIFY(x) SHARDPOINT_DETAIL_STRINGIFY2(x)
+/// "MAJOR.MINOR.PATCH": what `shardpoint --version` and Python's
+/// `shardpoint.__version__` say.
+#define SHARDPOINT_VERSION_STRING                                                                  \
+  SHARDPOINT_DETAIL_STRINGIFY(SHARDPOINT_VERSION_MAJOR)                                            \
+  "." SHARDPOINT_DETAIL_STRINGIFY(SHARDPOINT_VERSION_MINOR) "." SHARDPOINT_DETAIL_STRINGIFY(       \
+      SHARDPOINT_VERSION_PATCH)
+
 #endif // SHARDPOINT_VERSION_HPP

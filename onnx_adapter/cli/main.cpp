@@ -21,8 +21,7 @@ namespace {
 using namespace shardpoint::cli;
 
 std::string version() {
-  return "shardpoint " + std::to_string(SHARDPOINT_VERSION_MAJOR) + "." +
-         std::to_string(SHARDPOINT_VERSION_MINOR) + "." + std::to_string(SHARDPOINT_VERSION_PATCH);
+  return "shardpoint " SHARDPOINT_VERSION_STRING;
 }
 
 // The subcommand named on the command line, if any.

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include <shardpoint/error.hpp>
-#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/costs.hpp>
 
 #include "shapes.hpp"
@@ -57,9 +56,7 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
     const double mflops = std::ceil(flops / 1e6);
     if (!(mflops < 0x1p62)) {
       throw bad_input_error(
-          "node " + std::to_string(v) + " " +
-          (n.name().empty() ? "(unnamed " + io::quote(n.op_type()) + ")" : io::quote(n.name())) +
-          ": its shapes make " +
+          node_label(g, static_cast<std::size_t>(v)) + ": its shapes make " +
           (std::isnan(mflops) ? std::string("an undefined number of") : "more than 4.6e24") +
           " floating-point operations; check the dimensions the model declares");
     }

@@ -65,12 +65,6 @@ void outer_reads(const ::onnx::GraphProto& g, const name_set& enclosing_locals, 
   }
 }
 
-std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
-  const auto& n = g.node(static_cast<int>(i));
-  return "node " + std::to_string(i) +
-         (n.name().empty() ? " (unnamed " + n.op_type() + ")" : " '" + n.name() + "'");
-}
-
 std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
   std::string out;
   for (std::size_t i = 0; i < items.size() && i < most; ++i) {
@@ -83,6 +77,13 @@ std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
 }
 
 } // namespace
+
+std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
+  const auto& n = g.node(static_cast<int>(i));
+  return "node " + std::to_string(i) +
+         (n.name().empty() ? " (unnamed " + io::quote(n.op_type()) + ")"
+                           : " " + io::quote(n.name()));
+}
 
 std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
   std::vector<std::string> names;
@@ -296,14 +297,6 @@ sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
                       e.vertex());
   }
 }
-
-namespace {
-
-bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
-  return a.name() == ipu_attribute || a.name() == stage_attribute;
-}
-
-} // namespace
 
 void annotate(::onnx::GraphProto& g, const sharding_result& r) {
   for (int v = 0; v < g.node_size(); ++v) {

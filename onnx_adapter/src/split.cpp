@@ -32,10 +32,6 @@ std::string node_text(const std::vector<std::string>& names, std::size_t v) {
   return "node " + std::to_string(v) + " '" + names[v] + "'";
 }
 
-bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
-  return a.name() == ipu_attribute || a.name() == stage_attribute;
-}
-
 } // namespace
 
 io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,

@@ -637,9 +637,7 @@ void raise_error(const std::string& category, const std::string& message) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "shardpoint's C++ core; use the shardpoint package, which wraps it.";
-  m.attr("__version__") = std::to_string(SHARDPOINT_VERSION_MAJOR) + "." +
-                          std::to_string(SHARDPOINT_VERSION_MINOR) + "." +
-                          std::to_string(SHARDPOINT_VERSION_PATCH);
+  m.attr("__version__") = SHARDPOINT_VERSION_STRING;
   register_errors(m);
   // Argument names as in _core.pyi (test_package checks that they agree).
   using py::arg;

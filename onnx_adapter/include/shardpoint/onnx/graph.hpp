@@ -125,6 +125,10 @@ std::vector<std::size_t> producers_late_positions(const node_graph& nodes);
 /// The display names of the nodes: the name, or "<unnamed OP>".
 std::vector<std::string> node_names(const ::onnx::GraphProto& graph);
 
+/// A node as error messages name it: "node 3 'conv1'", or "node 3 (unnamed
+/// 'Relu')" (names quoted and escaped by io::quote).
+std::string node_label(const ::onnx::GraphProto& graph, std::size_t index);
+
 } // namespace shardpoint::onnx
 
 #endif // SHARDPOINT_ONNX_GRAPH_HPP

@@ -25,6 +25,11 @@ using input_error = shardpoint::bad_input_error;
 inline constexpr const char* ipu_attribute = "__ipu_number";
 inline constexpr const char* stage_attribute = "__pipeline_stage";
 
+/// Whether `a` is one of the two sharding attributes.
+inline bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
+  return a.name() == ipu_attribute || a.name() == stage_attribute;
+}
+
 /// Reads and parses a model. Never opens external data files: tensors stored
 /// outside the model keep their references untouched. Throws input_error.
 ::onnx::ModelProto load_model(const std::filesystem::path& path);
