@@ -90,24 +90,22 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
 parallel_config memory_flags::config() const {
   // The command line checks the choices as it parses (CLI11); these checks
   // are for every other caller (the Python bindings).
-  const auto one_of = [](const char* flag, const std::string& value,
-                         std::initializer_list<const char*> allowed) {
-    if (value.empty()) {
-      return; // the default
+  for (const auto& o : memory_plan_options) {
+    const std::string* value = o.text != nullptr ? &(this->*o.text) : nullptr;
+    if (value == nullptr || o.choices.empty() || value->empty()) {
+      continue; // free text, or the default
     }
     std::string list;
-    for (const char* a : allowed) {
-      if (value == a) {
-        return;
-      }
-      list += (list.empty() ? "" : ", ") + std::string(a);
+    bool known = false;
+    for (const auto& choice : choices_of(o)) {
+      known = known || *value == choice;
+      list.append(list.empty() ? "" : ", ").append(choice);
     }
-    throw bad_parameter_error(std::string(flag) + " " + io::quote(value) + " is not one of " +
-                              list);
-  };
-  one_of("--optimizer", optimizer, {"adam", "sgd", "none"});
-  one_of("--precision", precision, {"fp32", "fp16", "bf16"});
-  one_of("--schedule", schedule, {"gpipe", "1f1b"});
+    if (!known) {
+      throw bad_parameter_error(std::string(o.flag) + " " + io::quote(*value) + " is not one of " +
+                                list);
+    }
+  }
   parallel_config c;
   c.training = !inference;
   if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16)) {

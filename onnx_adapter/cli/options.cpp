@@ -31,51 +31,30 @@ void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help) {
 
 void add_to(CLI::App& cmd, memory_flags& f, bool with_batches) {
   auto* g = cmd.add_option_group("memory plan", "What each device holds (shardpoint memory)");
-  g->add_option("--tensor-parallel", f.tensor_parallel,
-                "Tensor-parallel degree T: weights split by their shard tuples (Megatron pairs "
-                "from the graph, or --layout)");
-  g->add_option("--layout", f.layout,
-                "Layout file: initializer -> column | row | vocab | replicated | [shard tuple]");
-  g->add_option("--data-parallel", f.data_parallel, "Data-parallel degree DP");
-  g->add_option("--sharded-data-parallel", f.sharded_data_parallel,
-                "SageMaker's sharded data parallel degree: divides DP; or auto (the smallest "
-                "that fits --device-memory)");
-  auto* inf =
-      g->add_flag("--inference", f.inference, "Weights in their stored types, no training state");
-  auto* tr = g->add_flag("--training", f.training,
-                         "Parameters, gradients and optimizer states (the default)");
-  inf->excludes(tr);
-  g->add_option("--optimizer", f.optimizer, "Training: adam (default), sgd, none")
-      ->check(CLI::IsMember({"adam", "sgd", "none"}));
-  g->add_option("--precision", f.precision, "Training: fp16 (mixed, default), bf16 (mixed), fp32")
-      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  g->add_flag("--fp16", f.fp16, "SageMaker's fp16: --precision fp16");
-  g->add_flag("--bf16", f.bf16, "SageMaker's bf16: --precision bf16");
-  g->add_flag("--shard-optimizer-states", f.shard_optimizer_states,
-              "Optimizer states divided over the data-parallel ranks (ZeRO stage 1)");
-  g->add_option("--param-persistence-threshold", f.persistence_threshold,
-                "Weights with fewer elements stay whole under sharding (default 1e6)");
-  g->add_option("--max-live-parameters", f.max_live_parameters,
-                "Most elements gathered at once under sharding (default 1e9)");
-  g->add_option("--micro-batch-size", f.micro_batch_size,
-                "Samples per micro-batch: the batch dimension of the activations (default 1)");
-  if (with_batches) {
-    g->add_option("--batches-per-step,--batches_per_step", f.batches_per_step,
-                  "Micro-batches per step M (default 1)");
+  CLI::Option* inference = nullptr;
+  CLI::Option* training = nullptr;
+  for (const auto& o : memory_plan_options) {
+    if (!with_batches && o.flag == "--batches-per-step") {
+      continue;
+    }
+    const std::string names =
+        std::string(o.flag) + (o.alias.empty() ? "" : "," + std::string(o.alias));
+    if (o.set != nullptr) {
+      auto* added = g->add_flag(names, f.*o.set, std::string(o.help));
+      (o.flag == "--inference" ? inference : o.flag == "--training" ? training : added) = added;
+      continue;
+    }
+    auto* added = g->add_option(names, f.*o.text, std::string(o.help));
+    if (!o.choices.empty()) {
+      added->check(CLI::IsMember(choices_of(o)));
+    }
   }
-  g->add_option("--schedule", f.schedule, "Training pipeline schedule: gpipe (default) or 1f1b")
-      ->check(CLI::IsMember({"gpipe", "1f1b"}));
-  g->add_option("--queue-depth", f.queue_depth,
-                "Inference: entries queued between stages (default 4, as simulate)");
+  inference->excludes(training);
 }
 
 bool memory_flags_given(const CLI::App& cmd) {
-  for (const char* flag :
-       {"--tensor-parallel", "--layout", "--data-parallel", "--sharded-data-parallel",
-        "--inference", "--training", "--optimizer", "--precision", "--fp16", "--bf16",
-        "--shard-optimizer-states", "--param-persistence-threshold", "--max-live-parameters",
-        "--micro-batch-size", "--schedule", "--queue-depth"}) {
-    if (cmd.count(flag) > 0) {
+  for (const auto& o : memory_plan_options) {
+    if (cmd.count(std::string(o.flag)) > 0) {
       return true;
     }
   }

@@ -326,21 +326,17 @@ app::memory_flags memory_flags_of(const py::dict& o, bool& any) {
       any = any || out;
     }
   };
-  text("tensor_parallel", f.tensor_parallel);
-  text("data_parallel", f.data_parallel);
-  text("sharded_data_parallel", f.sharded_data_parallel);
-  text("layout", f.layout);
-  text("optimizer", f.optimizer);
-  text("precision", f.precision);
-  text("param_persistence_threshold", f.persistence_threshold);
-  text("max_live_parameters", f.max_live_parameters);
-  text("micro_batch_size", f.micro_batch_size);
-  text("batches_per_step", f.batches_per_step);
-  text("schedule", f.schedule);
-  text("queue_depth", f.queue_depth);
-  flag("fp16", f.fp16);
-  flag("bf16", f.bf16);
-  flag("shard_optimizer_states", f.shard_optimizer_states);
+  for (const auto& option : app::memory_plan_options) {
+    if (option.keyword.empty() || option.keyword == "training") {
+      continue; // training= is the pair --training / --inference, below
+    }
+    const std::string key(option.keyword);
+    if (option.text != nullptr) {
+      text(key.c_str(), f.*option.text);
+    } else {
+      flag(key.c_str(), f.*option.set);
+    }
+  }
   if (given("training")) {
     f.training = o["training"].cast<bool>();
     f.inference = !f.training;

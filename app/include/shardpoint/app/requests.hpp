@@ -126,6 +126,74 @@ struct memory_flags {
   [[nodiscard]] parallel_config config() const;
 };
 
+/// One option of the memory planner, declared once: the command line adds
+/// it from here (cli/options.cpp), the Python package reads its keyword
+/// argument from here (python/src/module.cpp), and memory_flags holds it.
+struct memory_option {
+  std::string_view flag;                     ///< "--tensor-parallel" (the command line's spelling)
+  std::string_view alias;                    ///< PopRT's underscore spelling, when there is one
+  std::string_view keyword;                  ///< the Python keyword; empty when Python has none
+  std::string memory_flags::*text = nullptr; ///< a value, read as text ...
+  bool memory_flags::*set = nullptr;         ///< ... or a flag
+  std::string_view help;
+  std::string_view choices; ///< the values it takes, comma-separated; empty: any
+};
+
+/// The memory planner's options, in the order --help lists them. Python's
+/// `training=` is special: False means --inference.
+inline constexpr memory_option memory_plan_options[] = {
+    {"--tensor-parallel", "", "tensor_parallel", &memory_flags::tensor_parallel, nullptr,
+     "Tensor-parallel degree T: weights split by their shard tuples (Megatron pairs from the "
+     "graph, or --layout)",
+     ""},
+    {"--layout", "", "layout", &memory_flags::layout, nullptr,
+     "Layout file: initializer -> column | row | vocab | replicated | [shard tuple]", ""},
+    {"--data-parallel", "", "data_parallel", &memory_flags::data_parallel, nullptr,
+     "Data-parallel degree DP", ""},
+    {"--sharded-data-parallel", "", "sharded_data_parallel", &memory_flags::sharded_data_parallel,
+     nullptr,
+     "SageMaker's sharded data parallel degree: divides DP; or auto (the smallest that fits "
+     "--device-memory)",
+     ""},
+    {"--inference", "", "", nullptr, &memory_flags::inference,
+     "Weights in their stored types, no training state", ""},
+    {"--training", "", "training", nullptr, &memory_flags::training,
+     "Parameters, gradients and optimizer states (the default)", ""},
+    {"--optimizer", "", "optimizer", &memory_flags::optimizer, nullptr,
+     "Training: adam (default), sgd, none", "adam,sgd,none"},
+    {"--precision", "", "precision", &memory_flags::precision, nullptr,
+     "Training: fp16 (mixed, default), bf16 (mixed), fp32", "fp32,fp16,bf16"},
+    {"--fp16", "", "fp16", nullptr, &memory_flags::fp16, "SageMaker's fp16: --precision fp16", ""},
+    {"--bf16", "", "bf16", nullptr, &memory_flags::bf16, "SageMaker's bf16: --precision bf16", ""},
+    {"--shard-optimizer-states", "", "shard_optimizer_states", nullptr,
+     &memory_flags::shard_optimizer_states,
+     "Optimizer states divided over the data-parallel ranks (ZeRO stage 1)", ""},
+    {"--param-persistence-threshold", "", "param_persistence_threshold",
+     &memory_flags::persistence_threshold, nullptr,
+     "Weights with fewer elements stay whole under sharding (default 1e6)", ""},
+    {"--max-live-parameters", "", "max_live_parameters", &memory_flags::max_live_parameters,
+     nullptr, "Most elements gathered at once under sharding (default 1e9)", ""},
+    {"--micro-batch-size", "", "micro_batch_size", &memory_flags::micro_batch_size, nullptr,
+     "Samples per micro-batch: the batch dimension of the activations (default 1)", ""},
+    {"--batches-per-step", "--batches_per_step", "batches_per_step",
+     &memory_flags::batches_per_step, nullptr, "Micro-batches per step M (default 1)", ""},
+    {"--schedule", "", "schedule", &memory_flags::schedule, nullptr,
+     "Training pipeline schedule: gpipe (default) or 1f1b", "gpipe,1f1b"},
+    {"--queue-depth", "", "queue_depth", &memory_flags::queue_depth, nullptr,
+     "Inference: entries queued between stages (default 4, as simulate)", ""},
+};
+
+/// The values `o` takes (its `choices`, split); empty when it takes any.
+inline std::vector<std::string> choices_of(const memory_option& o) {
+  std::vector<std::string> out;
+  for (std::string_view rest = o.choices; !rest.empty();) {
+    const auto comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
+
 /// `text` as a whole number (1000000, 1e6); bad_parameter_error naming
 /// `flag` otherwise.
 std::int64_t parse_count(const std::string& flag, const std::string& text);
