@@ -1,6 +1,6 @@
 // shardpoint memory: the bytes every device holds -- pipeline stages x
 // tensor parallelism x SageMaker's sharded data parallelism
-// (../shared/seeds/sharded-data-parallelism.txt) -- and whether they fit.
+// (the seed document sharded-data-parallelism; docs/memory-model.md) -- and whether they fit.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <iostream>

@@ -1,5 +1,5 @@
 // shardpoint weights strategy | split | merge: tensor-parallel weights in
-// MindSpore's terms (../shared/seeds/weight-sharding-strategy.txt).
+// MindSpore's terms (the seed document weight-sharding-strategy; docs/formats.md).
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <iostream>

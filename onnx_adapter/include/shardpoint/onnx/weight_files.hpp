@@ -1,6 +1,6 @@
 // shardpoint/onnx/weight_files.hpp -- the files tensor-parallel weights
 // travel in: MindSpore's parallel strategy (protobuf or JSON) and checkpoint
-// (.ckpt), and safetensors. Field numbers and layouts: FORMATS.md.
+// (.ckpt), and safetensors. Field numbers and layouts: docs/formats.md.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 //

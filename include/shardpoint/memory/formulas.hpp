@@ -1,0 +1,302 @@
+// shardpoint/memory/formulas.hpp -- the bytes of every device: the ZeRO
+// accounting, activations per schedule, the automatic sharding degree,
+// ZeRO's stage comparison and the plan from counts alone.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// Part of the memory planner; the model, the rules and the complexity are
+// stated at the top of shardpoint/memory_plan.hpp.
+#ifndef SHARDPOINT_MEMORY_FORMULAS_HPP
+#define SHARDPOINT_MEMORY_FORMULAS_HPP
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "../detail/checked.hpp"
+#include "../detail/text.hpp"
+#include "../error.hpp"
+#include "config.hpp"
+#include "rules.hpp"
+
+namespace shardpoint {
+
+/// Bytes per element of a parameter, its gradient and its optimizer state
+/// in training (the table at the top); inference: {0, 0, 0} (stored type).
+struct state_bytes {
+  std::int64_t parameter = 0;
+  std::int64_t gradient = 0;
+  std::int64_t optimizer = 0;
+};
+
+inline state_bytes training_bytes(const parallel_config& c) {
+  const bool mixed = c.fp16 || c.bf16;
+  if (!c.training) {
+    return {};
+  }
+  if (mixed) {
+    return {2, 2,
+            c.optimizer == optimizer_kind::adam  ? 12
+            : c.optimizer == optimizer_kind::sgd ? 4
+                                                 : 0};
+  }
+  return {4, 4, c.optimizer == optimizer_kind::adam ? 8 : 0};
+}
+
+namespace detail::memory {
+
+// Products and sums of byte counts, which are never negative, refused
+// rather than wrapped past 2^63 (portable: no compiler builtins).
+inline void overflow() {
+  throw bad_parameter_error("shardpoint: the memory plan overflows 64 bits; are the counts right?");
+}
+
+inline std::int64_t mul(std::int64_t a, std::int64_t b) {
+  if (a < 0 || b < 0) {
+    throw bad_parameter_error(
+        cat("shardpoint: a negative count in the memory plan (", a, " x ", b, ")"));
+  }
+  if (a != 0 && b > std::numeric_limits<std::int64_t>::max() / a) {
+    overflow();
+  }
+  return a * b;
+}
+
+inline std::int64_t add(std::int64_t a, std::int64_t b) {
+  if (b > std::numeric_limits<std::int64_t>::max() - a) {
+    overflow();
+  }
+  return a + b;
+}
+
+inline std::int64_t share(std::int64_t elements, std::int64_t devices) {
+  return elements / devices + (elements % devices != 0 ? 1 : 0);
+}
+
+inline std::int64_t slice(const parameter_tensor& t) {
+  if (t.elements < 0 || t.tensor_parallel_parts < 1 || t.stored_element_bytes < 0) {
+    throw bad_parameter_error(cat("shardpoint: a parameter of ", t.elements, " elements in ",
+                                  t.tensor_parallel_parts, " parts of ", t.stored_element_bytes,
+                                  " bytes each is not a tensor"));
+  }
+  return share(t.elements, t.tensor_parallel_parts);
+}
+
+/// How far model states are sharded: parameters, gradients, optimizer.
+struct degrees {
+  std::int64_t parameters = 1;
+  std::int64_t gradients = 1;
+  std::int64_t optimizer = 1;
+};
+
+struct model_states {
+  std::int64_t parameters = 0;
+  std::int64_t gradients = 0;
+  std::int64_t optimizer = 0;
+  std::int64_t gathered = 0;
+};
+
+inline model_states states_of(const stage_memory_input& in, const parallel_config& c,
+                              const degrees& d) {
+  const state_bytes b = training_bytes(c);
+  model_states out;
+  for (const auto& t : in.parameters) {
+    const std::int64_t e = slice(t);
+    if (!t.trainable) {
+      out.parameters = add(out.parameters, mul(t.stored_element_bytes, e));
+      continue;
+    }
+    const bool persistent = t.elements < c.param_persistence_threshold;
+    const std::int64_t p = c.training ? b.parameter : t.stored_element_bytes;
+    out.parameters = add(out.parameters, mul(p, persistent ? e : share(e, d.parameters)));
+    out.gradients = add(out.gradients, mul(b.gradient, share(e, d.gradients)));
+    out.optimizer = add(out.optimizer, mul(b.optimizer, share(e, d.optimizer)));
+  }
+  if (d.parameters > 1) {
+    std::int64_t largest = 0;
+    for (const auto& layer : in.layers) {
+      std::int64_t sum = 0;
+      for (auto i : layer) {
+        if (i >= in.parameters.size()) {
+          throw bad_parameter_error(
+              cat("shardpoint: a layer names parameter ", i, " of ", in.parameters.size()));
+        }
+        const auto& t = in.parameters[i];
+        if (t.trainable && t.elements >= c.param_persistence_threshold) {
+          sum = add(sum, slice(t));
+        }
+      }
+      largest = std::max(largest, sum);
+    }
+    out.gathered =
+        mul(b.parameter + b.gradient, std::min<std::int64_t>(c.max_live_parameters, largest));
+  }
+  return out;
+}
+
+/// Entries of a queue between stages: the depth rounded up to a power of
+/// two, as the runtime's ring buffers have it.
+inline std::int64_t queue_entries(const parallel_config& c) {
+  return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(
+      std::clamp<std::int64_t>(c.queue_depth, 1, std::int64_t{1} << 40))));
+}
+
+inline std::int64_t activations(const stage_memory_input& in, const parallel_config& c,
+                                std::size_t stage, std::size_t stages) {
+  if (in.produced_bytes < 0 || in.received_bytes < 0) {
+    throw bad_parameter_error(cat("shardpoint: stage ", stage, " has negative activation bytes"));
+  }
+  if (!c.training) {
+    return add(in.produced_bytes, mul(queue_entries(c), in.received_bytes));
+  }
+  const std::int64_t in_flight =
+      c.schedule == pipeline_schedule::gpipe
+          ? c.micro_batches
+          : std::min<std::int64_t>(c.micro_batches, static_cast<std::int64_t>(stages - stage));
+  return mul(add(in.produced_bytes, in.received_bytes), in_flight);
+}
+
+} // namespace detail::memory
+
+/// The bytes of every device, for `stages` as given (stage s is
+/// stages[s]) and `config`; fits compares with `capacity` bytes when given.
+/// Throws bad_parameter_error for a broken rule (memory_rules).
+inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
+                               const parallel_config& config,
+                               std::optional<std::int64_t> capacity = std::nullopt) {
+  namespace m = detail::memory;
+  check_memory_rules(config, static_cast<std::int64_t>(stages.size()));
+  const std::int64_t n = config.sharded_data_parallel;
+  const m::degrees d{n, n, config.shard_optimizer_states ? config.data_parallel : n};
+  const std::int64_t shards = std::max(d.parameters, d.optimizer);
+  memory_plan plan;
+  plan.capacity = capacity;
+  plan.sharded_data_parallel = n;
+  plan.devices.reserve(stages.size() * static_cast<std::size_t>(std::min<std::int64_t>(
+                                           m::mul(config.tensor_parallel, shards), 1 << 20)));
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const m::model_states st = m::states_of(stages[s], config, d);
+    device_memory dev;
+    dev.stage = static_cast<int>(s);
+    dev.parameter_bytes = st.parameters;
+    dev.gradient_bytes = st.gradients;
+    dev.optimizer_state_bytes = st.optimizer;
+    dev.gathered_bytes = st.gathered;
+    dev.activation_bytes = m::activations(stages[s], config, s, stages.size());
+    dev.total_bytes =
+        m::add(m::add(m::add(st.parameters, st.gradients), m::add(st.optimizer, st.gathered)),
+               dev.activation_bytes);
+    plan.largest_total_bytes = std::max(plan.largest_total_bytes, dev.total_bytes);
+    for (std::int64_t t = 0; t < config.tensor_parallel; ++t) {
+      for (std::int64_t r = 0; r < shards; ++r) {
+        dev.tensor_parallel_rank = t;
+        dev.data_parallel_rank = r;
+        plan.devices.push_back(dev);
+      }
+    }
+  }
+  plan.fits = !capacity || plan.largest_total_bytes <= *capacity;
+  return plan;
+}
+
+/// `plan_memory` with the smallest sharding degree that fits `capacity`:
+/// the divisors of the data-parallel degree from 1 up, those a rule refuses
+/// skipped. When none fits, the plan of the degree that comes closest (fits
+/// false). Throws the error of degree 1 when the rules refuse every degree.
+inline memory_plan plan_memory_auto(std::span<const stage_memory_input> stages,
+                                    parallel_config config, std::int64_t capacity) {
+  std::optional<memory_plan> best;
+  std::optional<parallel_config> first_refused;
+  for (std::int64_t n = 1; n <= std::max<std::int64_t>(config.data_parallel, 1); ++n) {
+    if (config.data_parallel % n != 0) {
+      continue;
+    }
+    config.sharded_data_parallel = n;
+    if (broken_memory_rule(config, static_cast<std::int64_t>(stages.size())) != nullptr) {
+      if (!first_refused) {
+        first_refused = config;
+      }
+      continue;
+    }
+    memory_plan plan = plan_memory(stages, config, capacity);
+    if (plan.fits) {
+      return plan;
+    }
+    if (!best || plan.largest_total_bytes < best->largest_total_bytes) {
+      best = std::move(plan);
+    }
+  }
+  if (!best) {
+    check_memory_rules(first_refused.value_or(config), static_cast<std::int64_t>(stages.size()));
+  }
+  return *best;
+}
+
+/// ZeRO's comparison for a training configuration (see the top).
+inline zero_stage_bytes compare_zero_stages(std::span<const stage_memory_input> stages,
+                                            parallel_config config) {
+  namespace m = detail::memory;
+  if (!config.training) {
+    throw bad_parameter_error("shardpoint: the ZeRO stages compare training states; inference "
+                              "has none");
+  }
+  const std::int64_t n =
+      config.sharded_data_parallel > 1 ? config.sharded_data_parallel : config.data_parallel;
+  if (n < 1) {
+    throw bad_parameter_error(detail::cat("shardpoint: the data parallel degree must be a positive "
+                                          "integer, not ",
+                                          n));
+  }
+  const auto largest = [&](const m::degrees& d) {
+    std::int64_t out = 0;
+    for (const auto& s : stages) {
+      const m::model_states st = m::states_of(s, config, {d.parameters, d.gradients, d.optimizer});
+      out = std::max(out, m::add(m::add(st.parameters, st.gradients), st.optimizer));
+    }
+    return out;
+  };
+  // Gathered bytes are no model state: only `parameters` shards parameters,
+  // and its working set is left out as the comparison defines.
+  zero_stage_bytes z;
+  z.plain = largest({1, 1, 1});
+  z.optimizer_states = largest({1, 1, n});
+  z.gradients = largest({1, n, n});
+  z.parameters = largest({n, n, n});
+  return z;
+}
+
+/// What a model of `parameters` elements in all holds, from counts alone
+/// (DeepSpeed's "cold" estimate): one stage, its weights a pool of
+/// `largest_layer` elements (the largest layer, default all of them) and
+/// the rest, each `element_bytes` as stored. Nothing is known to be small,
+/// so the persistence threshold applies to the two pools.
+inline stage_memory_input from_counts(std::int64_t parameters,
+                                      std::optional<std::int64_t> largest_layer,
+                                      std::int64_t element_bytes = 4) {
+  const std::int64_t layer = largest_layer.value_or(parameters);
+  if (parameters < 1) {
+    throw bad_parameter_error(
+        detail::cat("shardpoint: a model has at least 1 parameter, not ", parameters));
+  }
+  if (layer < 1 || layer > parameters) {
+    throw bad_parameter_error(detail::cat("shardpoint: a model of ", parameters,
+                                          " parameters cannot have a largest layer of ", layer));
+  }
+  stage_memory_input in;
+  in.parameters.push_back({layer, 1, element_bytes});
+  if (parameters > layer) {
+    in.parameters.push_back({parameters - layer, 1, element_bytes});
+  }
+  in.layers.push_back({0});
+  return in;
+}
+
+} // namespace shardpoint
+
+#endif // SHARDPOINT_MEMORY_FORMULAS_HPP
