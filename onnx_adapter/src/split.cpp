@@ -34,13 +34,19 @@ std::string node_text(const std::vector<std::string>& names, std::size_t v) {
 
 } // namespace
 
-io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
-                          const sharding_result& result, const split_options& options) {
+namespace {
+
+// Step 1: every node's group (stage, or device with --by device) and the
+// stage parts, refusing what a chain of stage models cannot be: a node
+// without a group, a stage on two devices, an empty group, data flowing to
+// an earlier group.
+std::vector<int> group_nodes(const ::onnx::GraphProto& g, const node_graph& nodes,
+                             const sharding_result& result, const split_options& options,
+                             io::split_plan& plan) {
   const auto n = static_cast<std::size_t>(g.node_size());
   const auto names = node_names(g);
   const char* what = options.by_device ? "device" : "stage";
   const char* attribute = options.by_device ? ipu_attribute : stage_attribute;
-  // The group of every node, and the groups' devices.
   std::vector<int> group(n);
   int groups = 0;
   for (std::size_t v = 0; v < n; ++v) {
@@ -52,7 +58,6 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
     group[v] = *x;
     groups = std::max(groups, *x + 1);
   }
-  io::split_plan plan;
   plan.stages.resize(static_cast<std::size_t>(groups));
   std::vector<bool> device_known(plan.stages.size(), false);
   for (std::size_t v = 0; v < n; ++v) {
@@ -78,8 +83,7 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
                                    " without gaps");
     }
   }
-  // Data flows forwards only.
-  for (std::size_t v = 0; v < n; ++v) {
+  for (std::size_t v = 0; v < n; ++v) { // data flows forwards only
     for (auto t : nodes.reads(v)) {
       const auto p = nodes.producer[t];
       if (p != node_graph::no_producer && group[p] > group[v]) {
@@ -91,38 +95,53 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
       }
     }
   }
+  return group;
+}
 
-  // What is what: initializers, graph inputs, graph outputs.
+// What each tensor is in the model: an initializer (with its bytes), a graph
+// output, and its place (the node and output slot that make it), which
+// orders the stages' inputs and outputs.
+struct tensor_places {
   std::unordered_map<std::string_view, std::int64_t> initializer_bytes;
-  for (const auto& t : g.initializer()) {
-    initializer_bytes.emplace(t.name(), shapes::tensor_bytes(t));
-  }
-  for (const auto& t : g.sparse_initializer()) {
-    initializer_bytes.emplace(t.values().name(), shapes::tensor_bytes(t.values()));
-  }
   std::unordered_set<std::string_view> graph_outputs;
-  for (const auto& o : g.output()) {
-    graph_outputs.insert(o.name());
-  }
-  // The place of each tensor in the model, to order stage inputs and outputs.
-  std::vector<std::pair<std::size_t, int>> rank(nodes.tensors.size(), {n, 0});
   std::unordered_map<std::string_view, std::uint32_t> id;
-  for (std::uint32_t t = 0; t < nodes.tensors.size(); ++t) {
-    id.emplace(nodes.tensors[t], t);
-  }
-  for (std::size_t v = 0; v < n; ++v) {
-    const auto& outs = g.node(static_cast<int>(v)).output();
-    for (int k = 0; k < outs.size(); ++k) {
-      if (const auto it = id.find(outs[k]); it != id.end()) {
-        rank[it->second] = {v, k};
+  std::vector<std::pair<std::size_t, int>> rank;
+
+  tensor_places(const ::onnx::GraphProto& g, const node_graph& nodes) {
+    const auto n = static_cast<std::size_t>(g.node_size());
+    for (const auto& t : g.initializer()) {
+      initializer_bytes.emplace(t.name(), shapes::tensor_bytes(t));
+    }
+    for (const auto& t : g.sparse_initializer()) {
+      initializer_bytes.emplace(t.values().name(), shapes::tensor_bytes(t.values()));
+    }
+    for (const auto& o : g.output()) {
+      graph_outputs.insert(o.name());
+    }
+    rank.assign(nodes.tensors.size(), {n, 0});
+    for (std::uint32_t t = 0; t < nodes.tensors.size(); ++t) {
+      id.emplace(nodes.tensors[t], t);
+    }
+    for (std::size_t v = 0; v < n; ++v) {
+      const auto& outs = g.node(static_cast<int>(v)).output();
+      for (int k = 0; k < outs.size(); ++k) {
+        if (const auto it = id.find(outs[k]); it != id.end()) {
+          rank[it->second] = {v, k};
+        }
       }
     }
   }
+  [[nodiscard]] bool earlier(std::uint32_t a, std::uint32_t b) const { return rank[a] < rank[b]; }
+};
 
-  // Per tensor produced in one stage and read in others: the readers.
-  std::map<std::uint32_t, std::set<int>> readers;
+// Step 2: what each stage reads: its own initializers (into the part), the
+// graph inputs it reads (returned per stage), and the tensors other stages
+// make (`readers`: tensor -> the stages that read it).
+std::vector<std::set<std::uint32_t>> stage_reads(const node_graph& nodes,
+                                                 const std::vector<int>& group,
+                                                 const tensor_places& places, io::split_plan& plan,
+                                                 std::map<std::uint32_t, std::set<int>>& readers) {
   std::vector<std::set<std::uint32_t>> graph_inputs_read(plan.stages.size());
-  std::map<std::string, std::vector<int>> graph_input_readers;
   for (auto& part : plan.stages) {
     std::set<std::uint32_t> own;
     for (auto v : part.nodes) {
@@ -132,8 +151,7 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
           if (group[p] != part.stage) {
             readers[t].insert(part.stage);
           }
-        } else if (const auto it = initializer_bytes.find(nodes.tensors[t]);
-                   it != initializer_bytes.end()) {
+        } else if (places.initializer_bytes.count(nodes.tensors[t])) {
           own.insert(t);
         } else {
           graph_inputs_read[static_cast<std::size_t>(part.stage)].insert(t);
@@ -143,84 +161,124 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
     part.tensors.assign(own.begin(), own.end());
     for (auto t : own) {
       part.initializer_bytes += static_cast<std::size_t>(
-          std::max<std::int64_t>(0, initializer_bytes.at(nodes.tensors[t])));
+          std::max<std::int64_t>(0, places.initializer_bytes.at(nodes.tensors[t])));
     }
   }
-  // Inputs of each stage: the graph inputs it reads, in the model's order,
-  // then what earlier stages pass it, in the order the model produces them.
-  std::vector<std::vector<std::pair<std::uint32_t, int>>> passed_in(plan.stages.size());
-  std::vector<std::map<std::uint32_t, std::set<int>>> passed_out(plan.stages.size());
+  return graph_inputs_read;
+}
+
+// Step 3: what passes between stages. Per stage, the tensors it receives
+// (with the stage that sends each) and sends (with the stages that receive
+// each): straight from producer to reader, or with --relay through every
+// stage between.
+struct passing {
+  std::vector<std::vector<std::pair<std::uint32_t, int>>> in;
+  std::vector<std::map<std::uint32_t, std::set<int>>> out;
+};
+
+passing route(const node_graph& nodes, const std::vector<int>& group,
+              const std::map<std::uint32_t, std::set<int>>& readers, std::size_t stages,
+              bool relay) {
+  passing p{std::vector<std::vector<std::pair<std::uint32_t, int>>>(stages),
+            std::vector<std::map<std::uint32_t, std::set<int>>>(stages)};
   for (const auto& [t, to] : readers) {
     const int from = group[nodes.producer[t]];
-    if (options.relay) {
+    if (relay) {
       const int last = *to.rbegin();
       for (int k = from; k < last; ++k) {
-        passed_out[static_cast<std::size_t>(k)][t].insert(k + 1);
-        passed_in[static_cast<std::size_t>(k + 1)].emplace_back(t, k);
+        p.out[static_cast<std::size_t>(k)][t].insert(k + 1);
+        p.in[static_cast<std::size_t>(k + 1)].emplace_back(t, k);
       }
     } else {
       for (int c : to) {
-        passed_out[static_cast<std::size_t>(from)][t].insert(c);
-        passed_in[static_cast<std::size_t>(c)].emplace_back(t, from);
+        p.out[static_cast<std::size_t>(from)][t].insert(c);
+        p.in[static_cast<std::size_t>(c)].emplace_back(t, from);
       }
     }
   }
-  for (auto& part : plan.stages) {
-    const auto s = static_cast<std::size_t>(part.stage);
-    for (const auto& i : g.input()) {
-      const auto it = id.find(i.name());
-      if (it != id.end() && graph_inputs_read[s].count(it->second)) {
-        part.inputs.push_back({i.name(), std::nullopt});
-        graph_input_readers[i.name()].push_back(part.stage);
-      }
-    }
-    for (auto t : graph_inputs_read[s]) { // read but defined nowhere: still an input
-      if (std::none_of(g.input().begin(), g.input().end(),
-                       [&](const auto& i) { return i.name() == nodes.tensors[t]; })) {
-        part.inputs.push_back({nodes.tensors[t], std::nullopt});
-        graph_input_readers[nodes.tensors[t]].push_back(part.stage);
-      }
-    }
-    auto& in = passed_in[s];
-    std::sort(in.begin(), in.end(),
-              [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
-    for (const auto& [t, from] : in) {
-      part.inputs.push_back({nodes.tensors[t], from});
-    }
-    // Outputs: what later stages or the model need, in production order.
-    std::vector<std::uint32_t> out;
-    for (const auto& [t, to] : passed_out[s]) {
-      out.push_back(t);
-    }
-    for (auto v : part.nodes) {
-      for (const auto& o : g.node(static_cast<int>(v)).output()) {
-        if (graph_outputs.count(o) && !passed_out[s].count(id.at(o))) {
-          out.push_back(id.at(o));
-        }
-      }
-    }
-    std::sort(out.begin(), out.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return rank[a] < rank[b]; });
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    for (auto t : out) {
-      io::stage_output o{nodes.tensors[t], {}, graph_outputs.count(nodes.tensors[t]) > 0};
-      if (const auto it = passed_out[s].find(t); it != passed_out[s].end()) {
-        o.to_stages.assign(it->second.begin(), it->second.end());
-      }
-      part.outputs.push_back(std::move(o));
-    }
-  }
+  return p;
+}
+
+// Step 4: one stage's inputs -- the graph inputs it reads in the model's
+// order, then what earlier stages pass it in the order the model makes
+// them -- and outputs: what later stages or the model need, in production
+// order. Records which stages read each graph input.
+void stage_interface(const ::onnx::GraphProto& g, const node_graph& nodes,
+                     const tensor_places& places, const std::set<std::uint32_t>& inputs_read,
+                     passing& passed, io::stage_part& part,
+                     std::map<std::string, std::vector<int>>& graph_input_readers) {
+  const auto s = static_cast<std::size_t>(part.stage);
   for (const auto& i : g.input()) {
-    if (!initializer_bytes.count(i.name())) {
+    const auto it = places.id.find(i.name());
+    if (it != places.id.end() && inputs_read.count(it->second)) {
+      part.inputs.push_back({i.name(), std::nullopt});
+      graph_input_readers[i.name()].push_back(part.stage);
+    }
+  }
+  for (auto t : inputs_read) { // read but defined nowhere: still an input
+    if (std::none_of(g.input().begin(), g.input().end(),
+                     [&](const auto& i) { return i.name() == nodes.tensors[t]; })) {
+      part.inputs.push_back({nodes.tensors[t], std::nullopt});
+      graph_input_readers[nodes.tensors[t]].push_back(part.stage);
+    }
+  }
+  auto& in = passed.in[s];
+  std::sort(in.begin(), in.end(),
+            [&](const auto& a, const auto& b) { return places.earlier(a.first, b.first); });
+  for (const auto& [t, from] : in) {
+    part.inputs.push_back({nodes.tensors[t], from});
+  }
+  const auto& sent = passed.out[s];
+  std::vector<std::uint32_t> out;
+  for (const auto& [t, to] : sent) {
+    out.push_back(t);
+  }
+  for (auto v : part.nodes) {
+    for (const auto& o : g.node(static_cast<int>(v)).output()) {
+      if (places.graph_outputs.count(o) && !sent.count(places.id.at(o))) {
+        out.push_back(places.id.at(o));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return places.earlier(a, b); });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (auto t : out) {
+    io::stage_output o{nodes.tensors[t], {}, places.graph_outputs.count(nodes.tensors[t]) > 0};
+    if (const auto it = sent.find(t); it != sent.end()) {
+      o.to_stages.assign(it->second.begin(), it->second.end());
+    }
+    part.outputs.push_back(std::move(o));
+  }
+}
+
+} // namespace
+
+io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options) {
+  io::split_plan plan;
+  const std::vector<int> group = group_nodes(g, nodes, result, options, plan);
+  const tensor_places places(g, nodes);
+  std::map<std::uint32_t, std::set<int>> readers;
+  const auto graph_inputs_read = stage_reads(nodes, group, places, plan, readers);
+  passing passed = route(nodes, group, readers, plan.stages.size(), options.relay);
+  std::map<std::string, std::vector<int>> graph_input_readers;
+  for (auto& part : plan.stages) {
+    stage_interface(g, nodes, places, graph_inputs_read[static_cast<std::size_t>(part.stage)],
+                    passed, part, graph_input_readers);
+  }
+  // The chain's own inputs and outputs, in the model's order.
+  for (const auto& i : g.input()) {
+    if (!places.initializer_bytes.count(i.name())) {
       const auto it = graph_input_readers.find(i.name());
       plan.inputs.push_back(
           {i.name(), it == graph_input_readers.end() ? std::vector<int>{} : it->second});
     }
   }
   for (const auto& o : g.output()) {
-    const auto it = id.find(o.name());
+    const auto it = places.id.find(o.name());
     std::optional<int> from;
-    if (it != id.end() && nodes.producer[it->second] != node_graph::no_producer) {
+    if (it != places.id.end() && nodes.producer[it->second] != node_graph::no_producer) {
       from = group[nodes.producer[it->second]];
     }
     plan.outputs.push_back({o.name(), from});
