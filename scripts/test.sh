@@ -12,7 +12,8 @@
 #   4. a downstream project, built against the installed package in Release
 #      -O3 -Werror with g++ and with clang++: the README's quick-start example
 #      exactly as written, every installed header, every exported target;
-#      and the Python package as installed, running the seed's script
+#      and the Python package as installed, running the seed's script;
+#   5. pip install ./python in a fresh virtual environment
 # and ends with one line "total: N passed, M failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -157,6 +158,25 @@ elif (
   passed=$((passed + 1))
 else
   echo "python: the installed package failed"
+  failed=$((failed + 1))
+  status=1
+fi
+
+echo "== pip: pip install ./python into a fresh virtual environment, as docs/python.md says"
+# The gcc suite's flags and a build folder as deep as build/gcc, so that
+# ccache serves what that suite compiled.
+rm -rf build/venv build/pip
+if /usr/bin/python3 -m venv --system-site-packages build/venv &&
+  SHARDPOINT_BUILD_DIR="$root/build/pip" SHARDPOINT_JOBS="$jobs" \
+    SHARDPOINT_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=g++ -DSHARDPOINT_WERROR=ON ${launcher[*]}" \
+    build/venv/bin/pip install --no-build-isolation --no-deps ./python >build/pip.log 2>&1 &&
+  (cd build && venv/bin/python -c 'import shardpoint, sys; assert shardpoint.__file__.startswith(sys.prefix), shardpoint.__file__; d, s = shardpoint.manual_shard(3, [(0, 1), (1, 2)], [(1, 0, 0)]); assert d.tolist() == [0, 0, 1]; print("python (pip):", shardpoint.__version__, shardpoint.__file__)') &&
+  { [ ! -d ../shared/models ] || build/venv/bin/python examples/python/shard.py \
+    ../shared/models/resnet50-v1-7-replica.onnx build/pip-seed.onnx; }; then
+  passed=$((passed + 1))
+else
+  tail -n 30 build/pip.log
+  echo "pip: pip install ./python failed"
   failed=$((failed + 1))
   status=1
 fi
