@@ -11,8 +11,10 @@ using namespace shardpoint::runtime;
 TEST_CASE("the device sees the user's pointers, in order, and completes them") {
   queue_manager qm({"image", "mask"}, {"logits"}, 4);
   CHECK(qm.input_index("mask") == 1);
+  // The library's errors are shardpoint::error by category (error.hpp).
   CHECK_THROWS_WITH_AS((void)qm.output_index("nope"),
-                       "queue_manager: no output tensor named 'nope'", std::out_of_range);
+                       "shardpoint: queue_manager: no output tensor named 'nope'",
+                       shardpoint::bad_parameter_error);
   constexpr int n = 1000;
   std::vector<float> inputs(n);
   std::vector<float> outputs(n, 0.0F);

@@ -74,7 +74,7 @@ TEST_CASE("capacity is rounded up to a power of two") {
   CHECK(ring_buffer<int>(1).capacity() == 1);
   CHECK(ring_buffer<int>(3).capacity() == 4);
   CHECK(ring_buffer<int>(1000).capacity() == 1024);
-  CHECK_THROWS_AS(ring_buffer<int>(0), std::invalid_argument);
+  CHECK_THROWS_AS(ring_buffer<int>(0), shardpoint::bad_parameter_error);
 }
 
 TEST_CASE("single thread: full, empty, FIFO, wrap-around") {

@@ -15,7 +15,6 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,7 +74,7 @@ public:
     return output_names_;
   }
 
-  /// Index of a tensor by name; throws std::out_of_range naming it.
+  /// Index of a tensor by name; throws shardpoint::bad_parameter_error naming it.
   [[nodiscard]] std::size_t input_index(const std::string& name) const {
     return find(input_names_, name, "input");
   }
@@ -107,8 +106,8 @@ private:
         return i;
       }
     }
-    throw std::out_of_range(std::string("queue_manager: no ") + what + " tensor named '" + name +
-                            "'");
+    throw shardpoint::bad_parameter_error(std::string("shardpoint: queue_manager: no ") + what +
+                                          " tensor named '" + name + "'");
   }
 
   std::vector<std::string> input_names_;

@@ -33,9 +33,10 @@
 #include <new>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <type_traits>
 #include <utility>
+
+#include <shardpoint/error.hpp>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -116,7 +117,8 @@ public:
 
   /// A buffer holding at least `min_capacity` items: the capacity is
   /// `min_capacity` rounded up to a power of two (see `capacity()`).
-  /// Throws std::invalid_argument for 0 or a capacity that cannot be rounded.
+  /// Throws shardpoint::bad_parameter_error for 0 or a capacity that cannot be
+  /// rounded.
   explicit ring_buffer(std::size_t min_capacity)
       : capacity_(round_up(min_capacity)), mask_(capacity_ - 1),
         slots_(static_cast<T*>(::operator new(slot_bytes(capacity_), slot_alignment))) {}
@@ -326,7 +328,8 @@ public:
 private:
   static std::size_t round_up(std::size_t n) {
     if (n == 0 || n > (std::size_t{1} << (8 * sizeof(std::size_t) - 2)) / sizeof(T)) {
-      throw std::invalid_argument("ring_buffer: capacity must be at least 1 and fit in memory");
+      throw shardpoint::bad_parameter_error(
+          "shardpoint: ring_buffer: capacity must be at least 1 and fit in memory");
     }
     return std::bit_ceil(n);
   }
