@@ -79,6 +79,10 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
+  if (used == text.size() && !text.empty() && std::isfinite(value) && value == std::floor(value) &&
+      !(std::abs(value) < 4.6e18)) {
+    throw bad_parameter_error(flag + " " + io::quote(text) + " is too large (at most 4.6e18)");
+  }
   if (used != text.size() || text.empty() || !(std::abs(value) < 4.6e18) ||
       value != std::floor(value)) {
     throw bad_parameter_error(flag + " " + io::quote(text) +

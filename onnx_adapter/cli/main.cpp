@@ -3,6 +3,7 @@
 // exit_codes.hpp's.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -24,32 +25,64 @@ std::string version() {
   return "shardpoint " SHARDPOINT_VERSION_STRING;
 }
 
-// The subcommand named on the command line, if any.
+// The innermost subcommand named on the command line ("weights merge"), if
+// any.
 CLI::App* chosen(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  CLI::App* found = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') {
       continue;
     }
-    for (auto* sub : app.get_subcommands({})) {
-      if (sub->get_name() == argv[i]) {
-        return sub;
+    CLI::App* next = nullptr;
+    for (auto* sub : at->get_subcommands({})) {
+      if (!sub->get_name().empty() && sub->get_name() == argv[i]) {
+        next = sub;
       }
     }
-    return nullptr;
+    if (next == nullptr) {
+      if (found != nullptr || at == &app) {
+        break; // a value, or a word that names no command
+      }
+      continue;
+    }
+    found = at = next;
   }
-  return nullptr;
+  return found;
 }
 
-// "unknown option '--num_ipu'; did you mean '--num_ipus'?", one line.
-int unknown_arguments(CLI::App& app, const CLI::ExtrasError& e, int argc, char** argv) {
-  CLI::App* cmd = chosen(app, argc, argv);
-  CLI::App& where = cmd ? *cmd : app;
-  std::vector<std::string> names;
-  for (const auto* opt : where.get_options()) {
+// "shardpoint weights merge": the command as typed, for messages.
+std::string command_name(const CLI::App* cmd) {
+  std::string name;
+  for (; cmd != nullptr && cmd->get_parent() != nullptr; cmd = cmd->get_parent()) {
+    name = cmd->get_name() + (name.empty() ? "" : " " + name);
+  }
+  return "shardpoint " + name;
+}
+
+// Every long option name of `cmd`, its option groups' included.
+void long_names(const CLI::App& cmd, std::vector<std::string>& names) {
+  for (const auto* opt : cmd.get_options()) {
     for (const auto& n : opt->get_lnames()) {
       names.push_back("--" + n);
     }
   }
+  for (const auto* sub : cmd.get_subcommands({})) {
+    if (sub->get_name().empty()) { // an option group
+      long_names(*sub, names);
+    }
+  }
+}
+
+// "unknown option '--num_ipu'; did you mean '--num_ipus'?", one line.
+// Prints "unknown option" for the first option the command does not have,
+// with the closest it has, and returns exit_usage; -1 when every option is
+// known (then `fallback`, CLI11's own message, is the caller's to print).
+int unknown_arguments(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = chosen(app, argc, argv);
+  CLI::App& where = cmd ? *cmd : app;
+  std::vector<std::string> names;
+  long_names(where, names);
   std::vector<std::string_view> views(names.begin(), names.end());
   std::string unknown;
   for (int i = 1; i < argc; ++i) {
@@ -66,15 +99,54 @@ int unknown_arguments(CLI::App& app, const CLI::ExtrasError& e, int argc, char**
       }
     }
   }
-  const std::string context = cmd ? " for '" + cmd->get_name() + "'" : "";
+  const std::string context = cmd ? " for '" + command_name(cmd).substr(11) + "'" : "";
   if (unknown.empty()) {
-    std::cerr << "shardpoint: usage: " << e.what() << context << " (see --help)\n";
-    return exit_usage;
+    return -1;
   }
   const auto hint = shardpoint::config::closest(unknown, views, 1);
   std::cerr << "shardpoint: usage: unknown option '" << unknown << "'" << context;
   if (!hint.empty()) {
     std::cerr << "; did you mean '" << hint.front() << "'?";
+  }
+  std::cerr << '\n';
+  return exit_usage;
+}
+
+// "A subcommand is required": which, and the closest to the word given.
+int missing_subcommand(CLI::App& app, int argc, char** argv) {
+  CLI::App* cmd = chosen(app, argc, argv);
+  CLI::App& where = cmd ? *cmd : app;
+  std::vector<std::string> subcommands;
+  for (const auto* sub : where.get_subcommands({})) {
+    if (!sub->get_name().empty()) {
+      subcommands.push_back(sub->get_name());
+    }
+  }
+  std::string given;
+  for (int i = 1; i < argc && given.empty(); ++i) {
+    const std::string_view arg = argv[i];
+    const bool is_command =
+        std::find(subcommands.begin(), subcommands.end(), arg) != subcommands.end() ||
+        (cmd != nullptr && command_name(cmd).find(std::string(arg)) != std::string::npos);
+    if (!arg.starts_with("-") && !is_command) {
+      given = arg;
+    }
+  }
+  std::string list;
+  for (const auto& s : subcommands) {
+    list += (list.empty() ? "" : ", ") + s;
+  }
+  const std::string what = cmd ? command_name(cmd) : std::string("shardpoint");
+  std::cerr << "shardpoint: usage: " << what << " needs a command: " << list;
+  if (!given.empty()) {
+    std::vector<std::string_view> views(subcommands.begin(), subcommands.end());
+    const auto hint = shardpoint::config::closest(given, views, 1);
+    std::string guess = hint.empty() ? std::string() : std::string(hint.front());
+    for (const auto& s : subcommands) { // a prefix says more than a distance
+      guess = s.starts_with(given) ? s : guess;
+    }
+    std::cerr << "; '" << one_line(given) << "' is none of them"
+              << (guess.empty() ? std::string() : "; did you mean '" + guess + "'?");
   }
   std::cerr << '\n';
   return exit_usage;
@@ -104,14 +176,29 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
-    return unknown_arguments(app, e, argc, argv);
+    if (const int code = unknown_arguments(app, argc, argv); code >= 0) {
+      return code;
+    }
+    CLI::App* cmd = chosen(app, argc, argv);
+    std::cerr << "shardpoint: usage: " << one_line(e.what())
+              << (cmd ? " (see " + command_name(cmd) + " --help)" : " (see --help)") << '\n';
+    return exit_usage;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) { // --help, --version
       return app.exit(e);
     }
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+        std::string_view(e.what()).starts_with("A subcommand is required")) {
+      return missing_subcommand(app, argc, argv);
+    }
+    // A required option "missing" because it was misspelled: say so.
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      if (const int code = unknown_arguments(app, argc, argv); code >= 0) {
+        return code;
+      }
+    }
     CLI::App* cmd = chosen(app, argc, argv);
-    const std::string see =
-        cmd ? " (see shardpoint " + cmd->get_name() + " --help)" : " (see --help)";
+    const std::string see = cmd ? " (see " + command_name(cmd) + " --help)" : " (see --help)";
     // A value its option cannot take (not a number, out of range, not one
     // of the choices) is a bad parameter, exit 2, as when a command finds it
     // later; the shape of the command line is usage, exit 1.

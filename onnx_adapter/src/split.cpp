@@ -52,8 +52,12 @@ std::vector<int> group_nodes(const ::onnx::GraphProto& g, const node_graph& node
   for (std::size_t v = 0; v < n; ++v) {
     const auto x = options.by_device ? result.device(v) : result.stage(v);
     if (!x) {
-      throw invalid_sharding_error(node_text(names, v) + " has no " + attribute +
-                                   "; every node needs one to be split by " + what);
+      throw invalid_sharding_error(
+          node_text(names, v) + " has no " + attribute + "; every node needs one to be split by " +
+          what +
+          (options.by_device ? std::string()
+                             : std::string(" (give the points stages, NODE=DEVICE:STAGE, or split "
+                                           "--by device)")));
     }
     group[v] = *x;
     groups = std::max(groups, *x + 1);

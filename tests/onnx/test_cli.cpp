@@ -278,6 +278,36 @@ TEST_CASE("issue 17: --version, and flags misspelled") {
   CHECK_FALSE(fs::exists(f.out));
 }
 
+// A newcomer's review (2026-11-25) found that misspellings under `weights`
+// blamed a valid option, that the memory plan options were never suggested
+// (they live in an option group), that a misspelled required option was
+// reported as missing and a misspelled command got no suggestion.
+TEST_CASE("misspellings: nested commands, option groups, commands, required options") {
+  fixture f;
+  const auto expect = [&](const std::string& args, const std::string& line) {
+    const auto r = shardpoint_cli(args, f.dir.path());
+    CAPTURE(args);
+    CHECK(r.code == 1);
+    CHECK(r.err == "shardpoint: usage: " + line + "\n");
+    CHECK(r.out.empty());
+  };
+  expect("weights merge --strategy-dir s --ranks-dir r --output m.safetensors --forse",
+         "unknown option '--forse' for 'weights merge'; did you mean '--force'?");
+  expect("weights strategy --input-model m --tensor-parallel 2 --output-dir o --formt json",
+         "unknown option '--formt' for 'weights strategy'; did you mean '--format'?");
+  expect("memory --input-model m --tensor-paralel 2",
+         "unknown option '--tensor-paralel' for 'memory'; did you mean '--tensor-parallel'?");
+  expect("weights merge --strategy-dir s --ranks-dir r --outptu m.safetensors",
+         "unknown option '--outptu' for 'weights merge'; did you mean '--output'?");
+  expect("shrad",
+         "shardpoint needs a command: shard, suggest, split, weights, memory, inspect, validate, "
+         "simulate, strip, synth; 'shrad' is none of them; did you mean 'shard'?");
+  expect("weights strat", "shardpoint weights needs a command: strategy, split, merge; 'strat' "
+                          "is none of them; did you mean 'strategy'?");
+  expect("weights", "shardpoint weights needs a command: strategy, split, merge");
+  CHECK(f.dir.files() == std::vector<std::string>{"model.onnx", "shard.yaml"});
+}
+
 TEST_CASE("issue 17: messages name the flag as written, --num-ipus") {
   fixture f;
   const auto r = shardpoint_cli(f.shard_args(f.model, f.config) + " --num-ipus 2", f.dir.path());
