@@ -292,11 +292,14 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
 
 namespace {
 
+// The types of the tensors that cross between stages, by name.
+using crossing_type_map = std::unordered_map<std::string, ::onnx::TypeProto>;
+
 // The type crossing_types() found for `name`; a name it has none for is read
 // (or given as a graph output) without any node, graph input or initializer
 // making it, which the ONNX checker refuses.
-const ::onnx::TypeProto& type_of(const std::unordered_map<std::string, ::onnx::TypeProto>& types,
-                                 const std::string& name, std::int64_t stage) {
+const ::onnx::TypeProto& type_of(const crossing_type_map& types, const std::string& name,
+                                 std::int64_t stage) {
   const auto it = types.find(name);
   if (it == types.end()) {
     throw input_error("tensor " + io::quote(name) + " of stage " + std::to_string(stage) +
@@ -427,27 +430,32 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
 
 // write_split() on the whole model, or on a skeleton (`whole`, of which
 // `model` is the proto()).
-void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
-                  const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
-                  const split_options& options) {
-  auto& g = *model.mutable_graph();
-  const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
+// The model's tensors by name, for building the stages: initializers (by
+// position), sparse initializers, and every declared value (inputs,
+// outputs, value_info).
+struct model_index {
   std::unordered_map<std::string_view, int> initializer_at;
-  for (int k = 0; k < g.initializer_size(); ++k) {
-    initializer_at.emplace(g.initializer(k).name(), k);
-  }
   std::unordered_map<std::string_view, const ::onnx::SparseTensorProto*> sparse_of;
-  for (const auto& t : g.sparse_initializer()) {
-    sparse_of.emplace(t.values().name(), &t);
-  }
   std::unordered_map<std::string_view, const ::onnx::ValueInfoProto*> described;
-  for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
-    for (const auto& v : *list) {
-      described.emplace(v.name(), &v);
+
+  explicit model_index(const ::onnx::GraphProto& g) {
+    for (int k = 0; k < g.initializer_size(); ++k) {
+      initializer_at.emplace(g.initializer(k).name(), k);
+    }
+    for (const auto& t : g.sparse_initializer()) {
+      sparse_of.emplace(t.values().name(), &t);
+    }
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+      for (const auto& v : *list) {
+        described.emplace(v.name(), &v);
+      }
     }
   }
-  // pipeline.json names the tensors passed on; JSON holds only UTF-8, and an
-  // escaped name would name no tensor of the stage models.
+};
+
+// pipeline.json names the tensors passed on; JSON holds only UTF-8, and an
+// escaped name would name no tensor of the stage models.
+void check_crossing_names(const io::split_plan& plan) {
   const auto utf8 = [](const std::string& name) {
     if (!io::is_utf8(name)) {
       throw input_error("tensor " + io::quote(name) +
@@ -459,6 +467,90 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
     std::for_each(part.inputs.begin(), part.inputs.end(), [&](const auto& i) { utf8(i.name); });
     std::for_each(part.outputs.begin(), part.outputs.end(), [&](const auto& o) { utf8(o.name); });
   }
+}
+
+// A stage model with the model's header (IR version, opsets, producer,
+// metadata, functions) and the stage's nodes, sharding attributes removed
+// unless kept. Returns the names its nodes produce.
+std::unordered_set<std::string_view> start_stage(const ::onnx::ModelProto& model,
+                                                 const io::stage_part& part,
+                                                 const split_options& options,
+                                                 ::onnx::ModelProto& stage) {
+  const auto& g = model.graph();
+  stage.set_ir_version(model.ir_version());
+  *stage.mutable_opset_import() = model.opset_import();
+  stage.set_producer_name(model.producer_name());
+  stage.set_producer_version(model.producer_version());
+  stage.set_domain(model.domain());
+  stage.set_model_version(model.model_version());
+  stage.set_doc_string(model.doc_string());
+  *stage.mutable_metadata_props() = model.metadata_props();
+  *stage.mutable_functions() = model.functions();
+  auto& sg = *stage.mutable_graph();
+  sg.set_name(g.name() + "_" + part.file.substr(0, part.file.size() - 5));
+  sg.set_doc_string(g.doc_string());
+  std::unordered_set<std::string_view> produced;
+  for (auto v : part.nodes) {
+    auto& node = *sg.add_node();
+    node = g.node(static_cast<int>(v));
+    if (!options.keep_sharding_attributes) {
+      auto* attrs = node.mutable_attribute();
+      attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute),
+                   attrs->end());
+    }
+    for (const auto& o : g.node(static_cast<int>(v)).output()) {
+      produced.insert(o);
+    }
+  }
+  return produced;
+}
+
+// The stage's graph inputs: graph inputs as the model declares them,
+// crossings typed.
+void declare_inputs(const model_index& index, const crossing_type_map& types,
+                    const io::stage_part& part, ::onnx::GraphProto& sg) {
+  for (const auto& i : part.inputs) {
+    auto& vi = *sg.add_input();
+    if (!i.from_stage && index.described.count(i.name)) {
+      vi = *index.described.at(i.name);
+    } else {
+      vi.set_name(i.name);
+      *vi.mutable_type() = type_of(types, i.name, part.stage);
+    }
+  }
+}
+
+// The stage's graph outputs (the model's outputs as it declares them,
+// crossings typed), and the model's value_info for what the stage makes and
+// keeps inside.
+void declare_outputs(const ::onnx::GraphProto& g, const model_index& index,
+                     const crossing_type_map& types, const io::stage_part& part,
+                     const std::unordered_set<std::string_view>& produced, ::onnx::GraphProto& sg) {
+  std::unordered_set<std::string_view> outputs;
+  for (const auto& o : part.outputs) {
+    auto& vi = *sg.add_output();
+    if (index.described.count(o.name) && o.graph_output) {
+      vi = *index.described.at(o.name);
+    } else {
+      vi.set_name(o.name);
+      *vi.mutable_type() = type_of(types, o.name, part.stage);
+    }
+    outputs.insert(o.name);
+  }
+  for (const auto& v : g.value_info()) {
+    if (produced.count(v.name()) && !outputs.count(v.name())) {
+      *sg.add_value_info() = v;
+    }
+  }
+}
+
+void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
+                  const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
+                  const split_options& options) {
+  auto& g = *model.mutable_graph();
+  const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
+  const model_index index(g);
+  check_crossing_names(plan);
   const auto types = crossing_types(model, plan);
   std::unordered_map<std::string, std::string> linked; // external data locations
   std::set<std::string> taken{"pipeline.json"};        // the split's own files
@@ -474,41 +566,9 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
     auto* stage = arena != nullptr
                       ? google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(arena)
                       : (owned = std::make_unique<::onnx::ModelProto>()).get();
-    stage->set_ir_version(model.ir_version());
-    *stage->mutable_opset_import() = model.opset_import();
-    stage->set_producer_name(model.producer_name());
-    stage->set_producer_version(model.producer_version());
-    stage->set_domain(model.domain());
-    stage->set_model_version(model.model_version());
-    stage->set_doc_string(model.doc_string());
-    *stage->mutable_metadata_props() = model.metadata_props();
-    *stage->mutable_functions() = model.functions();
+    const auto produced = start_stage(model, part, options, *stage);
     auto& sg = *stage->mutable_graph();
-    sg.set_name(g.name() + "_" + part.file.substr(0, part.file.size() - 5));
-    sg.set_doc_string(g.doc_string());
-    std::unordered_set<std::string_view> produced;
-    for (auto v : part.nodes) {
-      auto& node = *sg.add_node();
-      node = g.node(static_cast<int>(v));
-      if (!options.keep_sharding_attributes) {
-        auto* attrs = node.mutable_attribute();
-        attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute),
-                     attrs->end());
-      }
-      for (const auto& o : g.node(static_cast<int>(v)).output()) {
-        produced.insert(o);
-      }
-    }
-    // Inputs: graph inputs as the model declares them, crossings typed.
-    for (const auto& i : part.inputs) {
-      auto& vi = *sg.add_input();
-      if (!i.from_stage && described.count(i.name)) {
-        vi = *described.at(i.name);
-      } else {
-        vi.set_name(i.name);
-        *vi.mutable_type() = type_of(types, i.name, part.stage);
-      }
-    }
+    declare_inputs(index, types, part, sg);
     // Initializers, moved in from the model (Swap on one arena copies no
     // data) and moved back once the stage is written; IR < 4 models list
     // them among the inputs too.
@@ -517,7 +577,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
     std::vector<int> from; // the model's initializer for each of the stage's
     for (auto t : part.tensors) {
       const auto& name = nodes.tensors[t];
-      if (const auto it = initializer_at.find(name); it != initializer_at.end()) {
+      if (const auto it = index.initializer_at.find(name); it != index.initializer_at.end()) {
         auto* source = g.mutable_initializer(it->second);
         auto* moved = sg.add_initializer();
         from.push_back(it->second);
@@ -527,7 +587,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
           moved->Swap(source);
           borrowed.emplace_back(moved, source);
         }
-      } else if (const auto sp = sparse_of.find(name); sp != sparse_of.end()) {
+      } else if (const auto sp = index.sparse_of.find(name); sp != index.sparse_of.end()) {
         *sg.add_sparse_initializer() = *sp->second;
       }
       if (model.ir_version() < 4) {
@@ -571,24 +631,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         }
       }
     }
-    for (const auto& o : part.outputs) {
-      auto& vi = *sg.add_output();
-      if (described.count(o.name) && o.graph_output) {
-        vi = *described.at(o.name);
-      } else {
-        vi.set_name(o.name);
-        *vi.mutable_type() = type_of(types, o.name, part.stage);
-      }
-    }
-    std::unordered_set<std::string_view> outputs;
-    for (const auto& o : part.outputs) {
-      outputs.insert(o.name);
-    }
-    for (const auto& v : g.value_info()) {
-      if (produced.count(v.name()) && !outputs.count(v.name())) {
-        *sg.add_value_info() = v;
-      }
-    }
+    declare_outputs(g, index, types, part, produced, sg);
     if (whole != nullptr) {
       save_part(*stage, *whole, from, out.file(part.file));
     } else {
