@@ -97,6 +97,24 @@ memory_outcome plan_model_memory(const memory_options& a) {
     if (r.automatic) {
       out.shortfall += " even with the sharded data parallel degree that comes closest (" +
                        std::to_string(r.plan.sharded_data_parallel) + ")";
+      // When no larger degree could be tried, say which rule refused them.
+      parallel_config larger = c;
+      std::string refused;
+      bool all_refused = true;
+      for (std::int64_t n = r.plan.sharded_data_parallel + 1; n <= c.data_parallel; ++n) {
+        if (c.data_parallel % n != 0) {
+          continue;
+        }
+        larger.sharded_data_parallel = n;
+        const memory_rule* rule = broken_memory_rule(larger, count);
+        all_refused = all_refused && rule != nullptr;
+        if (rule != nullptr && refused.empty()) {
+          refused = rule->message(larger, count);
+        }
+      }
+      if (all_refused && !refused.empty()) {
+        out.shortfall += "; every larger degree breaks a rule: " + refused;
+      }
     }
   }
   out.plan = std::move(r);

@@ -307,6 +307,16 @@ TEST_CASE("auto: the smallest degree that fits on a generated transformer, or ex
   CHECK(j["missing_bytes"] == 100);
   CHECK(r.err.find("even with the sharded data parallel degree that comes closest (8)") !=
         std::string::npos);
+  CHECK(r.err.find("every larger degree") == std::string::npos); // 8 is the largest
+  // In two pipeline stages no degree above 1 may be tried: the message says
+  // why, rather than leaving "closest (1)" unexplained (a newcomer's review).
+  const auto staged = shardpoint_cli(base + "--shard layer2/mlp_residual=0:0 "
+                                            "--sharded-data-parallel auto --device-memory 1000",
+                                     dir.path());
+  CHECK(staged.code == 3);
+  CHECK(staged.err.find("comes closest (1); every larger degree breaks a rule: sharded data "
+                        "parallelism currently is not compatible with pipeline parallelism (2 "
+                        "pipeline stages)") != std::string::npos);
 }
 
 TEST_CASE("suggest with the planner's options: its cap holds on memory's totals") {
