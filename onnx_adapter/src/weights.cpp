@@ -77,6 +77,12 @@ struct graph_view {
   }
 };
 
+// A node's first output; none for a node without outputs (a model may hold
+// one: it is walked past, never indexed).
+const std::string* first_output(const ::onnx::NodeProto& n) {
+  return n.output_size() > 0 ? &n.output(0) : nullptr;
+}
+
 bool passes_through(const std::string& op) {
   return op == "Cast" || op == "Identity" || op == "Dropout";
 }
@@ -99,7 +105,11 @@ const std::string* bias_of(const graph_view& v, int layer) {
   if (n.op_type() == "Gemm" && n.input_size() >= 3 && v.is_weight(n.input(2))) {
     return &n.input(2);
   }
-  std::string t = n.output(0);
+  const std::string* out = first_output(n);
+  if (out == nullptr) {
+    return nullptr;
+  }
+  std::string t = *out;
   for (int hops = 0; hops < 4; ++hops) {
     const int c = v.single_consumer(t);
     if (c < 0) {
@@ -107,7 +117,10 @@ const std::string* bias_of(const graph_view& v, int layer) {
     }
     const auto& cn = v.node(c);
     if (passes_through(cn.op_type())) {
-      t = cn.output(0);
+      if (first_output(cn) == nullptr) {
+        return nullptr;
+      }
+      t = *first_output(cn);
       continue;
     }
     if (cn.op_type() == "Add" && cn.input_size() == 2) {
@@ -122,7 +135,11 @@ const std::string* bias_of(const graph_view& v, int layer) {
 // Whether `layer`'s output rejoins the residual stream: through bias Adds
 // and casts into an Add of two activations. Returns that Add, or -1.
 int residual_join(const graph_view& v, int layer) {
-  std::string t = v.node(layer).output(0);
+  const std::string* out = first_output(v.node(layer));
+  if (out == nullptr) {
+    return -1;
+  }
+  std::string t = *out;
   for (int hops = 0; hops < 8; ++hops) {
     const int c = v.single_consumer(t);
     if (c < 0) {
@@ -130,7 +147,10 @@ int residual_join(const graph_view& v, int layer) {
     }
     const auto& cn = v.node(c);
     if (passes_through(cn.op_type())) {
-      t = cn.output(0);
+      if (first_output(cn) == nullptr) {
+        return -1;
+      }
+      t = *first_output(cn);
       continue;
     }
     if (cn.op_type() != "Add" || cn.input_size() != 2) {
@@ -140,7 +160,10 @@ int residual_join(const graph_view& v, int layer) {
     if (!v.is_weight(other)) {
       return c;
     }
-    t = cn.output(0); // a bias: on
+    if (first_output(cn) == nullptr) {
+      return -1;
+    }
+    t = *first_output(cn); // a bias: on
   }
   return -1;
 }

@@ -287,6 +287,40 @@ TEST_CASE("Gemm with transB: the transposed tuples; Gather: vocab") {
   round_trip(model, dir, 2, 4, "ckpt");
 }
 
+// fuzz_commands found it (tests/fuzz/regressions/fuzz_commands): the walk
+// that finds Megatron pairs read a node's first output without asking
+// whether it has one, and a node without outputs is valid to the readers.
+// Now such a node ends the walk; the weights are replicated.
+TEST_CASE("a layer, or a cast after it, without outputs: replicated, no crash") {
+  temp_dir dir;
+  for (const bool cast_after : {false, true}) {
+    CAPTURE(cast_after);
+    auto m = cast_after
+                 ? onnx_test::make_model({{"mm", {"x", "w"}, {"h"}, "MatMul"},
+                                          {"cast", {"h"}, {}, "Cast"},
+                                          {"out", {"x"}, {"y"}, "Relu"}},
+                                         {"y"})
+                 : onnx_test::make_model(
+                       {{"mm", {"x", "w"}, {}, "MatMul"}, {"out", {"x"}, {"y"}, "Relu"}}, {"y"});
+    auto& t = *m.mutable_graph()->add_initializer();
+    t.set_name("w");
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(4);
+    t.add_dims(4);
+    t.mutable_float_data()->Resize(16, 1.0F);
+    const auto model = dir / "no-outputs.onnx";
+    sp::save_model(m, model);
+    for (const std::string& command :
+         {"weights strategy --tensor-parallel 2 --output-dir " + q(dir / "s") + " --force",
+          std::string("memory --tensor-parallel 2")}) {
+      CAPTURE(command);
+      const auto r = shardpoint_cli(command + " --input-model " + q(model), dir.path());
+      CHECK(r.code == 0);
+      CHECK(r.err.find("internal error") == std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("the shared models split and merge back") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;
