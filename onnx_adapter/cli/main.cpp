@@ -125,9 +125,10 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
   std::string given;
   for (int i = 1; i < argc && given.empty(); ++i) {
     const std::string_view arg = argv[i];
-    const bool is_command =
-        std::find(subcommands.begin(), subcommands.end(), arg) != subcommands.end() ||
-        (cmd != nullptr && command_name(cmd).find(std::string(arg)) != std::string::npos);
+    bool is_command = std::find(subcommands.begin(), subcommands.end(), arg) != subcommands.end();
+    for (const CLI::App* c = cmd; c != nullptr && !is_command; c = c->get_parent()) {
+      is_command = c->get_name() == arg; // a command on the path typed so far
+    }
     if (!arg.starts_with("-") && !is_command) {
       given = arg;
     }
