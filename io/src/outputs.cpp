@@ -50,6 +50,20 @@ struct temporaries {
     const std::lock_guard<std::mutex> g(lock);
     paths.push_back(p);
   }
+  /// Runs `make`, which creates the registered temporary `p` (registered
+  /// here first when `register_first`), under the lock, and returns its
+  /// result and errno. The watcher takes the lock when a signal comes and
+  /// keeps it: a temporary is either made before (and it removes it) or
+  /// never, so none is made behind its back.
+  template <class Make>
+  std::pair<int, int> made(const fs::path& p, bool register_first, Make make) {
+    const std::lock_guard<std::mutex> g(lock);
+    if (register_first) {
+      paths.push_back(p);
+    }
+    const int r = make();
+    return {r, errno};
+  }
   bool holds(const fs::path& p) {
     const auto normal = p.lexically_normal();
     const std::lock_guard<std::mutex> g(lock);
@@ -132,13 +146,13 @@ fs::path temporary_name(const fs::path& target) {
 std::pair<int, fs::path> create_temporary_file(const fs::path& target) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     const fs::path temp = temporary_name(target);
-    temporaries::get().add(temp);
     // 0666 and the umask, as any new file.
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const auto [fd, e] = temporaries::get().made(temp, true, [&] {
+      return ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    });
     if (fd >= 0) {
       return {fd, temp};
     }
-    const int e = errno;
     temporaries::get().drop(temp);
     if (e != EEXIST) {
       fail(target, std::string("cannot create a file in its folder: ") + std::strerror(e));
@@ -150,11 +164,11 @@ std::pair<int, fs::path> create_temporary_file(const fs::path& target) {
 fs::path create_temporary_folder(const fs::path& target) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     const fs::path temp = temporary_name(target);
-    temporaries::get().add(temp);
-    if (::mkdir(temp.c_str(), 0777) == 0) {
+    const auto [r, e] =
+        temporaries::get().made(temp, true, [&] { return ::mkdir(temp.c_str(), 0777); });
+    if (r == 0) {
       return temp;
     }
-    const int e = errno;
     temporaries::get().drop(temp);
     if (e != EEXIST) {
       fail(target, std::string("cannot create a folder next to it: ") + std::strerror(e));
@@ -380,9 +394,11 @@ int write_sync_close(int fd, const std::function<int(int fd)>& write) {
 // Writes a temporary that its owner removes on failure; removed here too.
 void write_in_place(const fs::path& path, const std::function<int(int fd)>& write) {
   const fs::path target = target_of(path);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  const auto [fd, e] = temporaries::get().made(path, false, [&] {
+    return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  });
   if (fd < 0) {
-    fail(target, std::string("cannot create a file in its folder: ") + std::strerror(errno));
+    fail(target, std::string("cannot create a file in its folder: ") + std::strerror(e));
   }
   int err = 0;
   try {
