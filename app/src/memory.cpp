@@ -1,124 +1,17 @@
-// memory: the bytes every device holds -- pipeline stages x tensor
-// parallelism x sharded data parallelism -- and whether they fit.
+// memory on an ONNX model (or from counts alone): app/core/memory.cpp.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <shardpoint/app/commands.hpp>
-#include <shardpoint/io/layout_file.hpp>
-#include <shardpoint/io/memory_report.hpp>
-#include <shardpoint/io/units.hpp>
+#include <shardpoint/app/onnx_source.hpp>
 
 namespace shardpoint::app {
 
-namespace {
-
-std::vector<stage_memory_input> from_model(const memory_options& a, const parallel_config& c,
-                                           std::vector<std::string>& notes) {
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
-  auto& model = file.proto();
-  std::vector<io::layout_choice> layout;
-  if (!a.plan.layout.empty()) {
-    layout = io::read_layout_file(a.plan.layout);
-  }
-  // Shard tuples as `weights strategy` decides them; a weight read by two
-  // stages is held by both.
-  const onnx::weight_options wo{static_cast<int>(c.tensor_parallel), std::nullopt, true};
-  const auto decisions =
-      onnx::decide(model.graph(), nodes, result, wo, a.plan.layout.empty() ? nullptr : &layout);
-  auto measured = onnx::measure_memory(model, nodes, result, decisions, c.micro_batch_size);
-  notes = std::move(measured.notes);
-  return std::move(measured.stages);
-}
-
-} // namespace
-
 memory_outcome plan_model_memory(const memory_options& a) {
-  if (a.model.input.empty() == a.parameters.empty()) {
-    throw usage_error("give --input-model MODEL or --parameters N (one of them)");
+  if (a.model.input.empty() && a.model.data.data() == nullptr) {
+    return plan_memory(nullptr, a.model, a);
   }
-  if (!a.largest_layer.empty() && a.parameters.empty()) {
-    throw usage_error("--largest-layer-parameters goes with --parameters");
-  }
-  if (!a.parameters.empty() && (!a.plan.layout.empty() || a.model.has_points())) {
-    throw usage_error("--layout, --manual-sharding-config and --shard need --input-model");
-  }
-  std::optional<std::int64_t> capacity;
-  if (!a.device_memory.empty()) {
-    capacity = io::parse_size("--device-memory", a.device_memory);
-  }
-  if (a.plan.automatic() && !capacity) {
-    throw usage_error("--sharded-data-parallel auto needs --device-memory");
-  }
-  if (a.compare_stages && a.plan.inference) {
-    throw usage_error("--compare-stages compares training states; drop --inference");
-  }
-  parallel_config c = a.plan.config();
-  io::memory_report r;
-  std::vector<stage_memory_input> stages;
-  if (!a.parameters.empty()) {
-    const std::int64_t n = parse_count("--parameters", a.parameters);
-    std::optional<std::int64_t> largest;
-    if (!a.largest_layer.empty()) {
-      largest = parse_count("--largest-layer-parameters", a.largest_layer);
-    }
-    // Counts alone: one stage, weights split evenly over the tensor-parallel
-    // ranks, 4 bytes stored (fp32) for inference.
-    stages.push_back(from_counts(n, largest, 4));
-    for (auto& t : stages.back().parameters) {
-      t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
-    }
-    r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
-                      "evenly over the tensor-parallel ranks");
-  } else {
-    if (!a.plan.automatic()) { // a bad degree is reported before the model is read
-      check_memory_rules(c, 1);
-    }
-    stages = from_model(a, c, r.notes);
-  }
-  const auto count = static_cast<std::int64_t>(stages.size());
-  r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
-                              : plan_memory(stages, c, capacity);
-  c.sharded_data_parallel = r.plan.sharded_data_parallel;
-  if (a.compare_stages) {
-    r.zero_stages = compare_zero_stages(stages, c);
-  }
-  r.config = c;
-  r.stages = count;
-  r.automatic = a.plan.automatic();
-  r.data_parallel_ranks = std::max(c.sharded_data_parallel,
-                                   c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
-  memory_outcome out;
-  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
-  if (!r.plan.fits) {
-    const auto over = r.plan.largest_total_bytes - *capacity;
-    out.shortfall = "the largest device needs " +
-                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
-                    io::human_bytes(static_cast<double>(over)) + " more than " +
-                    io::human_bytes(static_cast<double>(*capacity));
-    if (r.automatic) {
-      out.shortfall += " even with the sharded data parallel degree that comes closest (" +
-                       std::to_string(r.plan.sharded_data_parallel) + ")";
-      // When no larger degree could be tried, say which rule refused them.
-      parallel_config larger = c;
-      std::string refused;
-      bool all_refused = true;
-      for (std::int64_t n = r.plan.sharded_data_parallel + 1; n <= c.data_parallel; ++n) {
-        if (c.data_parallel % n != 0) {
-          continue;
-        }
-        larger.sharded_data_parallel = n;
-        const memory_rule* rule = broken_memory_rule(larger, count);
-        all_refused = all_refused && rule != nullptr;
-        if (rule != nullptr && refused.empty()) {
-          refused = rule->message(larger, count);
-        }
-      }
-      if (all_refused && !refused.empty()) {
-        out.shortfall += "; every larger degree breaks a rule: " + refused;
-      }
-    }
-  }
-  out.plan = std::move(r);
-  return out;
+  onnx_source source(a.model.input, a.model.data);
+  return plan_memory(&source, a.model, a);
 }
 
 } // namespace shardpoint::app

@@ -10,6 +10,7 @@
 #include "graph_access.hpp"
 #include "memory_items.hpp"
 #include "pipeline_rules.hpp"
+#include "producers_late.hpp"
 #include "sharding_point.hpp"
 #include "sharding_result.hpp"
 #include "topological_order.hpp"

@@ -180,38 +180,6 @@ std::vector<std::string> node_graph::read_names(std::size_t v) const {
   return names;
 }
 
-std::vector<std::size_t> producers_late_positions(const node_graph& nodes) {
-  const std::size_t n = num_vertices(nodes.graph);
-  std::vector<bool> has_predecessor(n, false);
-  std::vector<std::size_t> first_consumer(n, n);
-  for (std::size_t u = 0; u < n; ++u) {
-    for (auto e : boost::make_iterator_range(out_edges(u, nodes.graph))) {
-      const std::size_t v = target(e, nodes.graph);
-      has_predecessor[v] = true;
-      first_consumer[u] = std::min(first_consumer[u], v);
-    }
-  }
-  // The sources each node is preceded by, in file order.
-  std::vector<std::vector<std::size_t>> before(n);
-  for (std::size_t u = 0; u < n; ++u) {
-    if (!has_predecessor[u] && first_consumer[u] < n && first_consumer[u] > u) {
-      before[first_consumer[u]].push_back(u);
-    }
-  }
-  std::vector<std::size_t> position(n);
-  std::size_t next = 0;
-  for (std::size_t v = 0; v < n; ++v) {
-    if (!has_predecessor[v] && first_consumer[v] < n && first_consumer[v] > v) {
-      continue; // placed before its first consumer
-    }
-    for (std::size_t u : before[v]) {
-      position[u] = next++;
-    }
-    position[v] = next++;
-  }
-  return position;
-}
-
 std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
   // name -> its node, or `shared` when several nodes have it. Keys view the
   // model's strings; names given below are added as owned strings.

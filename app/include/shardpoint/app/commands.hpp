@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include <shardpoint/app/plans.hpp>
 #include <shardpoint/app/requests.hpp>
 #include <shardpoint/io/memory_report.hpp>
 #include <shardpoint/onnx/split.hpp>
@@ -98,82 +99,27 @@ struct inspect_options {
 /// "stage", "inputs", "outputs"}] (JSON; device and stage null when unset).
 std::string inspect_model(const inspect_options& a);
 
-// ---- simulate -----------------------------------------------------------
+// ---- suggest, simulate, memory: app/plans.hpp on an ONNX model ---------
 
-struct simulate_options {
-  model_points model;
-  int batches_per_step = 0;
-  std::optional<int> num_ipus;
-  std::string mode = "virtual";
-  std::string cost = "unit";
-  int unit_us = 100;
-  int queue_depth = 4;
-  report_flag report;
-  std::string trace;
-};
-
-/// The emulator's metrics; check_failed when the sharding cannot run as a
-/// pipeline.
-std::string simulate_model(const simulate_options& a);
-
-// ---- suggest ------------------------------------------------------------
-
-struct suggest_options {
+/// `suggest` on the ONNX model `input` (or the bindings' bytes `data`).
+struct suggest_options : suggest_request {
   std::string input;
   std::string_view data;
-  int stages = 0;
-  std::optional<int> num_ipus;
-  std::string memory_per_device;
-  std::string cost = "flops";
-  double communication_weight = 0;
-  std::string output_config;
-  std::string output_model;
-  memory_flags plan;
-  bool planned = false; ///< the cap holds on the memory planner's totals
-  report_flag report;
-  bool strict = false;
-  bool force = false;
-};
-
-struct suggest_outcome {
-  std::string report;
-  std::vector<diagnostic> diagnostics;
-  std::vector<std::string> written; ///< files written, none when validation failed
 };
 
 suggest_outcome suggest_split(const suggest_options& a);
 
-/// Rule broken when the split fails validation (then nothing is written
-/// without force).
-[[nodiscard]] inline verdict verdict_of(const suggest_outcome& o) {
-  return has_errors(o.diagnostics) ? verdict::rule_broken : verdict::ok;
-}
-
-// ---- memory -------------------------------------------------------------
-
-struct memory_options {
+struct simulate_options : simulate_request {
   model_points model;
-  memory_flags plan;
-  std::string parameters;
-  std::string largest_layer;
-  std::string device_memory;
-  bool compare_stages = false;
-  report_flag report;
 };
 
-struct memory_outcome {
-  std::string report;
-  io::memory_report plan;
-  /// When a device does not fit: by how much, in words; empty otherwise.
-  std::string shortfall;
+std::string simulate_model(const simulate_options& a);
+
+struct memory_options : memory_request {
+  model_points model; ///< none given: planned from `parameters`
 };
 
 memory_outcome plan_model_memory(const memory_options& a);
-
-/// Rule broken when a device does not fit.
-[[nodiscard]] inline verdict verdict_of(const memory_outcome& o) {
-  return o.shortfall.empty() ? verdict::ok : verdict::rule_broken;
-}
 
 // ---- split --------------------------------------------------------------
 

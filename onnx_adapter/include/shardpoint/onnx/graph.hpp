@@ -114,14 +114,6 @@ bool has_annotations(const ::onnx::GraphProto& graph);
 std::vector<diagnostic> validate(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const sharding_result& result, const pipeline_options& options);
 
-/// The order `suggest` lays the nodes out in: file order, with every node
-/// that has no predecessor (a Constant, a node reading only graph inputs and
-/// initializers) moved to just before its first consumer, so that such
-/// producers share a stage with what reads them instead of crossing to it.
-/// A topological order when the file order is one. Returns each node's
-/// position.
-std::vector<std::size_t> producers_late_positions(const node_graph& nodes);
-
 /// The display names of the nodes: the name, or "<unnamed OP>".
 std::vector<std::string> node_names(const ::onnx::GraphProto& graph);
 

@@ -1,0 +1,122 @@
+// model_source: what the application needs of a graph format, so that
+// `suggest`, `simulate` and `memory` (app/plans.hpp) run on any format.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// A format implements the pure virtual functions: its node graph (vertex i
+// is node i, in the format's order), the nodes' display names, their costs
+// and bytes, the weights each node reads (as the tensor-parallel degree
+// splits them) and the activation bytes each node's outputs hold. The other
+// functions have defaults that need nothing more: points resolve by name
+// (shardpoint::config), validation is the core's, and the format has no
+// sharding of its own and cannot write one.
+//
+// The application calls, in this order: declare_inputs (before any output
+// is declared, so no output can touch an input), load (reads the model;
+// may declare more files it found), name_nodes (only when points are to be
+// resolved or written), then any of the rest. ONNX's implementation is
+// app/onnx_source.hpp; examples/custom_format/ is a second, with no ONNX.
+#ifndef SHARDPOINT_APP_MODEL_SOURCE_HPP
+#define SHARDPOINT_APP_MODEL_SOURCE_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+#include <shardpoint/app/flags.hpp>
+#include <shardpoint/io/config.hpp>
+#include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/io/outputs.hpp>
+#include <shardpoint/shardpoint.hpp>
+
+namespace shardpoint::app {
+
+/// How a node's cost is counted: FLOPs from the shapes, 1 per node, or the
+/// bytes of the weights it reads.
+enum class cost_model { flops, unit, params };
+
+/// What the balanced partitioner weighs, per node.
+struct node_measures {
+  std::vector<std::int64_t> cost;
+  /// The bytes of the weights each node reads (a shared weight in each).
+  std::vector<std::int64_t> parameter_bytes;
+  /// The bytes of each node's outputs that other nodes read.
+  std::vector<std::int64_t> output_bytes;
+  /// Every weight once, with the nodes that read it: what a stage holds.
+  memory_items parameters;
+};
+
+class model_source {
+public:
+  /// The node graph's type: edges from producer to consumer (parallel edges
+  /// allowed), vertex i = node i.
+  using graph_type = boost::compressed_sparse_row_graph<boost::directedS>;
+
+  model_source() = default;
+  model_source(const model_source&) = delete;
+  model_source& operator=(const model_source&) = delete;
+  virtual ~model_source() = default;
+
+  // ---- reading
+
+  /// Declares the files load() will read as inputs of `outputs`.
+  virtual void declare_inputs(io::output_set& outputs) const;
+  /// Reads the model. `outputs` takes the inputs found while reading
+  /// (another file the model names).
+  virtual void load(io::output_set& outputs) = 0;
+  /// Gives every unnamed node a name, so that points can name every node
+  /// (`strict`: refuses unnamed nodes instead). Names must then be unique.
+  virtual void name_nodes(bool strict);
+
+  // ---- the graph
+
+  [[nodiscard]] virtual const graph_type& graph() = 0;
+  /// Each node's name as messages, reports and points spell it.
+  [[nodiscard]] virtual std::vector<std::string> names() = 0;
+  /// Costs, parameter and output bytes, the weights.
+  [[nodiscard]] virtual node_measures measure(cost_model how) = 0;
+  /// Only the costs (the emulator's); by default measure(how).cost.
+  [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how);
+
+  // ---- sharding
+
+  /// The sharding the model itself stores, when it stores one.
+  [[nodiscard]] virtual std::optional<sharding_result> annotated();
+  /// The sharding the points give (config::resolve by name, manual_shard).
+  [[nodiscard]] virtual sharding_result shard(const std::vector<config::entry>& entries);
+  /// PopRT's rules (the core's validate, with the nodes' names), and any
+  /// rule the format adds.
+  [[nodiscard]] virtual std::vector<diagnostic> validate(const sharding_result& r,
+                                                         const pipeline_options& options);
+  /// Whether write_sharded can store a sharding in this format.
+  [[nodiscard]] virtual bool writes_sharding() const { return false; }
+  /// Writes the model with `r` stored in it to `path` (a staging file of
+  /// the output set). By default unsupported_error: the format cannot.
+  virtual void write_sharded(const sharding_result& r, const std::filesystem::path& path);
+
+  // ---- the memory planner
+
+  /// The weights each node reads, each with the parts the tensor-parallel
+  /// degree splits it into (`layout`: the user's choices, when given), as
+  /// the nodes are staged in `stages`.
+  [[nodiscard]] virtual parameter_uses parameters(const sharding_result& stages,
+                                                  std::int64_t tensor_parallel,
+                                                  const std::vector<io::layout_choice>* layout) = 0;
+  /// The bytes each node's outputs hold for one micro-batch of
+  /// `micro_batch_size` samples. `notes` takes what the figures assume.
+  [[nodiscard]] virtual std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
+                                                              std::vector<std::string>& notes) = 0;
+};
+
+/// The sharding of every node: by the points when there are any (naming
+/// the nodes first), else the model's own, else -- with `unsharded_ok` --
+/// none (one stage); otherwise a usage_error.
+sharding_result sharding_of(model_source& source, const points& where, bool unsharded_ok = false);
+
+} // namespace shardpoint::app
+
+#endif // SHARDPOINT_APP_MODEL_SOURCE_HPP

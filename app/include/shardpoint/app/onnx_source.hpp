@@ -1,0 +1,58 @@
+// onnx_source: an ONNX model as a model_source (app/model_source.hpp) --
+// the format the command line and the Python package plan on.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_APP_ONNX_SOURCE_HPP
+#define SHARDPOINT_APP_ONNX_SOURCE_HPP
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <shardpoint/app/model_source.hpp>
+#include <shardpoint/app/requests.hpp>
+
+namespace shardpoint::app {
+
+class onnx_source final : public model_source {
+public:
+  /// The model file `path`, or the bindings' bytes `data` (when not null;
+  /// `path` then only names them), read as a graph: the weights' bytes stay
+  /// in the file (onnx::read_graph).
+  onnx_source(std::string path, std::string_view data);
+
+  void declare_inputs(io::output_set& outputs) const override;
+  void load(io::output_set& outputs) override;
+  void name_nodes(bool strict) override;
+
+  const graph_type& graph() override;
+  std::vector<std::string> names() override;
+  node_measures measure(cost_model how) override;
+  std::vector<std::int64_t> costs(cost_model how) override;
+
+  std::optional<sharding_result> annotated() override;
+  sharding_result shard(const std::vector<config::entry>& entries) override;
+  std::vector<diagnostic> validate(const sharding_result& r,
+                                   const pipeline_options& options) override;
+  bool writes_sharding() const override { return true; }
+  void write_sharded(const sharding_result& r, const std::filesystem::path& path) override;
+
+  parameter_uses parameters(const sharding_result& stages, std::int64_t tensor_parallel,
+                            const std::vector<io::layout_choice>* layout) override;
+  std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
+                                        std::vector<std::string>& notes) override;
+
+private:
+  [[nodiscard]] const std::string& file_path() const; ///< empty for the bindings' bytes
+  ::onnx::ModelProto& proto();
+  const onnx::node_graph& nodes();
+
+  std::string path_;
+  std::string_view data_;
+  std::optional<onnx::loaded_model> model_;
+  std::optional<onnx::node_graph> nodes_; ///< built when first asked for
+};
+
+} // namespace shardpoint::app
+
+#endif // SHARDPOINT_APP_ONNX_SOURCE_HPP

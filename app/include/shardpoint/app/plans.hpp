@@ -1,0 +1,103 @@
+// The commands that plan -- `suggest`, `simulate`, `memory` -- on a graph in
+// any format (app/model_source.hpp): a request in, an outcome out, no
+// parsing, no printing, no exit codes. ONNX's commands (app/commands.hpp)
+// are these on app/onnx_source.hpp; examples/custom_format runs them on a
+// text format.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#ifndef SHARDPOINT_APP_PLANS_HPP
+#define SHARDPOINT_APP_PLANS_HPP
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <shardpoint/app/flags.hpp>
+#include <shardpoint/app/model_source.hpp>
+#include <shardpoint/io/memory_report.hpp>
+
+namespace shardpoint::app {
+
+// ---- suggest ------------------------------------------------------------
+
+struct suggest_request {
+  int stages = 0;
+  std::optional<int> num_ipus;
+  std::string memory_per_device;
+  std::string cost = "flops"; ///< or unit, params
+  double communication_weight = 0;
+  std::string output_config; ///< the points, as a shard.yaml
+  std::string output_model;  ///< the model with its sharding (model_source::write_sharded)
+  memory_flags plan;
+  bool planned = false; ///< the cap holds on the memory planner's totals
+  report_flag report;
+  bool strict = false;
+  bool force = false;
+};
+
+struct suggest_outcome {
+  std::string report;
+  std::vector<diagnostic> diagnostics;
+  std::vector<std::string> written; ///< files written, none when validation failed
+};
+
+/// The balanced split of `source` into `a.stages` stages, measured against
+/// the splits other frameworks would give; writes the points and the model
+/// as asked, unless the split fails validation (without force).
+suggest_outcome suggest(model_source& source, const suggest_request& a);
+
+/// Rule broken when the split fails validation (then nothing is written
+/// without force).
+[[nodiscard]] inline verdict verdict_of(const suggest_outcome& o) {
+  return has_errors(o.diagnostics) ? verdict::rule_broken : verdict::ok;
+}
+
+// ---- simulate -----------------------------------------------------------
+
+struct simulate_request {
+  int batches_per_step = 0;
+  std::optional<int> num_ipus;
+  std::string mode = "virtual"; ///< or threads
+  std::string cost = "unit";    ///< or flops
+  int unit_us = 100;
+  int queue_depth = 4;
+  report_flag report;
+  std::string trace; ///< a Chrome trace file to write
+};
+
+/// `source` sharded by `where` (or its own sharding) run through the
+/// pipeline emulator: its metrics, as the report asks. check_failed when
+/// the sharding cannot run as a pipeline.
+std::string simulate(model_source& source, const points& where, const simulate_request& a);
+
+// ---- memory -------------------------------------------------------------
+
+struct memory_request {
+  memory_flags plan;
+  std::string parameters;    ///< a count, planned without a model
+  std::string largest_layer; ///< with `parameters`
+  std::string device_memory;
+  bool compare_stages = false;
+  report_flag report;
+};
+
+struct memory_outcome {
+  std::string report;
+  io::memory_report plan;
+  /// When a device does not fit: by how much, in words; empty otherwise.
+  std::string shortfall;
+};
+
+/// The bytes every device holds, for `source` sharded by `where` (or its
+/// own sharding, or one stage), or -- without a source -- for
+/// `a.parameters` alone.
+memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a);
+
+/// Rule broken when a device does not fit.
+[[nodiscard]] inline verdict verdict_of(const memory_outcome& o) {
+  return o.shortfall.empty() ? verdict::ok : verdict::rule_broken;
+}
+
+} // namespace shardpoint::app
+
+#endif // SHARDPOINT_APP_PLANS_HPP

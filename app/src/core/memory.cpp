@@ -1,0 +1,128 @@
+// memory: the bytes every device holds -- pipeline stages x tensor
+// parallelism x sharded data parallelism -- and whether they fit, for a
+// graph in any format or from counts alone.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/app/plans.hpp>
+#include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/io/memory_report.hpp>
+#include <shardpoint/io/units.hpp>
+
+namespace shardpoint::app {
+
+namespace {
+
+std::vector<stage_memory_input> from_model(model_source& source, const points& where,
+                                           const memory_request& a, const parallel_config& c,
+                                           std::vector<std::string>& notes) {
+  io::output_set no_outputs; // (memory writes nothing)
+  source.load(no_outputs);
+  const sharding_result result = sharding_of(source, where, true);
+  std::vector<io::layout_choice> layout;
+  if (!a.plan.layout.empty()) {
+    layout = io::read_layout_file(a.plan.layout);
+  }
+  const parameter_uses uses =
+      source.parameters(result, c.tensor_parallel, a.plan.layout.empty() ? nullptr : &layout);
+  const auto produced = source.activations(c.micro_batch_size, notes);
+  const auto& g = source.graph();
+  return stage_memory_inputs(
+      g, result, uses,
+      boost::make_iterator_property_map(produced.begin(), get(boost::vertex_index, g)));
+}
+
+} // namespace
+
+memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a) {
+  if ((source == nullptr) == a.parameters.empty()) {
+    throw usage_error("give --input-model MODEL or --parameters N (one of them)");
+  }
+  if (!a.largest_layer.empty() && a.parameters.empty()) {
+    throw usage_error("--largest-layer-parameters goes with --parameters");
+  }
+  if (!a.parameters.empty() && (!a.plan.layout.empty() || where.has_points())) {
+    throw usage_error("--layout, --manual-sharding-config and --shard need --input-model");
+  }
+  std::optional<std::int64_t> capacity;
+  if (!a.device_memory.empty()) {
+    capacity = io::parse_size("--device-memory", a.device_memory);
+  }
+  if (a.plan.automatic() && !capacity) {
+    throw usage_error("--sharded-data-parallel auto needs --device-memory");
+  }
+  if (a.compare_stages && a.plan.inference) {
+    throw usage_error("--compare-stages compares training states; drop --inference");
+  }
+  parallel_config c = a.plan.config();
+  io::memory_report r;
+  std::vector<stage_memory_input> stages;
+  if (!a.parameters.empty()) {
+    const std::int64_t n = parse_count("--parameters", a.parameters);
+    std::optional<std::int64_t> largest;
+    if (!a.largest_layer.empty()) {
+      largest = parse_count("--largest-layer-parameters", a.largest_layer);
+    }
+    // Counts alone: one stage, weights split evenly over the tensor-parallel
+    // ranks, 4 bytes stored (fp32) for inference.
+    stages.push_back(from_counts(n, largest, 4));
+    for (auto& t : stages.back().parameters) {
+      t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
+    }
+    r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
+                      "evenly over the tensor-parallel ranks");
+  } else {
+    if (!a.plan.automatic()) { // a bad degree is reported before the model is read
+      check_memory_rules(c, 1);
+    }
+    stages = from_model(*source, where, a, c, r.notes);
+  }
+  const auto count = static_cast<std::int64_t>(stages.size());
+  r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
+                              : plan_memory(stages, c, capacity);
+  c.sharded_data_parallel = r.plan.sharded_data_parallel;
+  if (a.compare_stages) {
+    r.zero_stages = compare_zero_stages(stages, c);
+  }
+  r.config = c;
+  r.stages = count;
+  r.automatic = a.plan.automatic();
+  r.data_parallel_ranks = std::max(c.sharded_data_parallel,
+                                   c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
+  memory_outcome out;
+  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  if (!r.plan.fits) {
+    const auto over = r.plan.largest_total_bytes - *capacity;
+    out.shortfall = "the largest device needs " +
+                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
+                    io::human_bytes(static_cast<double>(over)) + " more than " +
+                    io::human_bytes(static_cast<double>(*capacity));
+    if (r.automatic) {
+      out.shortfall += " even with the sharded data parallel degree that comes closest (" +
+                       std::to_string(r.plan.sharded_data_parallel) + ")";
+      // When no larger degree could be tried, say which rule refused them.
+      parallel_config larger = c;
+      std::string refused;
+      bool all_refused = true;
+      for (std::int64_t n = r.plan.sharded_data_parallel + 1; n <= c.data_parallel; ++n) {
+        if (c.data_parallel % n != 0) {
+          continue;
+        }
+        larger.sharded_data_parallel = n;
+        const memory_rule* rule = broken_memory_rule(larger, count);
+        all_refused = all_refused && rule != nullptr;
+        if (rule != nullptr && refused.empty()) {
+          refused = rule->message(larger, count);
+        }
+      }
+      if (all_refused && !refused.empty()) {
+        out.shortfall += "; every larger degree breaks a rule: " + refused;
+      }
+    }
+  }
+  out.plan = std::move(r);
+  return out;
+}
+
+} // namespace shardpoint::app

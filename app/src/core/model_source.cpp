@@ -1,0 +1,63 @@
+// What every graph format gets without writing it: points resolved by
+// name, the core's validation, and the sharding of a request.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/app/model_source.hpp>
+
+namespace shardpoint::app {
+
+void model_source::declare_inputs(io::output_set& /*outputs*/) const {}
+
+void model_source::name_nodes(bool /*strict*/) {}
+
+std::vector<std::int64_t> model_source::costs(cost_model how) {
+  return measure(how).cost;
+}
+
+std::optional<sharding_result> model_source::annotated() {
+  return std::nullopt;
+}
+
+sharding_result model_source::shard(const std::vector<config::entry>& entries) {
+  const auto& g = graph();
+  const std::vector<std::string> all = names();
+  const auto points = config::resolve(entries, num_vertices(g),
+                                      [&](std::size_t v) -> std::string_view { return all[v]; });
+  const auto index = get(boost::vertex_index, g);
+  return manual_shard(indexed(g, index, boost::make_iterator_property_map(all.begin(), index)),
+                      points);
+}
+
+std::vector<diagnostic> model_source::validate(const sharding_result& r,
+                                               const pipeline_options& options) {
+  const auto& g = graph();
+  const std::vector<std::string> all = names();
+  const auto index = get(boost::vertex_index, g);
+  return shardpoint::validate(
+      indexed(g, index, boost::make_iterator_property_map(all.begin(), index)), r, options);
+}
+
+void model_source::write_sharded(const sharding_result& /*r*/,
+                                 const std::filesystem::path& /*path*/) {
+  throw unsupported_error("this graph format cannot store a sharding: give no output model");
+}
+
+sharding_result sharding_of(model_source& source, const points& where, bool unsharded_ok) {
+  if (where.has_points()) {
+    const std::vector<config::entry> entries = where.read();
+    source.name_nodes(where.strict);
+    return source.shard(entries);
+  }
+  if (auto stored = source.annotated()) {
+    return std::move(*stored);
+  }
+  if (!unsharded_ok) {
+    throw usage_error("give --manual-sharding-config FILE or at least one --shard "
+                      "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
+  }
+  return sharding_result(num_vertices(source.graph()), {}, {});
+}
+
+} // namespace shardpoint::app

@@ -1,0 +1,221 @@
+// suggest: the balanced split of a graph, in any format, into pipeline
+// stages, against the splits other frameworks would give.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+
+#include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/app/plans.hpp>
+#include <shardpoint/io/config.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/io/suggestion.hpp>
+#include <shardpoint/io/units.hpp>
+
+namespace shardpoint::app {
+
+namespace {
+
+cost_model cost_of(const std::string& name) {
+  return name == "unit"     ? cost_model::unit
+         : name == "params" ? cost_model::params
+                            : cost_model::flops;
+}
+
+// The request's numbers; the memory cap, when given.
+std::optional<double> checked_request(const suggest_request& a) {
+  if (a.cost != "flops" && a.cost != "unit" && a.cost != "params") {
+    throw bad_parameter_error("cost " + io::quote(a.cost) + " is not flops, unit or params");
+  }
+  if (!std::isfinite(a.communication_weight) || a.communication_weight < 0 ||
+      a.communication_weight > 1e12) {
+    throw bad_parameter_error("--communication-weight " +
+                              io::quote(detail::number(a.communication_weight)) +
+                              " is not a number of cost units per byte in [0, 1e12]");
+  }
+  if (a.memory_per_device.empty()) {
+    return std::nullopt;
+  }
+  return static_cast<double>(io::parse_size("--memory-per-device", a.memory_per_device));
+}
+
+// The model as the algorithms see it: its nodes laid out with producers
+// late, so that a Constant joins the stage that reads it. The algorithms
+// index vertices by these positions (results, points and memory items
+// alike); `node_order` maps them back.
+struct laid_out_model {
+  const model_source::graph_type& graph;
+  node_measures w;
+  std::vector<std::string> names;
+  std::vector<std::size_t> positions;  ///< node -> position
+  std::vector<std::size_t> node_order; ///< position -> node
+  memory_items params;                 ///< parameter bytes, by position
+
+  laid_out_model(model_source& source, cost_model cost)
+      : graph(source.graph()), w(source.measure(cost)), names(source.names()),
+        positions(producers_late_positions(graph)), node_order(positions.size()) {
+    params.bytes = std::move(w.parameters.bytes);
+    params.used = to_positions(std::move(w.parameters.used));
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      node_order[positions[v]] = v;
+    }
+  }
+
+  /// A property map over the nodes of a vector indexed by node.
+  template <class T>
+  [[nodiscard]] auto by_node(const std::vector<T>& values) const {
+    return boost::make_iterator_property_map(values.begin(), get(boost::vertex_index, graph));
+  }
+  /// The graph as the algorithms take it: vertex index = position.
+  [[nodiscard]] auto view() const { return indexed(graph, by_node(positions), by_node(names)); }
+  /// A vector indexed by node, re-indexed by position.
+  template <class T>
+  [[nodiscard]] std::vector<T> to_positions(std::vector<T> by_node_index) const {
+    std::vector<T> out(positions.size());
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      out[positions[v]] = std::move(by_node_index[v]);
+    }
+    return out;
+  }
+  /// A split by position as a sharding of the nodes (device = stage).
+  [[nodiscard]] sharding_result by_node_index(const sharding_result& r) const {
+    std::vector<int> stage_of(positions.size());
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      stage_of[v] = *r.stage(positions[v]);
+    }
+    return {positions.size(), stage_of, stage_of};
+  }
+};
+
+// The memory planner's view of the model, when a planner option is given:
+// what the cap holds on (`items`) and how to plan any split.
+struct planner {
+  parallel_config config;
+  parameter_uses uses; ///< by position
+  std::vector<std::int64_t> produced;
+  std::vector<std::string> notes;
+  memory_items items;
+};
+
+planner make_planner(const laid_out_model& m, model_source& source, const suggest_request& a) {
+  planner p;
+  p.config = a.plan.config();
+  std::vector<io::layout_choice> layout;
+  if (!a.plan.layout.empty()) {
+    layout = io::read_layout_file(a.plan.layout);
+  }
+  const sharding_result one_stage(m.positions.size(), {}, {});
+  auto by_node = source.parameters(one_stage, p.config.tensor_parallel,
+                                   a.plan.layout.empty() ? nullptr : &layout);
+  p.uses.tensors = std::move(by_node.tensors);
+  p.uses.used = m.to_positions(std::move(by_node.used));
+  p.produced = source.activations(p.config.micro_batch_size, p.notes);
+  p.items = plan_memory_items(m.view(), p.uses, m.by_node(p.produced), p.config, a.stages);
+  return p;
+}
+
+// The report: the split found, the same model split as other frameworks
+// would split it (each measured alike), and the points that give it.
+io::suggestion describe(const laid_out_model& m, const std::optional<planner>& mem,
+                        const memory_items& capped, const balanced_sharding& best,
+                        const suggest_request& a, std::optional<double> cap) {
+  const auto view = m.view();
+  const auto cost = m.by_node(m.w.cost);
+  const auto bytes = m.by_node(m.w.output_bytes);
+  io::suggestion s;
+  s.cost_model = a.cost;
+  s.memory_capacity = cap;
+  s.communication_weight = a.communication_weight;
+  s.exact = best.exact;
+  s.exact_intervals = best.exact_intervals;
+  s.method = best.method;
+  // The planner's largest device for a split, when planning.
+  const auto planned_largest = [&](const sharding_result& r) -> std::optional<double> {
+    if (!mem) {
+      return std::nullopt;
+    }
+    const auto inputs = stage_memory_inputs(view, r, mem->uses, m.by_node(mem->produced));
+    return static_cast<double>(plan_memory(inputs, mem->config).largest_total_bytes);
+  };
+  const evaluate_options eo{.communication_weight = a.communication_weight};
+  const auto measured = [&](std::string name, const sharding_result& r) {
+    return io::named_split{std::move(name), evaluate(view, r, cost, capped, bytes, eo),
+                           planned_largest(r)};
+  };
+  s.plan = measured("shardpoint", best.result);
+  s.baselines.push_back(measured("uniform (DeepSpeed)", baselines::uniform(view, a.stages)));
+  s.baselines.push_back(
+      measured("parameters (DeepSpeed)",
+               baselines::by_weight(view, m.by_node(m.w.parameter_bytes), a.stages)));
+  s.baselines.push_back(
+      measured("equal cost, greedy (PiPPy)", baselines::greedy_threshold(view, cost, a.stages)));
+  if (mem) {
+    s.memory_notes = mem->notes;
+    for (const auto& g : evaluate(view, best.result, cost, m.params).stages) {
+      s.stage_parameter_bytes.push_back(g.memory);
+    }
+  }
+  for (const auto& p : best.points) {
+    s.points.push_back({m.names[m.node_order[p.vertex]], p.device, p.stage, ""});
+  }
+  return s;
+}
+
+} // namespace
+
+suggest_outcome suggest(model_source& source, const suggest_request& a) {
+  const std::optional<double> cap = checked_request(a);
+  if (!a.output_model.empty() && !source.writes_sharding()) {
+    throw usage_error("--output-model: this graph format cannot store a sharding; "
+                      "--output-config writes the points");
+  }
+  // Every output declared, and checked against every input, before the
+  // model is read; written only once everything has worked.
+  io::output_set outputs;
+  source.declare_inputs(outputs);
+  if (!a.plan.layout.empty()) {
+    outputs.input(a.plan.layout, "the layout file");
+  }
+  const io::staged_file* output_config =
+      a.output_config.empty() ? nullptr : &outputs.file(a.output_config, "--output-config");
+  const io::staged_file* output_model =
+      a.output_model.empty() ? nullptr : &outputs.file(a.output_model, "--output-model");
+  source.load(outputs);
+  source.name_nodes(a.strict);
+
+  const laid_out_model m(source, cost_of(a.cost));
+  const std::optional<planner> mem =
+      a.planned ? std::optional<planner>(make_planner(m, source, a)) : std::nullopt;
+  // What the cap holds on: parameter bytes, or the planner's bound.
+  const memory_items& capped = mem ? mem->items : m.params;
+  const balance_options options{
+      .stages = a.stages, .memory_capacity = cap, .communication_weight = a.communication_weight};
+  const balanced_sharding best =
+      balanced_shard(m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes), options);
+
+  io::suggestion s = describe(m, mem, capped, best, a, cap);
+  const sharding_result by_node = m.by_node_index(best.result);
+  pipeline_options checks;
+  checks.num_devices = a.num_ipus;
+  checks.spelling = flag_spelling;
+  s.diagnostics = source.validate(by_node, checks);
+  suggest_outcome out;
+  out.diagnostics = s.diagnostics;
+  out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);
+  if (has_errors(s.diagnostics) && !a.force) {
+    return out;
+  }
+  if (output_config != nullptr) {
+    io::write_file_atomically(output_config->staging(), config::to_shard_yaml(s.points));
+    out.written.push_back(a.output_config);
+  }
+  if (output_model != nullptr) {
+    source.write_sharded(by_node, output_model->staging());
+    out.written.push_back(a.output_model);
+  }
+  outputs.commit();
+  return out;
+}
+
+} // namespace shardpoint::app

@@ -1,0 +1,125 @@
+// An ONNX model as a model_source: the adapter's reading, measuring,
+// sharding and writing behind the application's interface.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <shardpoint/app/onnx_source.hpp>
+#include <shardpoint/onnx/memory.hpp>
+#include <shardpoint/onnx/weights.hpp>
+
+namespace shardpoint::app {
+
+namespace {
+
+onnx::cost_model onnx_cost(cost_model how) {
+  switch (how) {
+  case cost_model::unit:
+    return onnx::cost_model::unit;
+  case cost_model::params:
+    return onnx::cost_model::params;
+  case cost_model::flops:
+    break;
+  }
+  return onnx::cost_model::flops;
+}
+
+} // namespace
+
+onnx_source::onnx_source(std::string path, std::string_view data)
+    : path_(std::move(path)), data_(data) {}
+
+const std::string& onnx_source::file_path() const {
+  static const std::string none;
+  return data_.data() != nullptr ? none : path_;
+}
+
+void onnx_source::declare_inputs(io::output_set& outputs) const {
+  protect_inputs(outputs, file_path(), nullptr);
+}
+
+void onnx_source::load(io::output_set& outputs) {
+  model_.emplace(load_model(path_, data_, reading::graph));
+  nodes_.reset();
+  protect_inputs(outputs, file_path(), &*model_);
+}
+
+::onnx::ModelProto& onnx_source::proto() {
+  if (!model_) {
+    throw internal_error("shardpoint: onnx_source used before load()");
+  }
+  return model_->proto();
+}
+
+const onnx::node_graph& onnx_source::nodes() {
+  if (!nodes_) {
+    nodes_.emplace(onnx::build_graph(proto().graph()));
+  }
+  return *nodes_;
+}
+
+void onnx_source::name_nodes(bool strict) {
+  onnx::assign_names(*proto().mutable_graph(),
+                     strict ? onnx::naming::strict : onnx::naming::rename_empty);
+}
+
+const model_source::graph_type& onnx_source::graph() {
+  return nodes().graph;
+}
+
+std::vector<std::string> onnx_source::names() {
+  return onnx::node_names(proto().graph());
+}
+
+node_measures onnx_source::measure(cost_model how) {
+  onnx::node_weights w = onnx::measure_nodes(proto(), nodes(), onnx_cost(how));
+  node_measures out;
+  out.parameters = onnx::parameter_items(nodes(), w);
+  out.cost = std::move(w.cost);
+  out.parameter_bytes = std::move(w.parameter_bytes);
+  out.output_bytes = std::move(w.output_bytes);
+  return out;
+}
+
+std::vector<std::int64_t> onnx_source::costs(cost_model how) {
+  return onnx::estimate_costs(proto(), onnx_cost(how));
+}
+
+std::optional<sharding_result> onnx_source::annotated() {
+  if (!onnx::has_annotations(proto().graph())) {
+    return std::nullopt;
+  }
+  nodes(); // a graph that cannot be built is reported first, as for points
+  return onnx::read_annotations(proto().graph());
+}
+
+sharding_result onnx_source::shard(const std::vector<config::entry>& entries) {
+  const auto& g = proto().graph();
+  const auto& n = nodes();
+  const auto points = onnx::resolve(g, entries);
+  return onnx::shard(g, n, points);
+}
+
+std::vector<diagnostic> onnx_source::validate(const sharding_result& r,
+                                              const pipeline_options& options) {
+  return onnx::validate(proto().graph(), nodes(), r, options);
+}
+
+void onnx_source::write_sharded(const sharding_result& r, const std::filesystem::path& path) {
+  onnx::annotate(*proto().mutable_graph(), r);
+  onnx::save_model(*model_, path);
+}
+
+parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64_t tensor_parallel,
+                                       const std::vector<io::layout_choice>* layout) {
+  // Shard tuples as `weights strategy` decides them; a weight read by two
+  // stages is held by both.
+  const onnx::weight_options wo{static_cast<int>(tensor_parallel), std::nullopt, true};
+  return onnx::parameter_uses_of(nodes(),
+                                 onnx::decide(proto().graph(), nodes(), stages, wo, layout));
+}
+
+std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,
+                                                   std::vector<std::string>& notes) {
+  return onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes);
+}
+
+} // namespace shardpoint::app
