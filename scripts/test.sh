@@ -123,9 +123,10 @@ else
     if cmake -S tests/downstream -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=$cxx \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG" "${launcher[@]}" \
       -DCMAKE_PREFIX_PATH="$root/build/install" -DQUICKSTART_SOURCE="$root/build/downstream/src/main.cpp" \
-      >"$dir.log" 2>&1 &&
+      -DCUSTOM_FORMAT_DIR="$root/examples/custom_format" >"$dir.log" 2>&1 &&
       cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1 &&
-      "$dir/quickstart" >"$dir.out" && "$dir/uses_everything" >>"$dir.out"; then
+      "$dir/quickstart" >"$dir.out" && "$dir/uses_everything" >>"$dir.out" &&
+      "$dir/custom_format" suggest 2 >>"$dir.out"; then
       echo "downstream ($cxx):"
       cat "$dir.out"
       passed=$((passed + 1))

@@ -1,104 +1,285 @@
-// Manual sharding of a graph read from a small text format (model.txt):
-// the core needs nothing ONNX-specific, only a Boost graph and a name for
-// each vertex; shardpoint::config (no protobuf) reads the points -- the same
-// `--shard` flags and shard.yaml files the ONNX command line takes.
+// A graph format that is not ONNX, planned by shardpoint's application:
+// `suggest`, `simulate` and `memory` run on it through app/plans.hpp, with
+// points read by shardpoint::config -- the same `--shard` flags and
+// shard.yaml files the ONNX command line takes -- and no ONNX code at all.
+// Adding a format is this one file: a model_source (app/model_source.hpp).
 //
-//   custom_format MODEL.txt [NAME=DEVICE[:STAGE] | shard.yaml] ...
+//   custom_format [MODEL.txt] [NAME=DEVICE[:STAGE] | shard.yaml] ...
+//   custom_format [MODEL.txt] suggest STAGES
+//   custom_format [MODEL.txt] simulate NAME=DEVICE:STAGE ...
+//   custom_format [MODEL.txt] memory [NAME=DEVICE:STAGE ...]
+//
+// The first form prints each node's device and stage. The format (see
+// model.txt): `NAME <- INPUT ... [| flops=N out=BYTES weight=NAME:ELEMENTS]`.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/property_map/property_map.hpp>
-
-#include <shardpoint/io/config.hpp>
-#include <shardpoint/shardpoint.hpp>
+#include <shardpoint/app/plans.hpp>
 
 namespace {
 
-using graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+namespace app = shardpoint::app;
 
-struct model {
-  graph g;
+/// A model in the text format: nodes by first mention, edges, figures.
+struct text_model {
   std::vector<std::string> names;
   std::map<std::string, std::size_t> index;
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  std::vector<std::int64_t> flops;
+  std::vector<std::int64_t> out_bytes;         ///< per sample
+  std::vector<std::vector<std::size_t>> reads; ///< weights each node reads
+  std::vector<std::string> weight_names;
+  std::vector<std::int64_t> weight_elements;
 };
 
-std::size_t vertex_of(model& m, const std::string& name) {
+std::size_t node_of(text_model& m, const std::string& name) {
   const auto [it, fresh] = m.index.emplace(name, m.names.size());
   if (fresh) {
     m.names.push_back(name);
-    add_vertex(m.g);
+    m.flops.push_back(1);
+    m.out_bytes.push_back(0);
+    m.reads.emplace_back();
   }
   return it->second;
 }
 
-// "NAME <- INPUT ..." per line; throws std::runtime_error with the line number.
-model read_model(const std::string& path) {
+std::int64_t number(const std::string& where, const std::string& text) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || !(value >= 0 && value < 9e18)) {
+    throw shardpoint::bad_input_error(where + ": '" + text + "' is not a count");
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+// One `key=value` of a line's figures.
+void read_figure(text_model& m, std::size_t v, const std::string& where, const std::string& word) {
+  const auto eq = word.find('=');
+  const std::string key = word.substr(0, eq);
+  const std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
+  if (key == "flops") {
+    m.flops[v] = number(where, value);
+  } else if (key == "out") {
+    m.out_bytes[v] = number(where, value);
+  } else if (key == "weight" && value.find(':') != std::string::npos) {
+    const std::string name = value.substr(0, value.find(':'));
+    const auto elements = number(where, value.substr(value.find(':') + 1));
+    const auto at = std::find(m.weight_names.begin(), m.weight_names.end(), name);
+    const auto w = static_cast<std::size_t>(at - m.weight_names.begin());
+    if (at == m.weight_names.end()) {
+      m.weight_names.push_back(name);
+      m.weight_elements.push_back(elements);
+    } else if (m.weight_elements[w] != elements) {
+      throw shardpoint::bad_input_error(where + ": weight '" + name + "' has two sizes");
+    }
+    m.reads[v].push_back(w);
+  } else {
+    throw shardpoint::bad_input_error(where +
+                                      ": expected flops=N, out=BYTES or "
+                                      "weight=NAME:ELEMENTS, not '" +
+                                      word + "'");
+  }
+}
+
+text_model read_model(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    throw std::runtime_error(path + ": cannot be opened");
+    throw shardpoint::bad_input_error(path + ": cannot be opened");
   }
-  model m;
+  text_model m;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = path + ":" + std::to_string(number);
     line = line.substr(0, line.find('#'));
-    std::istringstream words(line);
+    const auto bar = line.find('|');
+    std::istringstream words(line.substr(0, bar));
     std::string name;
     std::string arrow;
     if (!(words >> name)) {
       continue;
     }
     if (!(words >> arrow) || arrow != "<-") {
-      throw std::runtime_error(path + ":" + std::to_string(number) + ": expected 'NAME <- INPUTS'");
+      throw shardpoint::bad_input_error(where + ": expected 'NAME <- INPUTS'");
     }
-    const std::size_t v = vertex_of(m, name);
+    const std::size_t v = node_of(m, name);
     for (std::string input; words >> input;) {
-      add_edge(vertex_of(m, input), v, m.g);
+      m.edges.emplace_back(node_of(m, input), v);
+    }
+    std::istringstream figures(bar == std::string::npos ? "" : line.substr(bar + 1));
+    for (std::string word; figures >> word;) {
+      read_figure(m, v, where, word);
     }
   }
   return m;
 }
 
+/// The text format as a model_source: everything the planning commands
+/// need, from the figures each line gives.
+class text_source final : public app::model_source {
+public:
+  explicit text_source(std::string path) : path_(std::move(path)) {}
+
+  void declare_inputs(shardpoint::io::output_set& outputs) const override {
+    outputs.input(path_, "the input model");
+  }
+  void load(shardpoint::io::output_set& /*outputs*/) override {
+    m_ = read_model(path_);
+    graph_ = graph_type(boost::edges_are_unsorted_multi_pass, m_.edges.begin(), m_.edges.end(),
+                        m_.names.size());
+  }
+  const graph_type& graph() override { return graph_; }
+  std::vector<std::string> names() override { return m_.names; }
+
+  app::node_measures measure(app::cost_model how) override {
+    const std::size_t n = m_.names.size();
+    app::node_measures out;
+    out.parameters.bytes.assign(m_.weight_elements.size(), 0);
+    for (std::size_t w = 0; w < m_.weight_elements.size(); ++w) {
+      out.parameters.bytes[w] = 4 * static_cast<double>(m_.weight_elements[w]); // fp32
+    }
+    out.parameters.used.resize(n);
+    std::vector<bool> read(n, false); // outputs another node reads
+    for (const auto& [from, to] : m_.edges) {
+      read[from] = true;
+    }
+    for (std::size_t v = 0; v < n; ++v) {
+      std::int64_t bytes = 0;
+      for (auto w : m_.reads[v]) {
+        bytes += 4 * m_.weight_elements[w];
+        out.parameters.used[v].push_back(static_cast<std::uint32_t>(w));
+      }
+      out.parameter_bytes.push_back(bytes);
+      out.output_bytes.push_back(read[v] ? m_.out_bytes[v] : 0);
+      out.cost.push_back(how == app::cost_model::unit     ? 1
+                         : how == app::cost_model::params ? std::max<std::int64_t>(bytes, 1)
+                                                          : m_.flops[v]);
+    }
+    return out;
+  }
+
+  // Every weight split evenly over the tensor-parallel ranks when its size
+  // divides, else whole on each (this format has no layouts).
+  shardpoint::parameter_uses
+  parameters(const shardpoint::sharding_result& /*stages*/, std::int64_t tensor_parallel,
+             const std::vector<shardpoint::io::layout_choice>* layout) override {
+    if (layout != nullptr) {
+      throw shardpoint::unsupported_error("this format has no layouts: drop --layout");
+    }
+    shardpoint::parameter_uses uses;
+    for (auto elements : m_.weight_elements) {
+      const bool splits = tensor_parallel > 1 && elements % tensor_parallel == 0;
+      uses.tensors.push_back({elements, splits ? tensor_parallel : 1, 4, true});
+    }
+    for (const auto& reads : m_.reads) {
+      uses.used.emplace_back(reads.begin(), reads.end());
+    }
+    return uses;
+  }
+
+  std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
+                                        std::vector<std::string>& /*notes*/) override {
+    std::vector<std::int64_t> out;
+    for (auto bytes : m_.out_bytes) {
+      out.push_back(bytes * micro_batch_size);
+    }
+    return out;
+  }
+
+private:
+  std::string path_;
+  text_model m_;
+  graph_type graph_;
+};
+
+// NAME=DEVICE[:STAGE] flags and shard.yaml files, as the command line's.
+app::points points_of(const std::vector<std::string>& words) {
+  app::points p;
+  for (const auto& word : words) {
+    if (word.find('=') == std::string::npos) {
+      p.config = word;
+    } else {
+      p.shard_flags.push_back(word);
+    }
+  }
+  return p;
+}
+
+int run(const std::string& path, const std::vector<std::string>& words) {
+  text_source source(path);
+  const std::string command = words.empty() ? "" : words.front();
+  const std::vector<std::string> rest(words.begin() + (words.empty() ? 0 : 1), words.end());
+  if (command == "suggest") {
+    app::suggest_request a;
+    a.stages = rest.empty() ? 2 : std::stoi(rest.front());
+    const auto r = app::suggest(source, a);
+    std::cout << r.report;
+    return r.diagnostics.empty() ? 0 : 3;
+  }
+  if (command == "simulate") {
+    app::simulate_request a;
+    a.batches_per_step = 12; // a multiple of 1, 2, 3, 4 and 6 stages
+    a.cost = "flops";
+    std::cout << app::simulate(source, points_of(rest), a);
+    return 0;
+  }
+  if (command == "memory") {
+    app::memory_request a;
+    const auto r = app::plan_memory(&source, points_of(rest), a);
+    std::cout << r.report;
+    return r.shortfall.empty() ? 0 : 3;
+  }
+  // Manual sharding: each node's device and stage.
+  shardpoint::io::output_set none;
+  source.load(none);
+  const auto names = source.names();
+  const auto r = app::sharding_of(source, points_of(words));
+  for (std::size_t v = 0; v < r.size(); ++v) {
+    std::cout << names[v] << ": device " << *r.device(v);
+    if (const auto s = r.stage(v)) {
+      std::cout << ", stage " << *s;
+    }
+    std::cout << '\n';
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : CUSTOM_FORMAT_MODEL;
+  std::string path = CUSTOM_FORMAT_MODEL;
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  if (!words.empty() && words.front().ends_with(".txt")) {
+    path = words.front();
+    words.erase(words.begin());
+  }
   try {
-    model m = read_model(path);
-    std::vector<std::string> specs(argv + std::min(argc, 2), argv + argc);
-    if (specs.empty()) {
-      specs = {"add1=0:0", "add2=1:1"};
-    }
-    std::vector<shardpoint::config::entry> entries;
-    for (const auto& spec : specs) { // NAME=DEVICE[:STAGE], or a config file
-      if (spec.find('=') == std::string::npos) {
-        const auto more = shardpoint::config::read_file(spec);
-        entries.insert(entries.end(), more.begin(), more.end());
-      } else {
-        entries.push_back(shardpoint::config::parse_shard_flag(spec));
+    if (words.empty()) { // the example's own run: all three commands
+      for (const auto& command :
+           std::vector<std::vector<std::string>>{{"add1=0:0", "add2=1:1"},
+                                                 {"suggest", "2"},
+                                                 {"simulate", "add1=0:0", "add2=1:1"},
+                                                 {"memory", "add1=0:0", "add2=1:1"}}) {
+        if (const int code = run(path, command); code != 0) {
+          return code;
+        }
       }
+      return 0;
     }
-    const auto points = shardpoint::config::resolve(
-        entries, m.names.size(), [&](std::size_t v) -> std::string_view { return m.names[v]; });
-    const auto index = get(boost::vertex_index, m.g);
-    const auto names = boost::make_iterator_property_map(m.names.begin(), index);
-    const shardpoint::sharding_result r =
-        shardpoint::manual_shard(shardpoint::indexed(m.g, index, names), points);
-    for (std::size_t v = 0; v < r.size(); ++v) {
-      std::cout << m.names[v] << ": device " << *r.device(v);
-      if (const auto s = r.stage(v)) {
-        std::cout << ", stage " << *s;
-      }
-      std::cout << '\n';
-    }
+    return run(path, words);
   } catch (const std::exception& e) {
-    std::cerr << "custom_format: " << e.what() << '\n';
+    std::cerr << "custom_format: " << app::message_of(e) << '\n';
     return 2;
   }
 }
