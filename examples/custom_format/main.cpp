@@ -278,6 +278,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     return run(path, words);
+  } catch (const app::usage_error& e) { // the command line's exit codes
+    std::cerr << "custom_format: usage: " << app::message_of(e) << '\n';
+    return 1;
+  } catch (const app::check_failed& e) { // before bad_input_error, its base
+    std::cerr << "custom_format: " << app::message_of(e) << '\n';
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "custom_format: " << app::message_of(e) << '\n';
     return 2;

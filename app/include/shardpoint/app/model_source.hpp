@@ -41,6 +41,8 @@ enum class cost_model { flops, unit, params };
 
 /// What the balanced partitioner weighs, per node.
 struct node_measures {
+  /// flops: the format's own cost unit; unit: 1 each; params: the weight
+  /// bytes, at least 1.
   std::vector<std::int64_t> cost;
   /// The bytes of the weights each node reads (a shared weight in each).
   std::vector<std::int64_t> parameter_bytes;

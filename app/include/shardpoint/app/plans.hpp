@@ -55,7 +55,7 @@ suggest_outcome suggest(model_source& source, const suggest_request& a);
 // ---- simulate -----------------------------------------------------------
 
 struct simulate_request {
-  int batches_per_step = 0;
+  int batches_per_step = 0; ///< required: micro-batches, a multiple of the stages
   std::optional<int> num_ipus;
   std::string mode = "virtual"; ///< or threads
   std::string cost = "unit";    ///< or flops
