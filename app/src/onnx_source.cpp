@@ -2,7 +2,11 @@
 // sharding and writing behind the application's interface.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <set>
+
 #include <shardpoint/app/onnx_source.hpp>
+#include <shardpoint/io/text.hpp>
+#include <shardpoint/io/units.hpp>
 #include <shardpoint/onnx/memory.hpp>
 #include <shardpoint/onnx/weights.hpp>
 
@@ -20,6 +24,60 @@ onnx::cost_model onnx_cost(cost_model how) {
     break;
   }
   return onnx::cost_model::flops;
+}
+
+// The symbolic dimensions a figure met, as a user can act on them: the
+// graph inputs' by name (at most 6), the ones inference made up counted.
+std::string free_dimensions(const ::onnx::GraphProto& g, const std::set<std::string>& symbols) {
+  std::set<std::string> of_inputs;
+  for (const auto& input : g.input()) {
+    for (const auto& d : input.type().tensor_type().shape().dim()) {
+      if (d.has_dim_param() && symbols.contains(d.dim_param())) {
+        of_inputs.insert(d.dim_param());
+      }
+    }
+  }
+  std::string named;
+  std::size_t shown = 0;
+  for (const auto& symbol : of_inputs) {
+    if (shown++ < 6) {
+      named += (named.empty() ? "" : ", ") + io::quote(symbol);
+    }
+  }
+  if (of_inputs.size() > 6) {
+    named += " and " + std::to_string(of_inputs.size() - 6) + " more";
+  }
+  const std::size_t made_up = symbols.size() - of_inputs.size();
+  std::string out = named.empty() ? "" : "the inputs' symbolic dimensions " + named;
+  if (made_up > 0) {
+    out += (out.empty() ? "" : "; ") + std::to_string(made_up) +
+           " dimension(s) shape inference could not fix";
+  }
+  return out.empty() ? out : " (" + out + ", each counted as 1)";
+}
+
+// What of a model's measures is a guess, in words (node_measures::estimates).
+std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::guesses& guessed,
+                                      std::size_t nodes) {
+  std::vector<std::string> out;
+  const std::string shapes = " rest on unknown or symbolic shapes" +
+                             free_dimensions(g, guessed.symbols) +
+                             "; export the model with fixed input shapes to measure them";
+  if (guessed.cost_nodes > 0) {
+    out.push_back("the FLOPs of " + std::to_string(guessed.cost_nodes) + " of " +
+                  std::to_string(nodes) + " nodes" + shapes);
+  }
+  if (guessed.bytes_nodes > 0) {
+    out.push_back("the output bytes of " + std::to_string(guessed.bytes_nodes) + " of " +
+                  std::to_string(nodes) + " nodes" +
+                  (guessed.cost_nodes > 0 ? " rest on those shapes too" : shapes));
+  }
+  if (guessed.uncounted_weights > 0) {
+    out.push_back(std::to_string(guessed.uncounted_weights) + " weight tensor(s) (" +
+                  io::human_bytes(static_cast<double>(guessed.uncounted_bytes)) +
+                  ") held by Constant nodes or subgraphs are not counted in the parameters");
+  }
+  return out;
 }
 
 } // namespace
@@ -76,11 +134,15 @@ node_measures onnx_source::measure(cost_model how) {
   out.cost = std::move(w.cost);
   out.parameter_bytes = std::move(w.parameter_bytes);
   out.output_bytes = std::move(w.output_bytes);
+  out.estimates = estimates_of(proto().graph(), w.guessed, out.cost.size());
   return out;
 }
 
-std::vector<std::int64_t> onnx_source::costs(cost_model how) {
-  return onnx::estimate_costs(proto(), onnx_cost(how));
+std::vector<std::int64_t> onnx_source::costs(cost_model how, std::vector<std::string>& estimates) {
+  onnx::guesses guessed;
+  auto costs = onnx::estimate_costs(proto(), onnx_cost(how), &guessed);
+  estimates = estimates_of(proto().graph(), guessed, costs.size());
+  return costs;
 }
 
 std::optional<sharding_result> onnx_source::annotated() {
@@ -115,6 +177,10 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
   const onnx::weight_options wo{static_cast<int>(tensor_parallel), std::nullopt, true};
   return onnx::parameter_uses_of(nodes(),
                                  onnx::decide(proto().graph(), nodes(), stages, wo, layout));
+}
+
+std::vector<std::string> onnx_source::weight_estimates() {
+  return estimates_of(proto().graph(), onnx::uncounted_weights(proto().graph()), 0);
 }
 
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,

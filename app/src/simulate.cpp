@@ -6,7 +6,7 @@
 
 namespace shardpoint::app {
 
-std::string simulate_model(const simulate_options& a) {
+simulate_outcome simulate_model(const simulate_options& a) {
   onnx_source source(a.model.input, a.model.data);
   return simulate(source, a.model, a);
 }

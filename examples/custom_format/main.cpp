@@ -231,7 +231,7 @@ int run(const std::string& path, const std::vector<std::string>& words) {
     app::simulate_request a;
     a.batches_per_step = 12; // a multiple of 1, 2, 3, 4 and 6 stages
     a.cost = "flops";
-    std::cout << app::simulate(source, points_of(rest), a);
+    std::cout << app::simulate(source, points_of(rest), a).report;
     return 0;
   }
   if (command == "memory") {

@@ -13,7 +13,7 @@
 
 namespace shardpoint::io {
 
-std::string to_table(const runtime::run_metrics& m) {
+std::string to_table(const runtime::run_metrics& m, const std::vector<std::string>& estimates) {
   std::ostringstream os;
   char line[256];
   os << "mode " << m.mode << ", " << m.micro_batches << " micro-batches, " << m.stages.size()
@@ -39,10 +39,13 @@ std::string to_table(const runtime::run_metrics& m) {
   os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
      << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
   os << "\ntimeline (a row per device, digits are stages, '.' is idle):\n" << runtime::timeline(m);
+  for (const auto& e : estimates) {
+    os << "estimated: " << e << '\n';
+  }
   return os.str();
 }
 
-std::string to_json(const runtime::run_metrics& m) {
+std::string to_json(const runtime::run_metrics& m, const std::vector<std::string>& estimates) {
   nlohmann::json j;
   j["mode"] = m.mode;
   j["micro_batches"] = m.micro_batches;
@@ -68,6 +71,8 @@ std::string to_json(const runtime::run_metrics& m) {
     j["devices"].push_back(
         {{"device", d.device}, {"busy", d.busy}, {"utilisation", d.utilisation}});
   }
+  j["estimated"] = !estimates.empty();
+  j["estimates"] = estimates;
   return detail::document(std::move(j));
 }
 

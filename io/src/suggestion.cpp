@@ -43,12 +43,16 @@ bool planned(const suggestion& s) {
   return s.plan.planned_largest.has_value();
 }
 
+// The optimality the search proved -- for the costs as measured, or, when
+// a figure is a guess, only for those estimates.
 std::string what_is_proven(const suggestion& s) {
+  const bool guess = !s.estimates.empty();
   if (s.exact) {
-    return "proven optimal among all splits";
+    return guess ? "optimal for the estimated costs" : "proven optimal among all splits";
   }
   if (s.exact_intervals) {
-    return "proven optimal among splits into intervals of a topological order";
+    return std::string(guess ? "optimal for the estimated costs" : "proven optimal") +
+           " among splits into intervals of a topological order";
   }
   return "not proven optimal";
 }
@@ -69,6 +73,9 @@ std::string to_table(const suggestion& s) {
        << (planned(s) ? " a device on the memory planner's totals" : " of parameters a stage");
   }
   os << "; " << what_is_proven(s) << ")\n";
+  for (const auto& e : s.estimates) {
+    os << "estimated: " << e << '\n';
+  }
   const bool loads = s.communication_weight > 0;
   std::snprintf(line, sizeof line, "%-6s %-6s %7s %12s%s %14s %12s %7s\n", "stage", "device",
                 "nodes", "cost", loads ? "         load" : "",
@@ -148,6 +155,8 @@ std::string to_json(const suggestion& s) {
   j["imbalance"] = m.imbalance;
   j["exact"] = s.exact;
   j["exact_intervals"] = s.exact_intervals;
+  j["estimated"] = !s.estimates.empty();
+  j["estimates"] = s.estimates;
   j["method"] = s.method;
   j["cost_model"] = s.cost_model;
   j["memory_capacity"] = s.memory_capacity ? nlohmann::json(*s.memory_capacity) : nlohmann::json();

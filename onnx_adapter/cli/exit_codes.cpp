@@ -60,4 +60,10 @@ int report_current_exception(const std::string& doing) {
   }
 }
 
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) {
+    std::cerr << "shardpoint: warning: " << one_line(w) << '\n';
+  }
+}
+
 } // namespace shardpoint::cli

@@ -8,6 +8,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <shardpoint/app/errors.hpp>
 
@@ -40,6 +41,10 @@ using app::verdict;
 [[nodiscard]] constexpr int exit_code(verdict v) {
   return v == verdict::rule_broken ? exit_invalid : exit_ok;
 }
+
+/// Prints each warning of an outcome (what its figures guess) once on
+/// stderr, as "shardpoint: warning: ...". The exit code does not change.
+void print_warnings(const std::vector<std::string>& warnings);
 
 /// `message` as one printable line (io::printable), cut to about 1000 bytes:
 /// what an error line may show, whatever its parts held.

@@ -6,8 +6,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <shardpoint/detail/checked.hpp>
 #include <shardpoint/error.hpp>
 #include <shardpoint/onnx/costs.hpp>
+#include <shardpoint/onnx/tensor_data.hpp>
 
 #include "shapes.hpp"
 
@@ -18,13 +20,31 @@ using shapes::inferred_shapes;
 
 namespace {
 
-// MFLOPs of every node from the shapes inference found (see cost_model).
-std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types) {
+// Whether the FLOPs of `n` rest on a shape that is unknown or symbolic:
+// its output's, and the input its op type's count reads.
+bool cost_is_guess(const ::onnx::NodeProto& n, const inferred_shapes& types,
+                   std::set<std::string>& symbols) {
+  bool guess = shapes::has_free_dims(types, n.output(0), symbols);
+  if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && n.input_size() > 0) {
+    guess = shapes::has_free_dims(types, n.input(0), symbols) || guess;
+  } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() > 1) {
+    guess = shapes::has_free_dims(types, n.input(1), symbols) || guess;
+  }
+  return guess;
+}
+
+// MFLOPs of every node from the shapes inference found (see cost_model);
+// `guessed`, when given, takes the nodes whose count is a guess.
+std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types,
+                                      guesses* guessed = nullptr) {
   std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
     if (n.output_size() == 0) {
       continue;
+    }
+    if (guessed != nullptr && cost_is_guess(n, types, guessed->symbols)) {
+      ++guessed->cost_nodes;
     }
     const auto out = dims_of(types, n.output(0));
     if (!out) {
@@ -78,9 +98,65 @@ std::vector<std::int64_t> parameter_bytes(const node_graph& nodes,
   return out;
 }
 
+// The bytes of a tensor a Constant node or a subgraph holds, when it is a
+// weight (floating point, more than one element); 0 otherwise.
+std::int64_t weight_bytes(const ::onnx::TensorProto& t) {
+  return shapes::is_floating(t.data_type()) && element_count(t) > 1 ? shapes::tensor_bytes(t) : 0;
+}
+
+std::int64_t constant_bytes(const ::onnx::NodeProto& n) {
+  std::int64_t bytes = 0;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "value" && a.has_t()) {
+      bytes += weight_bytes(a.t());
+    } else if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
+      bytes += weight_bytes(a.sparse_tensor().values());
+    } else if (a.name() == "value_floats" && a.floats_size() > 1) {
+      bytes += 4 * static_cast<std::int64_t>(a.floats_size());
+    }
+  }
+  return bytes;
+}
+
+// The weights the initializer list does not hold: Constant nodes' values,
+// and, in subgraphs (If, Loop, Scan bodies), their initializers too.
+void count_uncounted(const ::onnx::GraphProto& g, bool subgraph, guesses& out) {
+  const auto add = [&](std::int64_t bytes) {
+    if (bytes > 0) {
+      ++out.uncounted_weights;
+      out.uncounted_bytes = detail::checked_add(out.uncounted_bytes, bytes).value_or(INT64_MAX);
+    }
+  };
+  if (subgraph) {
+    for (const auto& t : g.initializer()) {
+      add(weight_bytes(t));
+    }
+  }
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant" && n.domain().empty()) {
+      add(constant_bytes(n));
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) {
+        count_uncounted(a.g(), true, out);
+      }
+      for (const auto& sub : a.graphs()) {
+        count_uncounted(sub, true, out);
+      }
+    }
+  }
+}
+
 } // namespace
 
-std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how) {
+guesses uncounted_weights(const ::onnx::GraphProto& graph) {
+  guesses out;
+  count_uncounted(graph, false, out);
+  return out;
+}
+
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
+                                         guesses* guessed) {
   const auto& g = model.graph();
   if (how == cost_model::unit) {
     return std::vector<std::int64_t>(static_cast<std::size_t>(g.node_size()), 1);
@@ -94,7 +170,7 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
     return costs;
   }
   const inferred_shapes types(model);
-  return flops_costs(g, types);
+  return flops_costs(g, types, guessed);
 }
 
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how) {
@@ -104,8 +180,9 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   w.initializer_bytes = shapes::initializer_sizes(g, nodes);
   w.parameter_bytes = parameter_bytes(nodes, w.initializer_bytes);
   const inferred_shapes types(model);
+  count_uncounted(g, false, w.guessed);
   if (how == cost_model::flops) {
-    w.cost = flops_costs(g, types);
+    w.cost = flops_costs(g, types, &w.guessed);
   } else if (how == cost_model::params) {
     w.cost = w.parameter_bytes;
     for (auto& c : w.cost) {
@@ -124,17 +201,22 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
     }
   }
   w.output_bytes.assign(n, 0);
+  std::vector<bool> guessed_bytes(n, false);
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
     if (p == node_graph::no_producer || !read[t]) {
       continue;
     }
+    guessed_bytes[p] =
+        shapes::has_free_dims(types, nodes.tensors[t], w.guessed.symbols) || guessed_bytes[p];
     if (const auto* type = types.find(nodes.tensors[t])) {
       if (const auto b = shapes::value_bytes(*type)) {
         w.output_bytes[p] += b->bytes;
       }
     }
   }
+  w.guessed.bytes_nodes =
+      static_cast<std::size_t>(std::count(guessed_bytes.begin(), guessed_bytes.end(), true));
   return w;
 }
 

@@ -68,11 +68,6 @@ private:
   std::vector<std::pair<std::string, std::int64_t>> fixed_;
 };
 
-bool is_floating(int type) {
-  using T = ::onnx::TensorProto;
-  return type == T::FLOAT || type == T::FLOAT16 || type == T::BFLOAT16 || type == T::DOUBLE;
-}
-
 } // namespace
 
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
@@ -145,7 +140,7 @@ parameter_uses parameter_uses_of(const node_graph& nodes,
     }
     index.emplace(d.name, static_cast<std::uint32_t>(uses.tensors.size()));
     uses.tensors.push_back(
-        {elements, parts, shapes::element_size(d.onnx_type), is_floating(d.onnx_type)});
+        {elements, parts, shapes::element_size(d.onnx_type), shapes::is_floating(d.onnx_type)});
   }
   const std::size_t n = nodes.read_offsets.empty() ? 0 : nodes.read_offsets.size() - 1;
   uses.used.resize(n);

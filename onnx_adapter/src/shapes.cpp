@@ -128,6 +128,29 @@ std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
   return dims;
 }
 
+bool is_floating(int type) {
+  using T = ::onnx::TensorProto;
+  return type == T::FLOAT || type == T::FLOAT16 || type == T::BFLOAT16 || type == T::DOUBLE;
+}
+
+bool has_free_dims(const inferred_shapes& types, std::string_view name,
+                   std::set<std::string>& symbols) {
+  const auto* type = types.find(name);
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
+    return true;
+  }
+  bool free = false;
+  for (const auto& d : type->tensor_type().shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() <= 0) {
+      free = true;
+      if (d.has_dim_param() && !d.dim_param().empty()) {
+        symbols.insert(d.dim_param());
+      }
+    }
+  }
+  return free;
+}
+
 std::vector<std::int64_t> initializer_sizes(const ::onnx::GraphProto& g, const node_graph& nodes) {
   std::vector<std::int64_t> bytes(nodes.tensors.size(), -1);
   std::unordered_map<std::string_view, std::int64_t> by_name;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -61,6 +62,14 @@ private:
   std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;
   std::deque<::onnx::TypeProto> initializer_types_;
 };
+
+/// Whether an ONNX tensor type is floating point (a weight's, usually).
+bool is_floating(int type);
+
+/// Whether the shape of `name` is unknown or has a dimension without a
+/// value; adds its symbolic dimensions' names to `symbols`.
+bool has_free_dims(const inferred_shapes& types, std::string_view name,
+                   std::set<std::string>& symbols);
 
 /// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
 std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,

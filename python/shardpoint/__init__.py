@@ -60,6 +60,7 @@ __all__ = [
     "balanced_shard",
     "Diagnostic",
     "ShardingWarning",
+    "EstimateWarning",
     "Error",
     "BadInputError",
     "BadParameterError",
@@ -129,6 +130,12 @@ class Diagnostic:
 
 class ShardingWarning(UserWarning):
     """A validation warning (e.g. a graph input copied to several devices)."""
+
+
+class EstimateWarning(UserWarning):
+    """A figure rests on a guess (unknown or symbolic shapes, weights not
+    counted): the report's ``estimates`` say which; the command line prints
+    them as ``shardpoint: warning: ...``."""
 
 
 def _diagnostics(raw: Iterable[Tuple[str, str, str, List[str], List[int]]]) -> List[Diagnostic]:
@@ -320,7 +327,7 @@ def simulate(
     or "flops") and returns its metrics. The sharding comes from ``config``
     and ``shard`` points, or the model's own attributes. Raises
     InvalidShardingError when it cannot run as a pipeline."""
-    return _json.loads(
+    result = _json.loads(
         _calls.simulate(
             _model(model),
             _text(config),
@@ -334,6 +341,9 @@ def simulate(
             _text(trace),
         )
     )
+    for e in result.get("estimates", []):
+        _warnings.warn(e, EstimateWarning, stacklevel=2)
+    return result
 
 
 def suggest(
@@ -372,6 +382,8 @@ def suggest(
         memory_options,
     )
     result = _json.loads(report)
+    for e in result.get("estimates", []):
+        _warnings.warn(e, EstimateWarning, stacklevel=2)
     if not force and any(d[0] == "error" for d in found):
         _fail_on_errors(_diagnostics(found), "nothing written (force=True writes anyway)")
     return result
@@ -409,7 +421,10 @@ def memory_plan(
         compare_stages,
         options,
     )
-    return _json.loads(report)
+    result = _json.loads(report)
+    for e in result.get("estimates", []):
+        _warnings.warn(e, EstimateWarning, stacklevel=2)
+    return result
 
 
 def weights_strategy(

@@ -301,7 +301,7 @@ std::string simulate(const py::object& model, const std::string& config,
   a.report.format = "json";
   a.trace = trace;
   py::gil_scoped_release free;
-  return app::simulate_model(a);
+  return app::simulate_model(a).report; // its "estimates" warn in __init__.py
 }
 
 // The memory planner's options, as the command line's text (so that the

@@ -26,6 +26,7 @@ public:
       : cost_(std::move(cost)), elements_(std::move(elements)) {}
 
   std::optional<shardpoint::sharding_result> stored;
+  std::vector<std::string> guesses; ///< what measure() says is estimated
   int loads = 0;
 
   void load(shardpoint::io::output_set& /*outputs*/) override {
@@ -54,6 +55,7 @@ public:
       m.parameters.bytes.push_back(4 * static_cast<double>(elements_[v]));
       m.parameters.used.push_back({static_cast<std::uint32_t>(v)});
     }
+    m.estimates = guesses;
     return m;
   }
   std::optional<shardpoint::sharding_result> annotated() override { return stored; }
@@ -187,10 +189,41 @@ TEST_CASE("simulate: a two-stage chain runs as a pipeline; a bad sharding is che
   a.batches_per_step = 4;
   a.cost = "flops";
   a.report.format = "json";
-  const auto metrics = nlohmann::json::parse(app::simulate(source, where, a));
+  const auto metrics = nlohmann::json::parse(app::simulate(source, where, a).report);
   // Stage 0 is n0 (3), stage 1 n1..n3 (9): the first micro-batch leaves
   // stage 0 at 3, then the bottleneck takes all four back to back.
   CHECK(metrics["makespan"].get<double>() == 3 + 4 * 9);
   a.batches_per_step = 3; // not a multiple of the two stages
   CHECK_THROWS_AS((void)app::simulate(source, where, a), app::check_failed);
+}
+
+TEST_CASE("a source's estimates: warned, marked in every report, optimality not claimed") {
+  chain_source source({4, 1, 1, 4}, {1, 1, 1, 1});
+  app::suggest_request a;
+  a.stages = 2;
+  const auto measured = app::suggest(source, a);
+  CHECK(measured.warnings.empty());
+  CHECK(measured.report.find("proven optimal among all splits") != std::string::npos);
+
+  source.guesses = {"the costs of 2 of 4 nodes are guessed"};
+  const auto guessed = app::suggest(source, a);
+  CHECK(guessed.warnings == source.guesses);
+  CHECK(guessed.report.find("proven optimal") == std::string::npos);
+  CHECK(guessed.report.find("optimal for the estimated costs") != std::string::npos);
+  CHECK(guessed.report.find("estimated: the costs of 2 of 4 nodes are guessed\n") !=
+        std::string::npos);
+  a.report.format = "json";
+  const auto j = nlohmann::json::parse(app::suggest(source, a).report);
+  CHECK(j["estimated"] == true);
+  CHECK(j["estimates"] == nlohmann::json(source.guesses));
+
+  app::points where;
+  where.shard_flags = {"n0=0:0", "n3=1:1"};
+  app::simulate_request s;
+  s.batches_per_step = 2;
+  s.cost = "flops";
+  s.report.format = "json";
+  const auto run = app::simulate(source, where, s);
+  CHECK(run.warnings == source.guesses);
+  CHECK(nlohmann::json::parse(run.report)["estimated"] == true);
 }

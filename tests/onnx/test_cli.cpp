@@ -388,3 +388,24 @@ TEST_CASE("a name of 100,000 characters: matched in linear time, quoted short in
   CHECK(r.err.find("(100001 bytes)") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "o.onnx"));
 }
+
+TEST_CASE("simulate --cost flops on a symbolic batch: warned once and marked; unit costs are not") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto model = onnx_test::models_dir() / "resnet50-v1-7-replica.onnx";
+  const auto config = onnx_test::models_dir() / "resnet50-v1-7-shard.yaml";
+  const std::string run = "simulate --input-model " + q(model) + " --manual-sharding-config " +
+                          q(config) + " --batches-per-step 8 --report json";
+  const auto flops = shardpoint_cli(run + " --cost flops", dir.path());
+  REQUIRE(flops.code == 0);
+  const auto j = nlohmann::json::parse(flops.out);
+  CHECK(j["estimated"] == true);
+  REQUIRE(j["estimates"].size() == 1);
+  const auto estimate = j["estimates"][0].get<std::string>();
+  CHECK(estimate.find("the inputs' symbolic dimensions 'N'") != std::string::npos);
+  CHECK(flops.err == "shardpoint: warning: " + estimate + "\n");
+  const auto unit = shardpoint_cli(run, dir.path());
+  REQUIRE(unit.code == 0);
+  CHECK(nlohmann::json::parse(unit.out)["estimated"] == false);
+  CHECK(unit.err.empty());
+}

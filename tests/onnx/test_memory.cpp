@@ -364,3 +364,36 @@ TEST_CASE("suggest with the planner's options: its cap holds on memory's totals"
   CHECK(plain["memory_plan"].is_null());
   CHECK(plain["stages"][0]["parameter_bytes"] == plain["stages"][0]["memory_bytes"]);
 }
+
+TEST_CASE("memory says when weights are held where they are not counted") {
+  SKIP_WITHOUT_MODELS();
+  onnx_test::temp_dir dir;
+  // A Paddle export keeps its weights in Constant nodes; silero's LSTMs in
+  // If bodies (subgraph initializers).
+  for (const char* name : {"ch_ppocr_mobile_v2.0_cls_infer.onnx", "silero_vad_legacy.onnx"}) {
+    const auto model = onnx_test::models_dir() / name;
+    const auto r = onnx_test::shardpoint_cli(
+        "memory --input-model " + onnx_test::q(model) + " --report json", dir.path());
+    CAPTURE(name);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["estimated"] == true);
+    const auto estimates = j["estimates"].get<std::vector<std::string>>();
+    REQUIRE(estimates.size() == 1);
+    CHECK(estimates[0].find("not counted in the parameters") != std::string::npos);
+    CHECK(r.err == "shardpoint: warning: " + estimates[0] + "\n");
+    const auto table = onnx_test::shardpoint_cli(
+        "memory --input-model " + onnx_test::q(model) + " --device-memory 1GiB", dir.path());
+    CHECK(table.out.find("fits in 1.00 GiB -- estimated\nestimated: " + estimates[0]) !=
+          std::string::npos);
+  }
+  // A model whose weights are all initializers: nothing estimated.
+  const auto decoder = dir / "decoder.onnx";
+  REQUIRE(onnx_test::shardpoint_cli("synth decoder " + onnx_test::q(decoder), dir.path()).code ==
+          0);
+  const auto r = onnx_test::shardpoint_cli(
+      "memory --input-model " + onnx_test::q(decoder) + " --report json", dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["estimated"] == false);
+  CHECK(r.err.empty());
+}

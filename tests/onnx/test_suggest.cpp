@@ -3,6 +3,8 @@
 // report's own figure, and the refusals.
 #include <nlohmann/json.hpp>
 
+#include <shardpoint/io/units.hpp>
+
 #include "onnx_support.hpp"
 
 namespace sp = shardpoint::onnx;
@@ -183,4 +185,104 @@ TEST_CASE("a FLOP count no machine reaches is bad input naming the node") {
   // The other costs do not multiply dimensions.
   CHECK(shardpoint_cli("suggest --input-model " + q(model) + " --stages 1 --cost unit", dir.path())
             .code == 0);
+}
+
+// ---- figures that are guesses: said once, marked, never "proven optimal" --
+
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("suggest on symbolic shapes and Constant weights: warned once, marked, not proven") {
+  SKIP_WITHOUT_MODELS();
+  const auto model = onnx_test::models_dir() / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  temp_dir dir;
+  const auto json =
+      shardpoint_cli("suggest --input-model " + q(model) + " --stages 2 --report json", dir.path());
+  REQUIRE(json.code == 0);
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j["estimated"] == true);
+  const auto estimates = j["estimates"].get<std::vector<std::string>>();
+  REQUIRE(estimates.size() == 3); // FLOPs, output bytes, uncounted weights
+  // The input's one symbolic dimension by name, the flag-free fix, the weights.
+  CHECK(estimates[0].find("'p2o.DynamicDimension.0'") != std::string::npos);
+  CHECK(estimates[0].find("fixed input shapes") != std::string::npos);
+  CHECK(estimates[2].find("Constant nodes") != std::string::npos);
+  // Each said once on stderr, as the report has it.
+  CHECK(count_of(json.err, "shardpoint: warning: ") == estimates.size());
+  for (const auto& e : estimates) {
+    CHECK(count_of(json.err, e) == 1);
+  }
+  const auto table =
+      shardpoint_cli("suggest --input-model " + q(model) + " --stages 2", dir.path());
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("proven optimal") == std::string::npos);
+  CHECK(table.out.find("optimal for the estimated costs") != std::string::npos);
+  CHECK(count_of(table.out, "estimated: ") == estimates.size());
+}
+
+TEST_CASE("suggest on fixed shapes and initializer weights: no estimate, proven optimal") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  REQUIRE(shardpoint_cli("synth decoder " + q(model) + " --layers 2", dir.path()).code == 0);
+  const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --stages 2", dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
+  CHECK(r.out.find("proven optimal among all splits") != std::string::npos);
+  CHECK(r.out.find("estimated") == std::string::npos);
+}
+
+TEST_CASE("weights moved into Constant nodes are named as uncounted, with their bytes") {
+  temp_dir dir;
+  const auto plain = dir / "decoder.onnx";
+  REQUIRE(shardpoint_cli("synth decoder " + q(plain) + " --layers 2", dir.path()).code == 0);
+  auto m = sp::load_model(plain);
+  auto& g = *m.mutable_graph();
+  // Every initializer becomes a Constant node making the same tensor.
+  ::onnx::GraphProto moved;
+  std::size_t weights = 0;
+  std::int64_t bytes = 0;
+  for (const auto& t : g.initializer()) {
+    auto& n = *moved.add_node();
+    n.set_op_type("Constant");
+    n.add_output(t.name());
+    auto& a = *n.add_attribute();
+    a.set_name("value");
+    a.set_type(::onnx::AttributeProto::TENSOR);
+    *a.mutable_t() = t;
+    std::int64_t elements = 1;
+    for (auto d : t.dims()) {
+      elements *= d;
+    }
+    if (t.data_type() == ::onnx::TensorProto::FLOAT && elements > 1) {
+      ++weights;
+      bytes += 4 * elements;
+    }
+  }
+  REQUIRE(weights > 0);
+  for (const auto& n : g.node()) {
+    *moved.add_node() = n;
+  }
+  g.mutable_node()->Swap(moved.mutable_node());
+  g.clear_initializer();
+  const auto constants = dir / "constants.onnx";
+  sp::save_model(m, constants);
+  const auto r = shardpoint_cli(
+      "suggest --input-model " + q(constants) + " --stages 2 --report json", dir.path());
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto estimates = j["estimates"].get<std::vector<std::string>>();
+  REQUIRE(estimates.size() == 1);
+  CHECK(estimates[0] == std::to_string(weights) + " weight tensor(s) (" +
+                            shardpoint::io::human_bytes(static_cast<double>(bytes)) +
+                            ") held by Constant nodes or subgraphs are not counted in the "
+                            "parameters");
 }

@@ -287,6 +287,21 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
         shardpoint.memory_plan(parameters=1e9, optimizer="adamw")
 
 
+def test_suggest_warns_once_for_each_figure_that_is_a_guess():
+    # Symbolic input dimensions and weights in Constant nodes (a Paddle export).
+    path = os.path.join(MODELS, "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+    code, out, err = cli("suggest", "--input-model", path, "--stages", "2", "--report", "json")
+    assert code == 0, err
+    expected = json.loads(out)["estimates"]
+    assert expected and err.count("shardpoint: warning: ") == len(expected)
+    with pytest.warns(shardpoint.EstimateWarning) as caught:
+        result = shardpoint.suggest(path, 2)
+    assert [str(w.message) for w in caught] == expected
+    assert result["estimated"] is True
+    with pytest.warns(shardpoint.EstimateWarning, match="not counted in the parameters"):
+        assert shardpoint.memory_plan(path)["estimated"] is True
+
+
 # ---- manual_shard against the procedure as the seed states it ---------------
 
 

@@ -16,7 +16,7 @@ namespace {
 
 std::vector<stage_memory_input> from_model(model_source& source, const points& where,
                                            const memory_request& a, const parallel_config& c,
-                                           std::vector<std::string>& notes) {
+                                           io::memory_report& r) {
   io::output_set no_outputs; // (memory writes nothing)
   source.load(no_outputs);
   const sharding_result result = sharding_of(source, where, true);
@@ -26,7 +26,8 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   }
   const parameter_uses uses =
       source.parameters(result, c.tensor_parallel, a.plan.layout.empty() ? nullptr : &layout);
-  const auto produced = source.activations(c.micro_batch_size, notes);
+  const auto produced = source.activations(c.micro_batch_size, r.notes);
+  r.estimates = source.weight_estimates();
   const auto& g = source.graph();
   return stage_memory_inputs(
       g, result, uses,
@@ -76,7 +77,7 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
     if (!a.plan.automatic()) { // a bad degree is reported before the model is read
       check_memory_rules(c, 1);
     }
-    stages = from_model(*source, where, a, c, r.notes);
+    stages = from_model(*source, where, a, c, r);
   }
   const auto count = static_cast<std::int64_t>(stages.size());
   r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
@@ -92,6 +93,7 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
                                    c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
   memory_outcome out;
   out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  out.warnings = r.estimates;
   if (!r.plan.fits) {
     const auto over = r.plan.largest_total_bytes - *capacity;
     out.shortfall = "the largest device needs " +

@@ -12,8 +12,14 @@ void model_source::declare_inputs(io::output_set& /*outputs*/) const {}
 
 void model_source::name_nodes(bool /*strict*/) {}
 
-std::vector<std::int64_t> model_source::costs(cost_model how) {
-  return measure(how).cost;
+std::vector<std::int64_t> model_source::costs(cost_model how, std::vector<std::string>& estimates) {
+  node_measures m = measure(how);
+  estimates = std::move(m.estimates);
+  return std::move(m.cost);
+}
+
+std::vector<std::string> model_source::weight_estimates() {
+  return {};
 }
 
 std::optional<sharding_result> model_source::annotated() {

@@ -9,7 +9,7 @@
 
 namespace shardpoint::app {
 
-std::string simulate(model_source& source, const points& where, const simulate_request& a) {
+simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a) {
   namespace rt = shardpoint::runtime;
   // The command line checks these as it parses; the bindings come here.
   if (a.mode != "virtual" && a.mode != "threads") {
@@ -40,7 +40,9 @@ std::string simulate(model_source& source, const points& where, const simulate_r
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
   source.load(outputs);
   const sharding_result result = sharding_of(source, where);
-  const auto costs = source.costs(a.cost == "flops" ? cost_model::flops : cost_model::unit);
+  simulate_outcome out;
+  const auto costs =
+      source.costs(a.cost == "flops" ? cost_model::flops : cost_model::unit, out.warnings);
   pipeline_options options;
   options.enable_pipelining = true;
   options.batches_per_step = a.batches_per_step;
@@ -64,7 +66,9 @@ std::string simulate(model_source& source, const points& where, const simulate_r
                               rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
     outputs.commit();
   }
-  return a.report.format == "json" ? io::to_json(m) : io::to_table(m);
+  out.report =
+      a.report.format == "json" ? io::to_json(m, out.warnings) : io::to_table(m, out.warnings);
+  return out;
 }
 
 } // namespace shardpoint::app

@@ -130,6 +130,7 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
   s.exact = best.exact;
   s.exact_intervals = best.exact_intervals;
   s.method = best.method;
+  s.estimates = m.w.estimates;
   // The planner's largest device for a split, when planning.
   const auto planned_largest = [&](const sharding_result& r) -> std::optional<double> {
     if (!mem) {
@@ -202,6 +203,7 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   s.diagnostics = source.validate(by_node, checks);
   suggest_outcome out;
   out.diagnostics = s.diagnostics;
+  out.warnings = s.estimates;
   out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);
   if (has_errors(s.diagnostics) && !a.force) {
     return out;

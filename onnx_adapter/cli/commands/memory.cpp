@@ -16,6 +16,7 @@ namespace {
 
 int run(const memory_options& a) {
   const auto r = plan_model_memory(a);
+  print_warnings(r.warnings);
   std::cout << r.report;
   if (verdict_of(r) == verdict::rule_broken) {
     std::cerr << "shardpoint: does not fit: " << r.shortfall << '\n';

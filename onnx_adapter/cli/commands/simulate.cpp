@@ -13,7 +13,9 @@ namespace shardpoint::cli {
 namespace {
 
 int run(const simulate_options& a) {
-  std::cout << simulate_model(a);
+  const auto r = simulate_model(a);
+  print_warnings(r.warnings);
+  std::cout << r.report;
   if (!a.trace.empty()) {
     std::cerr << "shardpoint: wrote " << a.trace << '\n'; // as every command that writes
   }

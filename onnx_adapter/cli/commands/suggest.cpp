@@ -15,6 +15,7 @@ namespace {
 
 int run(const suggest_options& a) {
   const auto r = suggest_split(a);
+  print_warnings(r.warnings);
   std::cout << r.report;
   if (verdict_of(r) == verdict::rule_broken && !a.force) {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";

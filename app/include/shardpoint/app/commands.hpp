@@ -113,7 +113,7 @@ struct simulate_options : simulate_request {
   model_points model;
 };
 
-std::string simulate_model(const simulate_options& a);
+simulate_outcome simulate_model(const simulate_options& a);
 
 struct memory_options : memory_request {
   model_points model; ///< none given: planned from `parameters`

@@ -50,6 +50,11 @@ struct node_measures {
   std::vector<std::int64_t> output_bytes;
   /// Every weight once, with the nodes that read it: what a stage holds.
   memory_items parameters;
+  /// What of the above is a guess, a sentence each (unknown shapes, weights
+  /// not counted, ...); empty when every figure is measured. The commands
+  /// then warn, mark their reports and claim optimality only for the
+  /// estimates.
+  std::vector<std::string> estimates;
 };
 
 class model_source {
@@ -81,8 +86,10 @@ public:
   [[nodiscard]] virtual std::vector<std::string> names() = 0;
   /// Costs, parameter and output bytes, the weights.
   [[nodiscard]] virtual node_measures measure(cost_model how) = 0;
-  /// Only the costs (the emulator's); by default measure(how).cost.
-  [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how);
+  /// Only the costs (the emulator's), and what of them is a guess; by
+  /// default measure(how)'s.
+  [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how,
+                                                        std::vector<std::string>& estimates);
 
   // ---- sharding
 
@@ -108,6 +115,9 @@ public:
   [[nodiscard]] virtual parameter_uses parameters(const sharding_result& stages,
                                                   std::int64_t tensor_parallel,
                                                   const std::vector<io::layout_choice>* layout) = 0;
+  /// What the weights parameters() gives leave out (weights the format
+  /// holds elsewhere), a sentence each; by default nothing.
+  [[nodiscard]] virtual std::vector<std::string> weight_estimates();
   /// The bytes each node's outputs hold for one micro-batch of
   /// `micro_batch_size` samples. `notes` takes what the figures assume.
   [[nodiscard]] virtual std::vector<std::int64_t> activations(std::int64_t micro_batch_size,

@@ -28,7 +28,7 @@ public:
   const graph_type& graph() override;
   std::vector<std::string> names() override;
   node_measures measure(cost_model how) override;
-  std::vector<std::int64_t> costs(cost_model how) override;
+  std::vector<std::int64_t> costs(cost_model how, std::vector<std::string>& estimates) override;
 
   std::optional<sharding_result> annotated() override;
   sharding_result shard(const std::vector<config::entry>& entries) override;
@@ -39,6 +39,7 @@ public:
 
   parameter_uses parameters(const sharding_result& stages, std::int64_t tensor_parallel,
                             const std::vector<io::layout_choice>* layout) override;
+  std::vector<std::string> weight_estimates() override;
   std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
                                         std::vector<std::string>& notes) override;
 

@@ -39,6 +39,9 @@ struct suggest_outcome {
   std::string report;
   std::vector<diagnostic> diagnostics;
   std::vector<std::string> written; ///< files written, none when validation failed
+  /// What the figures rest on that is a guess (node_measures::estimates):
+  /// for the command line's stderr, Python's warnings; also in the report.
+  std::vector<std::string> warnings;
 };
 
 /// The balanced split of `source` into `a.stages` stages, measured against
@@ -65,10 +68,16 @@ struct simulate_request {
   std::string trace; ///< a Chrome trace file to write
 };
 
+struct simulate_outcome {
+  std::string report; ///< the metrics, as the request's report asks
+  /// What the costs rest on that is a guess (also in the report).
+  std::vector<std::string> warnings;
+};
+
 /// `source` sharded by `where` (or its own sharding) run through the
-/// pipeline emulator: its metrics, as the report asks. check_failed when
-/// the sharding cannot run as a pipeline.
-std::string simulate(model_source& source, const points& where, const simulate_request& a);
+/// pipeline emulator. check_failed when the sharding cannot run as a
+/// pipeline.
+simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a);
 
 // ---- memory -------------------------------------------------------------
 
@@ -86,6 +95,9 @@ struct memory_outcome {
   io::memory_report plan;
   /// When a device does not fit: by how much, in words; empty otherwise.
   std::string shortfall;
+  /// What the figures rest on that is a guess (plan.estimates): for the
+  /// command line's stderr, Python's warnings.
+  std::vector<std::string> warnings;
 };
 
 /// The bytes every device holds, for `source` sharded by `where` (or its

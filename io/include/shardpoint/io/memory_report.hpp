@@ -21,6 +21,10 @@ struct memory_report {
   std::optional<zero_stage_bytes> zero_stages;
   bool automatic = false; ///< the sharding degree chosen by --sharded-data-parallel auto
   std::vector<std::string> notes;
+  /// What the figures rest on that is a guess (weights the model holds
+  /// where they are not counted, ...), a sentence each; the totals and
+  /// whether they fit are then estimates.
+  std::vector<std::string> estimates;
 };
 
 /// One row per stage (its tensor-parallel ranks and shards hold the same
@@ -33,7 +37,8 @@ std::string to_table(const memory_report& r);
 ///  "largest_total_bytes", "fits" (null without a capacity),
 ///  "sharded_data_parallel", "capacity_bytes" (null without one),
 ///  "missing_bytes" (how far the largest device is over, 0 when it fits),
-///  "mode" ("training" / "inference"), "notes", and with the comparison
+///  "mode" ("training" / "inference"), "notes", "estimated" (a figure rests
+///  on a guess), "estimates" (what, in words), and with the comparison
 ///  "zero_stages": {"plain", "optimizer_states", "gradients", "parameters"}}
 std::string to_json(const memory_report& r);
 

@@ -39,12 +39,17 @@ struct suggestion {
   /// planner's bound), and how the planner measured the activations.
   std::vector<double> stage_parameter_bytes;
   std::vector<std::string> memory_notes;
+  /// What the figures rest on that is a guess (unknown or symbolic shapes,
+  /// uncounted weights), a sentence each; empty when all are measured. The
+  /// optimality is then claimed only for the estimates.
+  std::vector<std::string> estimates;
 };
 
 std::string to_table(const suggestion& s);
 /// {"stages": [{"stage", "device", "nodes", "cost", "parameter_bytes",
 ///  "memory_bytes" (what the cap holds on), "received_bytes", "load",
 ///  "share"}], "bottleneck", "lower_bound", "exact", "exact_intervals",
+///  "estimated" (a figure rests on a guess), "estimates" (what, in words),
 ///  "method", "cost_model", "memory_capacity", "communication_weight",
 ///  "memory_plan" (null, or {"largest_total_bytes", "notes"}: the planner's
 ///  largest device), "points": [{"node", "device", "stage"}],

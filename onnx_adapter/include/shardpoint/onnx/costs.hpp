@@ -7,6 +7,8 @@
 #define SHARDPOINT_ONNX_COSTS_HPP
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -34,7 +36,38 @@ enum class cost_model {
 
 /// The cost of every top-level node, in cost units. Like make_report(), runs
 /// shape inference on `model` and returns it exactly as it was.
-std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how);
+struct guesses;
+
+/// `guessed`, when given, takes the nodes whose FLOPs are a guess.
+std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
+                                         guesses* guessed = nullptr);
+
+/// What the figures of node_weights rest on that is not measured: unknown
+/// or symbolic shapes, weights held outside the initializer list.
+struct guesses {
+  /// Nodes whose FLOPs rest on a shape inference could not find, or on a
+  /// symbolic dimension (cost_model::flops only).
+  std::size_t cost_nodes = 0;
+  /// Nodes with an output other nodes read whose size is unknown or has a
+  /// symbolic dimension.
+  std::size_t bytes_nodes = 0;
+  /// The symbolic dimensions those figures met (each counted as 1).
+  std::set<std::string> symbols;
+  /// Floating-point tensors of more than one element held by `Constant`
+  /// nodes, and initializers of subgraphs: weights the parameter figures do
+  /// not count, and their bytes.
+  std::size_t uncounted_weights = 0;
+  std::int64_t uncounted_bytes = 0;
+
+  [[nodiscard]] bool any() const {
+    return cost_nodes > 0 || bytes_nodes > 0 || uncounted_weights > 0;
+  }
+};
+
+/// The weights a model holds outside its top-level initializer list (in
+/// Constant nodes, and in subgraphs), which the parameter figures do not
+/// count: guesses::uncounted_weights and uncounted_bytes.
+guesses uncounted_weights(const ::onnx::GraphProto& graph);
 
 /// What the balanced partitioner needs of a model, per top-level node.
 struct node_weights {
@@ -49,6 +82,8 @@ struct node_weights {
   /// Per initializer (index into nodes.tensors) its bytes, -1 for tensors
   /// that are no initializer: for the exact per-stage figure.
   std::vector<std::int64_t> initializer_bytes;
+  /// What of the above is a guess.
+  guesses guessed;
 };
 
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape
