@@ -52,6 +52,21 @@ inline std::string document(nlohmann::json j) {
   return j.dump(2) + "\n";
 }
 
+/// What a figure rests on that is a guess: an "estimated: ..." line each
+/// in a table; "estimated" and "estimates" in JSON (docs/cli.md, Figures
+/// that are guesses).
+inline std::string estimates_table(const std::vector<std::string>& estimates) {
+  std::string out;
+  for (const auto& e : estimates) {
+    out += "estimated: " + e + "\n";
+  }
+  return out;
+}
+inline void add_estimates(nlohmann::json& j, const std::vector<std::string>& estimates) {
+  j["estimated"] = !estimates.empty();
+  j["estimates"] = estimates;
+}
+
 /// "validation: no problems", or the count and one indented line each.
 inline std::string findings_table(const std::vector<diagnostic>& diagnostics) {
   std::string out = "validation: ";

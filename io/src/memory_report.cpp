@@ -73,9 +73,7 @@ std::string to_table(const memory_report& r) {
     }
   }
   out += r.estimates.empty() ? "\n" : " -- estimated\n";
-  for (const auto& e : r.estimates) {
-    out += "estimated: " + e + "\n";
-  }
+  out += detail::estimates_table(r.estimates);
   if (r.zero_stages) {
     const auto& z = *r.zero_stages;
     out += "ZeRO stages (model states of the largest device): plain " +
@@ -110,9 +108,8 @@ std::string to_json(const memory_report& r) {
                       {"missing_bytes", missing(r.plan)},
                       {"sharded_data_parallel", r.plan.sharded_data_parallel},
                       {"mode", r.config.training ? "training" : "inference"},
-                      {"notes", r.notes},
-                      {"estimated", !r.estimates.empty()},
-                      {"estimates", r.estimates}};
+                      {"notes", r.notes}};
+  detail::add_estimates(j, r.estimates);
   if (r.plan.capacity) {
     j["fits"] = r.plan.fits;
     j["capacity_bytes"] = *r.plan.capacity;

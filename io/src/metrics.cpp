@@ -39,9 +39,7 @@ std::string to_table(const runtime::run_metrics& m, const std::vector<std::strin
   os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
      << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
   os << "\ntimeline (a row per device, digits are stages, '.' is idle):\n" << runtime::timeline(m);
-  for (const auto& e : estimates) {
-    os << "estimated: " << e << '\n';
-  }
+  os << detail::estimates_table(estimates);
   return os.str();
 }
 
@@ -71,8 +69,7 @@ std::string to_json(const runtime::run_metrics& m, const std::vector<std::string
     j["devices"].push_back(
         {{"device", d.device}, {"busy", d.busy}, {"utilisation", d.utilisation}});
   }
-  j["estimated"] = !estimates.empty();
-  j["estimates"] = estimates;
+  detail::add_estimates(j, estimates);
   return detail::document(std::move(j));
 }
 

@@ -73,9 +73,7 @@ std::string to_table(const suggestion& s) {
        << (planned(s) ? " a device on the memory planner's totals" : " of parameters a stage");
   }
   os << "; " << what_is_proven(s) << ")\n";
-  for (const auto& e : s.estimates) {
-    os << "estimated: " << e << '\n';
-  }
+  os << detail::estimates_table(s.estimates);
   const bool loads = s.communication_weight > 0;
   std::snprintf(line, sizeof line, "%-6s %-6s %7s %12s%s %14s %12s %7s\n", "stage", "device",
                 "nodes", "cost", loads ? "         load" : "",
@@ -155,8 +153,7 @@ std::string to_json(const suggestion& s) {
   j["imbalance"] = m.imbalance;
   j["exact"] = s.exact;
   j["exact_intervals"] = s.exact_intervals;
-  j["estimated"] = !s.estimates.empty();
-  j["estimates"] = s.estimates;
+  detail::add_estimates(j, s.estimates);
   j["method"] = s.method;
   j["cost_model"] = s.cost_model;
   j["memory_capacity"] = s.memory_capacity ? nlohmann::json(*s.memory_capacity) : nlohmann::json();
