@@ -34,9 +34,9 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
       boost::make_iterator_property_map(produced.begin(), get(boost::vertex_index, g)));
 }
 
-} // namespace
-
-memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a) {
+// The request's own checks, before anything is read; the capacity.
+std::optional<std::int64_t> checked_request(const model_source* source, const points& where,
+                                            const memory_request& a) {
   if ((source == nullptr) == a.parameters.empty()) {
     throw usage_error("give --input-model MODEL or --parameters N (one of them)");
   }
@@ -56,38 +56,84 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   if (a.compare_stages && a.plan.inference) {
     throw usage_error("--compare-stages compares training states; drop --inference");
   }
+  return capacity;
+}
+
+// Counts alone: one stage, weights split evenly over the tensor-parallel
+// ranks, 4 bytes stored (fp32) for inference.
+std::vector<stage_memory_input> from_counts(const memory_request& a, const parallel_config& c,
+                                            io::memory_report& r) {
+  const std::int64_t n = parse_count("--parameters", a.parameters);
+  std::optional<std::int64_t> largest;
+  if (!a.largest_layer.empty()) {
+    largest = parse_count("--largest-layer-parameters", a.largest_layer);
+  }
+  std::vector<stage_memory_input> stages{shardpoint::from_counts(n, largest, 4)};
+  for (auto& t : stages.back().parameters) {
+    t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
+  }
+  r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
+                    "evenly over the tensor-parallel ranks");
+  return stages;
+}
+
+// Why the largest device does not fit `capacity`, in words; under auto, the
+// degree that came closest and, when every larger one breaks a rule, which.
+std::string shortfall_of(const io::memory_report& r, const parallel_config& c,
+                         std::int64_t capacity) {
+  const auto over = r.plan.largest_total_bytes - capacity;
+  std::string out = "the largest device needs " +
+                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
+                    io::human_bytes(static_cast<double>(over)) + " more than " +
+                    io::human_bytes(static_cast<double>(capacity));
+  if (!r.automatic) {
+    return out;
+  }
+  out += " even with the sharded data parallel degree that comes closest (" +
+         std::to_string(r.plan.sharded_data_parallel) + ")";
+  parallel_config larger = c;
+  std::string refused;
+  bool all_refused = true;
+  for (std::int64_t n = r.plan.sharded_data_parallel + 1; n <= c.data_parallel; ++n) {
+    if (c.data_parallel % n != 0) {
+      continue;
+    }
+    larger.sharded_data_parallel = n;
+    const memory_rule* rule = broken_memory_rule(larger, r.stages);
+    all_refused = all_refused && rule != nullptr;
+    if (rule != nullptr && refused.empty()) {
+      refused = rule->message(larger, r.stages);
+    }
+  }
+  if (all_refused && !refused.empty()) {
+    out += "; every larger degree breaks a rule: " + refused;
+  }
+  return out;
+}
+
+} // namespace
+
+memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a) {
+  const std::optional<std::int64_t> capacity = checked_request(source, where, a);
   parallel_config c = a.plan.config();
   io::memory_report r;
   std::vector<stage_memory_input> stages;
   if (!a.parameters.empty()) {
-    const std::int64_t n = parse_count("--parameters", a.parameters);
-    std::optional<std::int64_t> largest;
-    if (!a.largest_layer.empty()) {
-      largest = parse_count("--largest-layer-parameters", a.largest_layer);
-    }
-    // Counts alone: one stage, weights split evenly over the tensor-parallel
-    // ranks, 4 bytes stored (fp32) for inference.
-    stages.push_back(from_counts(n, largest, 4));
-    for (auto& t : stages.back().parameters) {
-      t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
-    }
-    r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
-                      "evenly over the tensor-parallel ranks");
+    stages = from_counts(a, c, r);
   } else {
     if (!a.plan.automatic()) { // a bad degree is reported before the model is read
       check_memory_rules(c, 1);
     }
     stages = from_model(*source, where, a, c, r);
   }
-  const auto count = static_cast<std::int64_t>(stages.size());
   r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
-                              : plan_memory(stages, c, capacity);
+                              : shardpoint::plan_memory(stages, c, capacity);
   c.sharded_data_parallel = r.plan.sharded_data_parallel;
   if (a.compare_stages) {
     r.zero_stages = compare_zero_stages(stages, c);
   }
   r.config = c;
-  r.stages = count;
+  r.stages = static_cast<std::int64_t>(stages.size());
   r.automatic = a.plan.automatic();
   r.data_parallel_ranks = std::max(c.sharded_data_parallel,
                                    c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
@@ -95,33 +141,7 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   out.warnings = r.estimates;
   if (!r.plan.fits) {
-    const auto over = r.plan.largest_total_bytes - *capacity;
-    out.shortfall = "the largest device needs " +
-                    io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) + ", " +
-                    io::human_bytes(static_cast<double>(over)) + " more than " +
-                    io::human_bytes(static_cast<double>(*capacity));
-    if (r.automatic) {
-      out.shortfall += " even with the sharded data parallel degree that comes closest (" +
-                       std::to_string(r.plan.sharded_data_parallel) + ")";
-      // When no larger degree could be tried, say which rule refused them.
-      parallel_config larger = c;
-      std::string refused;
-      bool all_refused = true;
-      for (std::int64_t n = r.plan.sharded_data_parallel + 1; n <= c.data_parallel; ++n) {
-        if (c.data_parallel % n != 0) {
-          continue;
-        }
-        larger.sharded_data_parallel = n;
-        const memory_rule* rule = broken_memory_rule(larger, count);
-        all_refused = all_refused && rule != nullptr;
-        if (rule != nullptr && refused.empty()) {
-          refused = rule->message(larger, count);
-        }
-      }
-      if (all_refused && !refused.empty()) {
-        out.shortfall += "; every larger degree breaks a rule: " + refused;
-      }
-    }
+    out.shortfall = shortfall_of(r, c, *capacity);
   }
   out.plan = std::move(r);
   return out;
