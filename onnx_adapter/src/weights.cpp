@@ -607,63 +607,137 @@ void write_rank_weights(const ::onnx::ModelProto& model, const fs::path& model_p
   }
 }
 
-void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
-                        const fs::path& ranks_dir, const fs::path& output) {
-  const std::int64_t D = devices_of(strategies);
-  struct full {
-    std::vector<std::int64_t> shape;
-    int onnx_type = -1;
-    std::string data;
-    std::map<std::vector<std::int64_t>, std::int64_t> filled; ///< slices placed: begin -> rank
-  };
-  std::map<std::string, full> tensors;
-  std::vector<std::string> order;
-  // What split wrote, by fingerprint: a file whose bytes are another rank's
-  // file was moved or copied (two rank files swapped merge into a model with
-  // wrong weights); one edited in place (trained further) matches none.
-  const auto recorded = io::recorded_fingerprints(ranks_dir);
-  std::multimap<std::string, std::string> written_as;
-  for (const auto& [name, print] : recorded) {
-    written_as.emplace(print, name);
+namespace {
+
+// A whole tensor being merged from its ranks' slices.
+struct merged_tensor {
+  std::vector<std::int64_t> shape;
+  int onnx_type = -1;
+  std::string data;
+  std::map<std::vector<std::int64_t>, std::int64_t> filled; ///< slices placed: begin -> rank
+};
+
+// What split wrote, by fingerprint: a file whose bytes are another rank's
+// file was moved or copied (two rank files swapped merge into a model with
+// wrong weights); one edited in place (trained further) matches none.
+class rank_file_identity {
+public:
+  explicit rank_file_identity(const fs::path& ranks_dir)
+      : recorded_(io::recorded_fingerprints(ranks_dir)) {
+    for (const auto& [name, print] : recorded_) {
+      written_as_.emplace(print, name);
+    }
   }
-  const auto check_identity = [&](const fs::path& file, const std::string& relative) {
-    const auto it = recorded.find(relative);
-    if (it == recorded.end()) {
+
+  /// Throws bad_input_error when `file` (`relative` to the ranks folder)
+  /// holds what split wrote under another name.
+  void check(const fs::path& file, const std::string& relative) const {
+    const auto it = recorded_.find(relative);
+    if (it == recorded_.end()) {
       return;
     }
     const auto print = io::fingerprint(file);
     if (print == it->second) {
       return;
     }
-    const auto [from, to] = written_as.equal_range(print);
+    const auto [from, to] = written_as_.equal_range(print);
     if (from != to) {
       throw bad_input_error(io::quote(file.string()) + ": holds what shardpoint wrote as " +
                             io::quote(from->second) +
                             " (rank files swapped or copied?); a rank file changed in place, "
                             "e.g. trained further, is taken as it is");
     }
-  };
+  }
+
+private:
+  std::map<std::string, std::string> recorded_; ///< file -> fingerprint, as split wrote them
+  std::multimap<std::string, std::string> written_as_;
+};
+
+// The rank's file in the ranks folder: its checkpoint or its safetensors.
+fs::path rank_file_in(const fs::path& ranks_dir, std::int64_t rank) {
+  std::error_code ec;
+  for (const bool safetensors : {false, true}) {
+    fs::path file = ranks_dir / rank_file(rank, safetensors);
+    if (fs::exists(file, ec)) {
+      return file;
+    }
+  }
+  throw bad_input_error("'" + (ranks_dir / ("rank_" + std::to_string(rank))).string() +
+                        "': no checkpoint_" + std::to_string(rank) +
+                        ".ckpt or model.safetensors for rank " + std::to_string(rank));
+}
+
+// Places rank `rank`'s `piece` of tensor `name` (read from `file`) into `f`
+// as `slice`; a replica of a slice already placed must hold the same bytes.
+void place_slice(merged_tensor& f, const weights::stored_tensor& piece, const tensor_slice& slice,
+                 const std::string& name, const fs::path& file, std::int64_t rank) {
+  const auto size = element_bytes(piece.onnx_type).value_or(0);
+  if (const auto placed = f.filled.find(slice.begin); placed != f.filled.end()) {
+    std::uint64_t at = 0;
+    bool same = piece.onnx_type == f.onnx_type;
+    for (const auto& [offset, length] : byte_runs(f.shape, slice, size)) {
+      same = same && at + length <= piece.data.size() &&
+             std::equal(piece.data.data() + at, piece.data.data() + at + length,
+                        f.data.data() + offset);
+      at += length;
+    }
+    if (!same || at != piece.data.size()) {
+      throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(name) + " of rank " +
+                            std::to_string(rank) + " differs from its replica in rank " +
+                            std::to_string(placed->second) +
+                            "; replicas of one slice must hold the same values");
+    }
+    return;
+  }
+  if (f.onnx_type < 0) {
+    f.onnx_type = piece.onnx_type;
+    std::uint64_t count = 1;
+    for (auto d : f.shape) {
+      count *= static_cast<std::uint64_t>(d);
+    }
+    f.data.assign(count * size, '\0');
+  } else if (f.onnx_type != piece.onnx_type) {
+    throw bad_input_error(io::quote(file.string()) + ": tensor '" + name +
+                          "' has another type than in the other ranks");
+  }
+  const auto runs = byte_runs(f.shape, slice, size);
+  std::uint64_t total = 0;
+  for (const auto& [offset, length] : runs) {
+    total += length;
+  }
+  if (piece.data.size() != total) {
+    throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(name) + " holds " +
+                          std::to_string(piece.data.size()) + " bytes; its slice needs " +
+                          std::to_string(total));
+  }
+  std::uint64_t at = 0;
+  for (const auto& [offset, length] : runs) {
+    std::copy_n(piece.data.data() + at, length, f.data.data() + offset);
+    at += length;
+  }
+  f.filled.emplace(slice.begin, rank);
+}
+
+} // namespace
+
+void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
+                        const fs::path& ranks_dir, const fs::path& output) {
+  const std::int64_t D = devices_of(strategies);
+  std::map<std::string, merged_tensor> tensors;
+  std::vector<std::string> order;
+  const rank_file_identity identity(ranks_dir);
   for (const auto& s : strategies) {
     for (std::int64_t r = 0; r < D; ++r) {
       const std::int64_t rank = s.stage * D + r;
-      fs::path file = ranks_dir / rank_file(rank, false);
-      std::error_code ec;
-      if (!fs::exists(file, ec)) {
-        file = ranks_dir / rank_file(rank, true);
-      }
-      if (!fs::exists(file, ec)) {
-        throw bad_input_error("'" + (ranks_dir / ("rank_" + std::to_string(rank))).string() +
-                              "': no checkpoint_" + std::to_string(rank) +
-                              ".ckpt or model.safetensors for rank " + std::to_string(rank));
-      }
-      check_identity(file, fs::relative(file, ranks_dir).generic_string());
+      const fs::path file = rank_file_in(ranks_dir, rank);
+      identity.check(file, fs::relative(file, ranks_dir).generic_string());
       auto stored = weights::read_weights(file);
       for (const auto& p : s.parameters) {
         auto [it, fresh] = tensors.try_emplace(p.layout.name);
-        full& f = it->second;
         if (fresh) {
           order.push_back(p.layout.name);
-          f.shape = p.layout.shape;
+          it->second.shape = p.layout.shape;
         }
         const tensor_slice slice = slice_of(p.layout, r);
         const auto found = stored.find(p.layout.name);
@@ -671,71 +745,23 @@ void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
           throw bad_input_error(io::quote(file.string()) + ": no tensor " +
                                 io::quote(p.layout.name));
         }
-        const auto& piece = found->second;
         std::vector<std::int64_t> slice_shape;
         for (std::size_t i = 0; i < slice.begin.size(); ++i) {
           slice_shape.push_back(slice.end[i] - slice.begin[i]);
         }
-        if (piece.shape != slice_shape) {
+        if (found->second.shape != slice_shape) {
           throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(p.layout.name) +
-                                " has shape " + tuple_text(piece.shape) + "; rank " +
+                                " has shape " + tuple_text(found->second.shape) + "; rank " +
                                 std::to_string(rank) + "'s slice of it is " +
                                 tuple_text(slice_shape));
         }
-        if (const auto placed = f.filled.find(slice.begin); placed != f.filled.end()) {
-          // A replica of a slice already placed: it must hold the same bytes.
-          std::uint64_t at = 0;
-          const auto size = element_bytes(piece.onnx_type).value_or(0);
-          bool same = piece.onnx_type == f.onnx_type;
-          for (const auto& [offset, length] : byte_runs(f.shape, slice, size)) {
-            same = same && at + length <= piece.data.size() &&
-                   std::equal(piece.data.data() + at, piece.data.data() + at + length,
-                              f.data.data() + offset);
-            at += length;
-          }
-          if (!same || at != piece.data.size()) {
-            throw bad_input_error(io::quote(file.string()) + ": tensor " +
-                                  io::quote(p.layout.name) + " of rank " + std::to_string(rank) +
-                                  " differs from its replica in rank " +
-                                  std::to_string(placed->second) +
-                                  "; replicas of one slice must hold the same values");
-          }
-          continue;
-        }
-        const auto size = element_bytes(piece.onnx_type).value_or(0);
-        if (f.onnx_type < 0) {
-          f.onnx_type = piece.onnx_type;
-          std::uint64_t count = 1;
-          for (auto d : f.shape) {
-            count *= static_cast<std::uint64_t>(d);
-          }
-          f.data.assign(count * size, '\0');
-        } else if (f.onnx_type != piece.onnx_type) {
-          throw bad_input_error(io::quote(file.string()) + ": tensor '" + p.layout.name +
-                                "' has another type than in the other ranks");
-        }
-        const auto runs = byte_runs(f.shape, slice, size);
-        std::uint64_t total = 0;
-        for (const auto& [offset, length] : runs) {
-          total += length;
-        }
-        if (piece.data.size() != total) {
-          throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(p.layout.name) +
-                                " holds " + std::to_string(piece.data.size()) +
-                                " bytes; its slice needs " + std::to_string(total));
-        }
-        std::uint64_t at = 0;
-        for (const auto& [offset, length] : runs) {
-          std::copy_n(piece.data.data() + at, length, f.data.data() + offset);
-          at += length;
-        }
-        f.filled.emplace(slice.begin, rank);
+        place_slice(it->second, found->second, slice, p.layout.name, file, rank);
       }
     }
   }
   std::vector<weights::tensor_source> sources;
   for (const auto& name : order) {
-    const full& f = tensors.at(name);
+    const merged_tensor& f = tensors.at(name);
     sources.push_back({name, f.shape, f.onnx_type, f.data.size(),
                        [&f](const auto& sink) { sink(f.data.data(), f.data.size()); }});
   }
