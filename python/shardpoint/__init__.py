@@ -166,13 +166,17 @@ def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, in
     return [(str(k), _integer(f"{name}[{str(k)[:200]!r}]", v)) for k, v in info.items()]
 
 
-def _fail_on_errors(found: List[Diagnostic], what: str) -> None:
-    """Warnings become ShardingWarning; errors raise InvalidShardingError."""
+def _fail_on_errors(found: List[Diagnostic], rule_broken: bool, what: str) -> None:
+    """Warnings become ShardingWarning; a broken rule (the verdict the C++
+    application gives, as for the command line's exit 3) raises
+    InvalidShardingError naming the first error."""
     errors = [d for d in found if d.severity == "error"]
     for d in found:
         if d.severity == "warning":
             _warnings.warn(f"[{d.rule}] {d.message}", ShardingWarning, stacklevel=3)
-    if errors:
+    if rule_broken and not errors:
+        raise InvalidShardingError(f"validation failed; {what}")
+    if rule_broken:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise InvalidShardingError(f"validation failed; {what}: [{errors[0].rule}] {errors[0].message}{more}")
 
@@ -225,7 +229,7 @@ class Sharder:
                 "shardpoint: Sharder.run takes an onnx.ModelProto or its serialised bytes, not "
                 + type(model).__name__
             )
-        out, found = _calls.shard_bytes(
+        out, found, rule_broken = _calls.shard_bytes(
             data,
             _mapping("sharding_info", self.sharding_info),
             _mapping("pipelining_info", self.pipelining_info),
@@ -235,7 +239,7 @@ class Sharder:
             False,
         )
         del data  # the caller's model and the result are all that remain
-        _fail_on_errors(_diagnostics(found), "the sharding is not usable")
+        _fail_on_errors(_diagnostics(found), rule_broken, "the sharding is not usable")
         if as_bytes:
             return out
         result = type(model)()
@@ -270,7 +274,7 @@ def shard_file(
     ``output`` atomically. Returns the report, as ``shard --report json``.
     Raises InvalidShardingError, writing nothing, when validation fails
     (``force=True`` writes anyway)."""
-    report, found, written, _ = _calls.shard_file(
+    report, found, written, _, rule_broken = _calls.shard_file(
         _text(input),
         _text(config),
         [str(s) for s in shard],
@@ -284,7 +288,9 @@ def shard_file(
         in_place,
     )
     if not written:
-        _fail_on_errors(_diagnostics(found), "nothing written (force=True writes anyway)")
+        _fail_on_errors(
+            _diagnostics(found), rule_broken, "nothing written (force=True writes anyway)"
+        )
     return _json.loads(report)
 
 
@@ -368,7 +374,7 @@ def suggest(
     the memory planner's totals. Writes ``output_config`` (a PopRT
     shard.yaml) and ``output_model`` when given; raises
     InvalidShardingError, writing nothing, when validation fails."""
-    report, found, _ = _calls.suggest(
+    report, found, _, rule_broken = _calls.suggest(
         _model(model),
         stages,
         num_ipus,
@@ -384,8 +390,8 @@ def suggest(
     result = _json.loads(report)
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
-    if not force and any(d[0] == "error" for d in found):
-        _fail_on_errors(_diagnostics(found), "nothing written (force=True writes anyway)")
+    if not force and rule_broken:
+        _fail_on_errors(_diagnostics(found), True, "nothing written (force=True writes anyway)")
     return result
 
 

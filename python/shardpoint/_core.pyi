@@ -24,7 +24,7 @@ def shard_bytes(
     num_ipus: Optional[int],
     batches_per_step: Optional[int],
     enable_pipelining: bool,
-) -> Tuple[bytes, List[_Finding]]: ...
+) -> Tuple[bytes, List[_Finding], bool]: ...
 def shard_file(
     input: str,
     config: str,
@@ -37,7 +37,7 @@ def shard_file(
     only_manual_sharding: bool,
     force: bool,
     in_place: bool,
-) -> Tuple[str, List[_Finding], bool, str]: ...
+) -> Tuple[str, List[_Finding], bool, str, bool]: ...
 def validate(
     model: Union[str, bytes],
     num_ipus: Optional[int],
@@ -69,7 +69,7 @@ def suggest(
     only_manual_sharding: bool,
     force: bool,
     memory: Dict[str, Any],
-) -> Tuple[str, List[_Finding], List[str]]: ...
+) -> Tuple[str, List[_Finding], List[str], bool]: ...
 def memory_plan(
     model: Optional[Union[str, bytes]],
     config: str,

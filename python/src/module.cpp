@@ -213,6 +213,12 @@ void set_points(app::model_points& p, const model_arg& m, const std::string& con
 
 // ---- the commands -----------------------------------------------------------
 
+// The verdict as the Python layer takes it: whether to raise
+// InvalidShardingError (the application decides, app::verdict_of).
+bool rule_broken(app::verdict v) {
+  return v == app::verdict::rule_broken;
+}
+
 py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
                       const mapping& pipelining_info, bool strict, std::optional<int> num_ipus,
                       std::optional<int> batches_per_step, bool enable_pipelining) {
@@ -226,7 +232,8 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
     out.emplace(app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
   }
   const auto& model = out->sharded.model;
-  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()));
+  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()),
+                        rule_broken(app::verdict_of(*out)));
 }
 
 py::tuple shard_file(const std::string& input, const std::string& config,
@@ -250,7 +257,8 @@ py::tuple shard_file(const std::string& input, const std::string& config,
     py::gil_scoped_release free;
     r.emplace(app::shard_file(a));
   }
-  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string());
+  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string(),
+                        rule_broken(app::verdict_of(*r)));
 }
 
 py::tuple validate(const py::object& model, std::optional<int> num_ipus,
@@ -379,7 +387,8 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
     py::gil_scoped_release free;
     r.emplace(app::suggest_split(a));
   }
-  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written);
+  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written,
+                        rule_broken(app::verdict_of(*r)));
 }
 
 py::tuple memory_plan(const py::object& model, const std::string& config,
@@ -639,11 +648,12 @@ PYBIND11_MODULE(_core, m) {
   using py::arg;
   m.def("shard_bytes", &shard_bytes, arg("data"), arg("sharding_info"), arg("pipelining_info"),
         arg("strict"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
-        arg("enable_pipelining"), "shardpoint shard on serialised bytes: (bytes, findings).");
+        arg("enable_pipelining"),
+        "shardpoint shard on serialised bytes: (bytes, findings, rule broken).");
   m.def("shard_file", &shard_file, arg("input"), arg("config"), arg("shard"), arg("output"),
         arg("output_dir"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
         arg("enable_pipelining"), arg("only_manual_sharding"), arg("force"), arg("in_place"),
-        "shardpoint shard on files: (report JSON, findings, written, output path).");
+        "shardpoint shard on files: (report JSON, findings, written, output path, rule broken).");
   m.def("validate", &validate, arg("model"), arg("num_ipus").none(true),
         arg("batches_per_step").none(true), arg("enable_pipelining"),
         "shardpoint validate: (report JSON, findings).");
@@ -654,7 +664,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
         arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
         arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),
-        "shardpoint suggest --report json: (report, findings, written).");
+        "shardpoint suggest --report json: (report, findings, written, rule broken).");
   m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
         arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
         arg("options"), "shardpoint memory --report json: (report, shortfall).");
