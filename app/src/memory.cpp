@@ -8,9 +8,12 @@ namespace shardpoint::app {
 
 memory_outcome plan_model_memory(const memory_options& a) {
   if (a.model.input.empty() && a.model.data.data() == nullptr) {
+    if (a.shapes.given()) {
+      throw usage_error("--input-shape and --dim need --input-model");
+    }
     return plan_memory(nullptr, a.model, a);
   }
-  onnx_source source(a.model.input, a.model.data);
+  onnx_source source(a.model.input, a.model.data, a.shapes.sizes());
   return plan_memory(&source, a.model, a);
 }
 

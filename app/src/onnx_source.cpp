@@ -62,7 +62,7 @@ std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::g
   std::vector<std::string> out;
   const std::string shapes = " rest on unknown or symbolic shapes" +
                              free_dimensions(g, guessed.symbols) +
-                             "; export the model with fixed input shapes to measure them";
+                             "; give their sizes with --input-shape or --dim";
   if (guessed.cost_nodes > 0) {
     out.push_back("the FLOPs of " + std::to_string(guessed.cost_nodes) + " of " +
                   std::to_string(nodes) + " nodes" + shapes);
@@ -82,8 +82,8 @@ std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::g
 
 } // namespace
 
-onnx_source::onnx_source(std::string path, std::string_view data)
-    : path_(std::move(path)), data_(data) {}
+onnx_source::onnx_source(std::string path, std::string_view data, onnx::input_sizes sizes)
+    : path_(std::move(path)), data_(data), sizes_(std::move(sizes)) {}
 
 const std::string& onnx_source::file_path() const {
   static const std::string none;
@@ -128,7 +128,7 @@ std::vector<std::string> onnx_source::names() {
 }
 
 node_measures onnx_source::measure(cost_model how) {
-  onnx::node_weights w = onnx::measure_nodes(proto(), nodes(), onnx_cost(how));
+  onnx::node_weights w = onnx::measure_nodes(proto(), nodes(), onnx_cost(how), &sizes_);
   node_measures out;
   out.parameters = onnx::parameter_items(nodes(), w);
   out.cost = std::move(w.cost);
@@ -140,7 +140,7 @@ node_measures onnx_source::measure(cost_model how) {
 
 std::vector<std::int64_t> onnx_source::costs(cost_model how, std::vector<std::string>& estimates) {
   onnx::guesses guessed;
-  auto costs = onnx::estimate_costs(proto(), onnx_cost(how), &guessed);
+  auto costs = onnx::estimate_costs(proto(), onnx_cost(how), &guessed, &sizes_);
   estimates = estimates_of(proto().graph(), guessed, costs.size());
   return costs;
 }
@@ -185,7 +185,7 @@ std::vector<std::string> onnx_source::weight_estimates() {
 
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,
                                                    std::vector<std::string>& notes) {
-  return onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes);
+  return onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes, &sizes_);
 }
 
 } // namespace shardpoint::app

@@ -47,6 +47,47 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading wha
   return out;
 }
 
+namespace {
+
+// A dimension of --input-shape / --dim: a whole number in [1, 2^31).
+std::int64_t dimension(const std::string& flag, const std::string& text) {
+  const std::int64_t d = parse_count(flag, text);
+  if (d < 1 || d >= (std::int64_t{1} << 31)) {
+    throw bad_parameter_error(flag + " a dimension must be in [1, 2^31), not " + io::quote(text));
+  }
+  return d;
+}
+
+} // namespace
+
+onnx::input_sizes shape_flags::sizes() const {
+  onnx::input_sizes out;
+  for (const auto& text : input_shapes) {
+    const auto eq = text.rfind('=');
+    const std::string flag = "--input-shape " + io::quote(text) + ":";
+    std::vector<std::int64_t> dims;
+    std::string rest = eq == std::string::npos ? text : text.substr(eq + 1);
+    for (std::size_t at = 0; at <= rest.size();) {
+      const auto comma = std::min(rest.find(',', at), rest.size());
+      dims.push_back(dimension(flag, rest.substr(at, comma - at)));
+      at = comma + 1;
+    }
+    if (eq == 0) {
+      throw bad_parameter_error(flag + " give NAME=D0,D1,... or D0,D1,...");
+    }
+    out.shapes.emplace_back(eq == std::string::npos ? "" : text.substr(0, eq), std::move(dims));
+  }
+  for (const auto& text : dims) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw bad_parameter_error("--dim " + io::quote(text) + ": give SYMBOL=N");
+    }
+    out.dims.emplace_back(text.substr(0, eq),
+                          dimension("--dim " + io::quote(text) + ":", text.substr(eq + 1)));
+  }
+  return out;
+}
+
 void protect_inputs(io::output_set& outputs, const std::string& path,
                     const onnx::loaded_model* model,
                     std::initializer_list<std::pair<std::string_view, std::string_view>> files) {

@@ -7,7 +7,7 @@
 namespace shardpoint::app {
 
 simulate_outcome simulate_model(const simulate_options& a) {
-  onnx_source source(a.model.input, a.model.data);
+  onnx_source source(a.model.input, a.model.data, a.shapes.sizes());
   return simulate(source, a.model, a);
 }
 

@@ -7,7 +7,7 @@
 namespace shardpoint::app {
 
 suggest_outcome suggest_split(const suggest_options& a) {
-  onnx_source source(a.input, a.data);
+  onnx_source source(a.input, a.data, a.shapes.sizes());
   return suggest(source, a);
 }
 

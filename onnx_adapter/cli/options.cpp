@@ -20,6 +20,14 @@ void add_to(CLI::App& cmd, model_points& m, const std::string& what, bool requir
                "Require unique names on every node; rename nothing");
 }
 
+void add_to(CLI::App& cmd, shape_flags& f) {
+  cmd.add_option("--input-shape,--input_shape", f.input_shapes,
+                 "Sizes of an input, NAME=D0,D1,... (or D0,D1,... for a model with one input; "
+                 "repeatable): costs, bytes and activations are measured with them");
+  cmd.add_option("--dim", f.dims,
+                 "A symbolic input dimension's size, SYMBOL=N (repeatable), e.g. --dim batch=8");
+}
+
 void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help) {
   cmd.add_option("--num-ipus,--num_ipus", f.num_ipus, "Devices available (checked)")
       ->check(device_count);

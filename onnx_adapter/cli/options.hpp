@@ -31,6 +31,9 @@ void add_to(CLI::App& cmd, model_points& m, const std::string& what = "Model to 
 /// --num-ipus, --enable-pipelining, --batches-per-step.
 void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help);
 
+/// --input-shape, --dim: sizes for the model's free input dimensions.
+void add_to(CLI::App& cmd, shape_flags& f);
+
 /// --report with the given formats.
 void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
             const std::string& help = "Report format");

@@ -156,7 +156,8 @@ guesses uncounted_weights(const ::onnx::GraphProto& graph) {
 }
 
 std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
-                                         guesses* guessed) {
+                                         guesses* guessed, const input_sizes* sizes) {
+  const shapes::sized_inputs sized(model, sizes); // checked whatever the costs need
   const auto& g = model.graph();
   if (how == cost_model::unit) {
     return std::vector<std::int64_t>(static_cast<std::size_t>(g.node_size()), 1);
@@ -169,17 +170,19 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
     }
     return costs;
   }
-  const inferred_shapes types(model);
+  const inferred_shapes types(model, sized.active());
   return flops_costs(g, types, guessed);
 }
 
-node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how) {
+node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
+                           const input_sizes* sizes) {
+  const shapes::sized_inputs sized(model, sizes);
   const auto& g = model.graph();
   const auto n = static_cast<std::size_t>(g.node_size());
   node_weights w;
   w.initializer_bytes = shapes::initializer_sizes(g, nodes);
   w.parameter_bytes = parameter_bytes(nodes, w.initializer_bytes);
-  const inferred_shapes types(model);
+  const inferred_shapes types(model, sized.active());
   count_uncounted(g, false, w.guessed);
   if (how == cost_model::flops) {
     w.cost = flops_costs(g, types, &w.guessed);

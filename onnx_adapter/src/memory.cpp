@@ -72,7 +72,8 @@ private:
 
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
-                                           std::vector<std::string>& notes) {
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes) {
   if (micro_batch_size < 1) {
     throw bad_parameter_error(detail::cat(
         "shardpoint: the micro-batch size must be a positive integer, not ", micro_batch_size));
@@ -81,6 +82,8 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   std::vector<std::int64_t> out(n, 0);
   std::int64_t scale_num = 1;
   std::int64_t scale_den = 1;
+  // The user's sizes first: a batch dimension they set is not the micro-batch's.
+  const shapes::sized_inputs sized(model, sizes);
   const batch_override batch(*model.mutable_graph(), micro_batch_size);
   if (!batch.any_symbolic() && !batch.fixed().empty()) {
     const auto& [name, b] = batch.fixed().front();
@@ -94,7 +97,7 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   }
   std::size_t unknown = 0;
   {
-    const shapes::inferred_shapes types(model);
+    const shapes::inferred_shapes types(model, sized.active());
     for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
       const auto p = nodes.producer[t];
       if (p == node_graph::no_producer) {

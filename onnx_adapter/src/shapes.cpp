@@ -5,6 +5,7 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/io/text.hpp>
@@ -54,7 +55,141 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
   return out;
 }
 
-inferred_shapes::inferred_shapes(::onnx::ModelProto& model) {
+namespace {
+
+// The graph inputs that are not initializers (ir 3 lists those too).
+std::vector<::onnx::ValueInfoProto*> true_inputs(::onnx::GraphProto& g) {
+  std::unordered_set<std::string_view> initializers;
+  for (const auto& t : g.initializer()) {
+    initializers.insert(t.name());
+  }
+  std::vector<::onnx::ValueInfoProto*> out;
+  for (auto& input : *g.mutable_input()) {
+    if (!initializers.contains(input.name())) {
+      out.push_back(&input);
+    }
+  }
+  return out;
+}
+
+std::string names_of(const std::vector<::onnx::ValueInfoProto*>& inputs) {
+  std::string out;
+  for (const auto* i : inputs) {
+    out += (out.empty() ? "" : ", ") + io::quote(i->name());
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string dims_text(const std::vector<std::int64_t>& dims) {
+  std::string out;
+  for (auto d : dims) {
+    out += (out.empty() ? "" : ",") + std::to_string(d);
+  }
+  return out;
+}
+
+// `--input-shape NAME=DIMS`: every dimension of the input, checked against
+// the dimensions the model fixes.
+void size_input(const std::vector<::onnx::ValueInfoProto*>& inputs, const std::string& name,
+                const std::vector<std::int64_t>& dims) {
+  if (name.empty() && inputs.size() != 1) {
+    throw bad_parameter_error("--input-shape " + dims_text(dims) +
+                              " names no input and the model has " + std::to_string(inputs.size()) +
+                              " (" + names_of(inputs) + "): give NAME=" + dims_text(dims));
+  }
+  ::onnx::ValueInfoProto* input = name.empty() ? inputs.front() : nullptr;
+  for (auto* i : inputs) {
+    input = i->name() == name ? i : input;
+  }
+  const std::string flag =
+      "--input-shape " + (name.empty() ? "" : io::quote(name) + "=") + dims_text(dims);
+  if (input == nullptr) {
+    throw bad_parameter_error(flag + ": the model has no input " + io::quote(name) +
+                              " (its inputs: " + names_of(inputs) + ")");
+  }
+  auto& shape = *input->mutable_type()->mutable_tensor_type()->mutable_shape();
+  if (input->type().tensor_type().shape().dim_size() != static_cast<int>(dims.size()) &&
+      input->type().tensor_type().has_shape()) {
+    throw bad_parameter_error(flag + ": input " + io::quote(input->name()) + " has " +
+                              std::to_string(input->type().tensor_type().shape().dim_size()) +
+                              " dimensions, not " + std::to_string(dims.size()));
+  }
+  while (shape.dim_size() < static_cast<int>(dims.size())) {
+    shape.add_dim();
+  }
+  for (int k = 0; k < shape.dim_size(); ++k) {
+    auto& d = *shape.mutable_dim(k);
+    const auto want = dims[static_cast<std::size_t>(k)];
+    if (d.has_dim_value() && d.dim_value() > 0 && d.dim_value() != want) {
+      throw bad_parameter_error(flag + ": dimension " + std::to_string(k) + " of input " +
+                                io::quote(input->name()) + " is fixed at " +
+                                std::to_string(d.dim_value()));
+    }
+    d.Clear();
+    d.set_dim_value(want);
+  }
+}
+
+// `--dim SYMBOL=N`: every input dimension named SYMBOL.
+void size_symbol(const std::vector<::onnx::ValueInfoProto*>& inputs, const std::string& symbol,
+                 std::int64_t size) {
+  std::set<std::string> symbols;
+  bool found = false;
+  for (auto* input : inputs) {
+    for (auto& d : *input->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (d.has_dim_param() && d.dim_param() == symbol) {
+        d.Clear();
+        d.set_dim_value(size);
+        found = true;
+      } else if (d.has_dim_param()) {
+        symbols.insert(d.dim_param());
+      }
+    }
+  }
+  if (!found) {
+    std::string known;
+    for (const auto& s : symbols) {
+      known += (known.empty() ? "" : ", ") + io::quote(s);
+    }
+    throw bad_parameter_error("--dim " + io::quote(symbol) + "=" + std::to_string(size) +
+                              ": no input of the model has a dimension named so (" +
+                              (known.empty() ? "they have no symbolic dimension left"
+                                             : "their symbolic dimensions: " + known) +
+                              ")");
+  }
+}
+
+} // namespace
+
+sized_inputs::sized_inputs(::onnx::ModelProto& model, const input_sizes* sizes) {
+  if (sizes == nullptr || sizes->empty()) {
+    return;
+  }
+  auto& g = *model.mutable_graph();
+  saved_ = g.input();
+  graph_ = &g;
+  try {
+    const auto inputs = true_inputs(g);
+    for (const auto& [name, dims] : sizes->shapes) {
+      size_input(inputs, name, dims);
+    }
+    for (const auto& [symbol, size] : sizes->dims) {
+      size_symbol(inputs, symbol, size);
+    }
+  } catch (...) {
+    g.mutable_input()->Swap(&saved_);
+    graph_ = nullptr;
+    throw;
+  }
+}
+
+sized_inputs::~sized_inputs() {
+  if (graph_ != nullptr) {
+    graph_->mutable_input()->Swap(&saved_);
+  }
+}
+
+inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data) {
   std::vector<::onnx::GraphProto*> pending{model.mutable_graph()};
   while (!pending.empty()) {
     auto* g = pending.back();
@@ -72,7 +207,8 @@ inferred_shapes::inferred_shapes(::onnx::ModelProto& model) {
     }
   }
   try {
-    ::onnx::shape_inference::InferShapes(model);
+    ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, propagate_data));
   } catch (const std::exception&) {
     // Partial or no shapes: sizes stay unknown where inference stopped.
   }

@@ -16,6 +16,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <shardpoint/onnx/costs.hpp>
 #include <shardpoint/onnx/graph.hpp>
 
 namespace shardpoint::onnx::shapes {
@@ -34,6 +35,25 @@ struct sized {
 /// The bytes of a value of `type`, or nothing when its shape is unknown.
 std::optional<sized> value_bytes(const ::onnx::TypeProto& type);
 
+// Gives the graph inputs of `model` the sizes the user set (input_sizes)
+// for as long as it lives, and puts the inputs back as they were. Throws
+// bad_parameter_error for a size that names no input or symbol, has
+// another rank, or contradicts a dimension the model fixes.
+class sized_inputs {
+public:
+  sized_inputs(::onnx::ModelProto& model, const input_sizes* sizes);
+  sized_inputs(const sized_inputs&) = delete;
+  sized_inputs& operator=(const sized_inputs&) = delete;
+  ~sized_inputs();
+
+  /// Whether any size was given (shape inference then propagates data).
+  [[nodiscard]] bool active() const { return graph_ != nullptr; }
+
+private:
+  ::onnx::GraphProto* graph_ = nullptr;
+  google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> saved_;
+};
+
 // Runs ONNX shape inference on `model` itself, not on a copy (copying 10^5
 // nodes costs as much as inferring their shapes), and puts the model back as
 // it was on destruction. InferShapes writes in two places: it appends to and
@@ -43,7 +63,8 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type);
 // model in the tests checks this byte for byte).
 class inferred_shapes {
 public:
-  explicit inferred_shapes(::onnx::ModelProto& model);
+  /// `propagate_data`: with ONNX's data propagation (shape computations).
+  explicit inferred_shapes(::onnx::ModelProto& model, bool propagate_data = false);
   inferred_shapes(const inferred_shapes&) = delete;
   inferred_shapes& operator=(const inferred_shapes&) = delete;
   ~inferred_shapes();

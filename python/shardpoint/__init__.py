@@ -181,6 +181,25 @@ def _fail_on_errors(found: List[Diagnostic], rule_broken: bool, what: str) -> No
         raise InvalidShardingError(f"validation failed; {what}: [{errors[0].rule}] {errors[0].message}{more}")
 
 
+def _shapes(
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]],
+    dims: Optional[Mapping[str, int]],
+) -> Tuple[List[str], List[str]]:
+    """``input_shapes`` ({name: dims}, or one input's dims) and ``dims``
+    ({symbol: size}) as the command line's --input-shape / --dim texts."""
+
+    def sizes(what: str, values: Any) -> str:
+        return ",".join(str(_integer(what, v)) for v in values)
+
+    shapes: List[str] = []
+    if isinstance(input_shapes, Mapping):
+        shapes = [f"{name}={sizes(f'input_shapes[{name!r}]', d)}" for name, d in input_shapes.items()]
+    elif input_shapes is not None:
+        shapes = [sizes("input_shapes", input_shapes)]
+    named = [f"{symbol}={_integer(f'dims[{symbol!r}]', n)}" for symbol, n in (dims or {}).items()]
+    return shapes, named
+
+
 def _text(value: Any) -> str:
     return "" if value is None else _os.fspath(value) if isinstance(value, _os.PathLike) else str(value)
 
@@ -327,6 +346,8 @@ def simulate(
     unit_us: int = 100,
     queue_depth: int = 4,
     trace: Optional[PathLike] = None,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
 ) -> Dict[str, Any]:
     """``shardpoint simulate --report json``: runs the sharded model through
     the pipeline emulator (``mode`` "virtual" or "threads"; ``cost`` "unit"
@@ -345,6 +366,7 @@ def simulate(
             unit_us,
             queue_depth,
             _text(trace),
+            *_shapes(input_shapes, dims),
         )
     )
     for e in result.get("estimates", []):
@@ -364,6 +386,8 @@ def suggest(
     output_model: Optional[PathLike] = None,
     only_manual_sharding: bool = False,
     force: bool = False,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
     **memory_options: Any,
 ) -> Dict[str, Any]:
     """``shardpoint suggest --report json``: the balanced split of ``model``
@@ -386,6 +410,7 @@ def suggest(
         only_manual_sharding,
         force,
         memory_options,
+        *_shapes(input_shapes, dims),
     )
     result = _json.loads(report)
     for e in result.get("estimates", []):
@@ -404,6 +429,8 @@ def memory_plan(
     shard: Sequence[str] = (),
     device_memory: Optional[Union[str, int]] = None,
     compare_stages: bool = False,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
     **options: Any,
 ) -> Dict[str, Any]:
     """``shardpoint memory --report json``: the bytes every device holds
@@ -426,6 +453,7 @@ def memory_plan(
         _text(device_memory),
         compare_stages,
         options,
+        *_shapes(input_shapes, dims),
     )
     result = _json.loads(report)
     for e in result.get("estimates", []):

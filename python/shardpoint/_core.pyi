@@ -56,6 +56,8 @@ def simulate(
     unit_us: int,
     queue_depth: int,
     trace: str,
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
 ) -> str: ...
 def suggest(
     model: Union[str, bytes],
@@ -69,6 +71,8 @@ def suggest(
     only_manual_sharding: bool,
     force: bool,
     memory: Dict[str, Any],
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
 ) -> Tuple[str, List[_Finding], List[str], bool]: ...
 def memory_plan(
     model: Optional[Union[str, bytes]],
@@ -79,6 +83,8 @@ def memory_plan(
     device_memory: str,
     compare_stages: bool,
     options: Dict[str, Any],
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
 ) -> Tuple[str, str]: ...
 def weights_strategy(
     model: Union[str, bytes],

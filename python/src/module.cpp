@@ -296,9 +296,12 @@ std::string inspect(const py::object& model, const std::string& grep) {
 std::string simulate(const py::object& model, const std::string& config,
                      const std::vector<std::string>& shard, int batches_per_step,
                      std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
-                     int unit_us, int queue_depth, const std::string& trace) {
+                     int unit_us, int queue_depth, const std::string& trace,
+                     const std::vector<std::string>& input_shapes,
+                     const std::vector<std::string>& dims) {
   const auto m = model_from(model);
   app::simulate_options a;
+  a.shapes = {input_shapes, dims};
   set_points(a.model, m, config, shard);
   a.batches_per_step = batches_per_step;
   a.num_ipus = num_ipus;
@@ -363,9 +366,11 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
                   const std::string& memory_per_device, const std::string& cost,
                   double communication_weight, const std::string& output_config,
                   const std::string& output_model, bool only_manual_sharding, bool force,
-                  const py::dict& memory) {
+                  const py::dict& memory, const std::vector<std::string>& input_shapes,
+                  const std::vector<std::string>& dims) {
   const auto m = model_from(model);
   app::suggest_options a;
+  a.shapes = {input_shapes, dims};
   a.input = m.path;
   a.data = m.data();
   a.stages = stages;
@@ -394,8 +399,11 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
 py::tuple memory_plan(const py::object& model, const std::string& config,
                       const std::vector<std::string>& shard, const std::string& parameters,
                       const std::string& largest_layer, const std::string& device_memory,
-                      bool compare_stages, const py::dict& options) {
+                      bool compare_stages, const py::dict& options,
+                      const std::vector<std::string>& input_shapes,
+                      const std::vector<std::string>& dims) {
   app::memory_options a;
+  a.shapes = {input_shapes, dims};
   std::optional<model_arg> m;
   if (!model.is_none()) {
     m = model_from(model);
@@ -660,14 +668,16 @@ PYBIND11_MODULE(_core, m) {
   m.def("inspect", &inspect, arg("model"), arg("grep"), "shardpoint inspect --report json.");
   m.def("simulate", &simulate, arg("model"), arg("config"), arg("shard"), arg("batches_per_step"),
         arg("num_ipus").none(true), arg("mode"), arg("cost"), arg("unit_us"), arg("queue_depth"),
-        arg("trace"), "shardpoint simulate --report json.");
+        arg("trace"), arg("input_shapes"), arg("dims"), "shardpoint simulate --report json.");
   m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
         arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
         arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),
+        arg("input_shapes"), arg("dims"),
         "shardpoint suggest --report json: (report, findings, written, rule broken).");
   m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
         arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
-        arg("options"), "shardpoint memory --report json: (report, shortfall).");
+        arg("options"), arg("input_shapes"), arg("dims"),
+        "shardpoint memory --report json: (report, shortfall).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
         arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
         arg("layout"), arg("layout_out"), arg("format"), arg("replicate_shared"), arg("force"),

@@ -214,7 +214,7 @@ TEST_CASE("suggest on symbolic shapes and Constant weights: warned once, marked,
   REQUIRE(estimates.size() == 3); // FLOPs, output bytes, uncounted weights
   // The input's one symbolic dimension by name, the flag-free fix, the weights.
   CHECK(estimates[0].find("'p2o.DynamicDimension.0'") != std::string::npos);
-  CHECK(estimates[0].find("fixed input shapes") != std::string::npos);
+  CHECK(estimates[0].find("give their sizes with --input-shape or --dim") != std::string::npos);
   CHECK(estimates[2].find("Constant nodes") != std::string::npos);
   // Each said once on stderr, as the report has it.
   CHECK(count_of(json.err, "shardpoint: warning: ") == estimates.size());
@@ -285,4 +285,73 @@ TEST_CASE("weights moved into Constant nodes are named as uncounted, with their 
                             shardpoint::io::human_bytes(static_cast<double>(bytes)) +
                             ") held by Constant nodes or subgraphs are not counted in the "
                             "parameters");
+}
+
+// ---- --input-shape and --dim: the free dimensions sized by the user -------
+
+TEST_CASE("--dim and --input-shape size the free dimensions; the estimates go away") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto resnet = onnx_test::models_dir() / "resnet50-v1-7-replica.onnx";
+  const auto run = [&](const fs::path& model, const std::string& extra) {
+    const auto r = shardpoint_cli(
+        "suggest --input-model " + q(model) + " --stages 2 --report json " + extra, dir.path());
+    REQUIRE(r.code == 0);
+    return std::pair(nlohmann::json::parse(r.out), r.err);
+  };
+  const auto [unsized, unsized_err] = run(resnet, "");
+  CHECK(unsized["estimated"] == true);
+  // N is ResNet-50's only free dimension: sized, nothing is a guess.
+  const auto [one, one_err] = run(resnet, "--dim N=1");
+  CHECK(one["estimated"] == false);
+  CHECK(one_err.empty());
+  CHECK(one["bottleneck"] == unsized["bottleneck"]); // N counted as 1 before
+  // Four samples: every convolution costs four times as much (MFLOPs are
+  // rounded up per node, so a little less than 4x overall).
+  const auto [four, four_err] = run(resnet, "--input-shape data=4,3,224,224");
+  CHECK(four["estimated"] == false);
+  const double ratio = four["bottleneck"].get<double>() / one["bottleneck"].get<double>();
+  CHECK(ratio > 3.9);
+  CHECK(ratio <= 4.0);
+  // A Paddle export: the input sized, data propagation resolves its
+  // Shape -> Reshape chains; what is left is named, without the input.
+  const auto ocr = onnx_test::models_dir() / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  const auto [sized, sized_err] = run(ocr, "--input-shape 1,3,48,192");
+  const auto estimates = sized["estimates"].get<std::vector<std::string>>();
+  REQUIRE_FALSE(estimates.empty());
+  CHECK(estimates[0].find("p2o.DynamicDimension.0") == std::string::npos);
+  CHECK(estimates[0].rfind("the FLOPs of ", 0) == 0);
+  CHECK(std::stoi(estimates[0].substr(13)) < 10); // of 471 nodes; 215 unsized
+}
+
+TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing nothing") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto resnet = onnx_test::models_dir() / "resnet50-v1-7-replica.onnx";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--dim H=3", "shardpoint: error: --dim 'H'=3: no input of the model has a dimension named "
+                    "so (their symbolic dimensions: 'N')\n"},
+      {"--input-shape data=1,3,224",
+       "shardpoint: error: --input-shape 'data'=1,3,224: input 'data' has 4 dimensions, not 3\n"},
+      {"--input-shape foo=1,2",
+       "shardpoint: error: --input-shape 'foo'=1,2: the model has no input 'foo' (its inputs: "
+       "'data')\n"},
+      {"--input-shape 2,4,224,224",
+       "shardpoint: error: --input-shape 2,4,224,224: dimension 1 of input 'data' is fixed at 3\n"},
+      {"--dim N=0", "shardpoint: error: --dim 'N=0': a dimension must be in [1, 2^31), not '0'\n"},
+  };
+  for (const auto& c : cases) {
+    const std::string& flags = c.first;
+    const std::string& message = c.second;
+    CAPTURE(flags);
+    const auto r = shardpoint_cli("suggest --input-model " + q(resnet) +
+                                      " --stages 2 --output-config out.yaml " + flags,
+                                  dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err == message);
+    CHECK_FALSE(fs::exists(dir / "out.yaml"));
+  }
+  const auto counts = shardpoint_cli("memory --parameters 1e9 --dim N=1", dir.path());
+  CHECK(counts.code == 1);
+  CHECK(counts.err.find("--input-shape and --dim need --input-model") != std::string::npos);
 }

@@ -301,6 +301,18 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess():
     with pytest.warns(shardpoint.EstimateWarning, match="not counted in the parameters"):
         assert shardpoint.memory_plan(path)["estimated"] is True
 
+    # The free dimension sized, as --dim / --input-shape size it.
+    resnet = SEED_MODEL
+    code, out, err = cli("suggest", "--input-model", resnet, "--stages", "2", "--report", "json",
+                         "--dim", "N=2")
+    assert code == 0 and err == "", err
+    assert shardpoint.suggest(resnet, 2, dims={"N": 2}) == json.loads(out)
+    assert shardpoint.suggest(resnet, 2, input_shapes={"data": [2, 3, 224, 224]}) == json.loads(out)
+    with pytest.raises(shardpoint.BadParameterError, match="dimension 1 of input 'data' is fixed"):
+        shardpoint.suggest(resnet, 2, input_shapes=[2, 4, 224, 224])
+    with pytest.raises(TypeError, match="is an integer"):
+        shardpoint.suggest(resnet, 2, dims={"N": 1.5})
+
 
 # ---- manual_shard against the procedure as the seed states it ---------------
 

@@ -32,6 +32,7 @@ action add_memory(CLI::App& app) {
       "memory", "The bytes every device holds (pipeline stages x tensor parallelism x sharded "
                 "data parallelism) and whether they fit");
   add_to(*cmd, a->model, "Model, sharded into pipeline stages (or give --parameters)", false);
+  add_to(*cmd, a->shapes);
   cmd->add_option("--parameters", a->parameters,
                   "Plan from counts alone, without a model: N parameters (e.g. 7.5e9)");
   cmd->add_option("--largest-layer-parameters", a->largest_layer,

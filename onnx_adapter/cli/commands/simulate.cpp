@@ -29,6 +29,7 @@ action add_simulate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "simulate", "Emulate the pipelined execution of a sharded model (virtual or threads mode)");
   add_to(*cmd, a->model, "Model to shard and run");
+  add_to(*cmd, a->shapes);
   cmd->add_option("--batches-per-step,--batches_per_step", a->batches_per_step,
                   "Micro-batches to run (a multiple of the stages)")
       ->required()

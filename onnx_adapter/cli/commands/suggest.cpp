@@ -34,6 +34,7 @@ action add_suggest(CLI::App& app) {
       "suggest", "Find the balanced split into pipeline stages (smallest bottleneck, under a "
                  "memory cap) and compare it with DeepSpeed's and PiPPy's");
   cmd->add_option("--input-model,--input_model", a->input, "Model to split")->required();
+  add_to(*cmd, a->shapes);
   cmd->add_option("--stages", a->stages, "Pipeline stages (stage s on device s)")
       ->required()
       ->check(device_count);

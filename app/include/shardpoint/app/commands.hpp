@@ -105,18 +105,21 @@ std::string inspect_model(const inspect_options& a);
 struct suggest_options : suggest_request {
   std::string input;
   std::string_view data;
+  shape_flags shapes;
 };
 
 suggest_outcome suggest_split(const suggest_options& a);
 
 struct simulate_options : simulate_request {
   model_points model;
+  shape_flags shapes;
 };
 
 simulate_outcome simulate_model(const simulate_options& a);
 
 struct memory_options : memory_request {
   model_points model; ///< none given: planned from `parameters`
+  shape_flags shapes;
 };
 
 memory_outcome plan_model_memory(const memory_options& a);

@@ -19,7 +19,7 @@ public:
   /// The model file `path`, or the bindings' bytes `data` (when not null;
   /// `path` then only names them), read as a graph: the weights' bytes stay
   /// in the file (onnx::read_graph).
-  onnx_source(std::string path, std::string_view data);
+  onnx_source(std::string path, std::string_view data, onnx::input_sizes sizes = {});
 
   void declare_inputs(io::output_set& outputs) const override;
   void load(io::output_set& outputs) override;
@@ -50,6 +50,7 @@ private:
 
   std::string path_;
   std::string_view data_;
+  onnx::input_sizes sizes_; ///< the user's sizes for the free input dimensions
   std::optional<onnx::loaded_model> model_;
   std::optional<onnx::node_graph> nodes_; ///< built when first asked for
 };

@@ -38,6 +38,19 @@ struct model_points : points {
   std::string_view data;
 };
 
+/// --input-shape NAME=D0,D1,... (or D0,D1,... for a model with one input)
+/// and --dim SYMBOL=N: sizes for the model's free input dimensions, with
+/// which the costs, bytes and activations are measured.
+struct shape_flags {
+  std::vector<std::string> input_shapes;
+  std::vector<std::string> dims;
+
+  [[nodiscard]] bool given() const { return !input_shapes.empty() || !dims.empty(); }
+  /// The sizes; bad_parameter_error naming the flag for text that is not
+  /// NAME=DIMS / SYMBOL=N with dimensions in [1, 2^31).
+  [[nodiscard]] onnx::input_sizes sizes() const;
+};
+
 /// A model with the sharding of every node.
 struct sharded_model {
   onnx::loaded_model model;

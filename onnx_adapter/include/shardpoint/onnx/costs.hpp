@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -38,9 +39,23 @@ enum class cost_model {
 /// shape inference on `model` and returns it exactly as it was.
 struct guesses;
 
+/// Sizes a user gives a model's free input dimensions (`--input-shape`,
+/// `--dim`): shape inference then runs with the inputs so sized, and with
+/// data propagation, so that Shape -> Gather -> Concat -> Reshape chains
+/// resolve. The model itself is never changed.
+struct input_sizes {
+  /// An input's name (empty: the model's only input) and every dimension.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
+  /// A symbolic dimension's name and its size, wherever the inputs use it.
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+
+  [[nodiscard]] bool empty() const { return shapes.empty() && dims.empty(); }
+};
+
 /// `guessed`, when given, takes the nodes whose FLOPs are a guess.
 std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
-                                         guesses* guessed = nullptr);
+                                         guesses* guessed = nullptr,
+                                         const input_sizes* sizes = nullptr);
 
 /// What the figures of node_weights rest on that is not measured: unknown
 /// or symbolic shapes, weights held outside the initializer list.
@@ -88,7 +103,8 @@ struct node_weights {
 
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape
 /// inference. `model` is returned exactly as it was.
-node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how);
+node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
+                           const input_sizes* sizes = nullptr);
 
 /// The initializers as memory items (balanced_shard, evaluate): a stage holds
 /// each initializer its nodes read once, as the report counts it.

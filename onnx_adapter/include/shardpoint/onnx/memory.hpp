@@ -29,6 +29,7 @@
 #include <shardpoint/memory_plan.hpp>
 #include <shardpoint/sharding_result.hpp>
 
+#include "costs.hpp"
 #include "graph.hpp"
 #include "weights.hpp"
 
@@ -44,7 +45,8 @@ struct model_memory {
 /// `model` is returned exactly as it was.
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
-                                           std::vector<std::string>& notes);
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes = nullptr);
 
 /// The weights as the planner's parameter uses, by node: one tensor per
 /// decision (its elements, the product of its shard, its stored element
