@@ -26,51 +26,81 @@ onnx::cost_model onnx_cost(cost_model how) {
   return onnx::cost_model::flops;
 }
 
-// The symbolic dimensions a figure met, as a user can act on them: the
-// graph inputs' by name (at most 6), the ones inference made up counted.
-std::string free_dimensions(const ::onnx::GraphProto& g, const std::set<std::string>& symbols) {
-  std::set<std::string> of_inputs;
+// The graph inputs' symbolic dimensions the user has not sized.
+std::set<std::string> free_input_symbols(const ::onnx::GraphProto& g,
+                                         const onnx::input_sizes& sizes) {
+  std::set<std::string> sized_inputs;
+  std::set<std::string> sized_symbols;
+  for (const auto& [name, dims] : sizes.shapes) {
+    sized_inputs.insert(name.empty() && g.input_size() > 0 ? g.input(0).name() : name);
+  }
+  for (const auto& [symbol, size] : sizes.dims) {
+    sized_symbols.insert(symbol);
+  }
+  std::set<std::string> initializers;
+  for (const auto& t : g.initializer()) {
+    initializers.insert(t.name());
+  }
+  std::set<std::string> out;
   for (const auto& input : g.input()) {
+    if (initializers.contains(input.name()) || sized_inputs.contains(input.name())) {
+      continue;
+    }
     for (const auto& d : input.type().tensor_type().shape().dim()) {
-      if (d.has_dim_param() && symbols.contains(d.dim_param())) {
-        of_inputs.insert(d.dim_param());
+      if (d.has_dim_param() && !d.dim_param().empty() && !sized_symbols.contains(d.dim_param())) {
+        out.insert(d.dim_param());
       }
     }
   }
+  return out;
+}
+
+// " rest on ... shapes (what is free); how to size it": the end of a
+// sentence on figures that met `symbols`. The inputs' free dimensions are
+// named (all of them: sizing one at a time leaves the rest), the ones
+// inference made up are counted, and the flags are named only while an
+// input dimension is left to size.
+std::string shapes_sentence(const ::onnx::GraphProto& g, const std::set<std::string>& symbols,
+                            const onnx::input_sizes& sizes) {
+  const std::set<std::string> inputs = free_input_symbols(g, sizes);
   std::string named;
   std::size_t shown = 0;
-  for (const auto& symbol : of_inputs) {
+  for (const auto& symbol : inputs) {
     if (shown++ < 6) {
       named += (named.empty() ? "" : ", ") + io::quote(symbol);
     }
   }
-  if (of_inputs.size() > 6) {
-    named += " and " + std::to_string(of_inputs.size() - 6) + " more";
+  if (inputs.size() > 6) {
+    named += " and " + std::to_string(inputs.size() - 6) + " more";
   }
-  const std::size_t made_up = symbols.size() - of_inputs.size();
-  std::string out = named.empty() ? "" : "the inputs' symbolic dimensions " + named;
+  std::size_t made_up = 0;
+  for (const auto& symbol : symbols) {
+    made_up += inputs.contains(symbol) ? 0 : 1;
+  }
+  std::string what = named.empty() ? "" : "the inputs' free dimensions " + named;
   if (made_up > 0) {
-    out += (out.empty() ? "" : "; ") + std::to_string(made_up) +
-           " dimension(s) shape inference could not fix";
+    what += (what.empty() ? "" : "; ") + std::to_string(made_up) +
+            " dimension(s) shape inference could not size";
   }
-  return out.empty() ? out : " (" + out + ", each counted as 1)";
+  return " rest on unknown or symbolic shapes" +
+         (what.empty() ? std::string() : " (" + what + ", each counted as 1)") +
+         (inputs.empty() ? "; shape inference cannot size them from the inputs"
+                         : "; give their sizes with --input-shape or --dim");
 }
 
 // What of a model's measures is a guess, in words (node_measures::estimates).
 std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::guesses& guessed,
-                                      std::size_t nodes) {
+                                      std::size_t nodes, const onnx::input_sizes& sizes) {
   std::vector<std::string> out;
-  const std::string shapes = " rest on unknown or symbolic shapes" +
-                             free_dimensions(g, guessed.symbols) +
-                             "; give their sizes with --input-shape or --dim";
   if (guessed.cost_nodes > 0) {
     out.push_back("the FLOPs of " + std::to_string(guessed.cost_nodes) + " of " +
-                  std::to_string(nodes) + " nodes" + shapes);
+                  std::to_string(nodes) + " nodes" + shapes_sentence(g, guessed.symbols, sizes));
   }
   if (guessed.bytes_nodes > 0) {
     out.push_back("the output bytes of " + std::to_string(guessed.bytes_nodes) + " of " +
                   std::to_string(nodes) + " nodes" +
-                  (guessed.cost_nodes > 0 ? " rest on those shapes too" : shapes));
+                  (guessed.cost_nodes > 0 ? " rest on those shapes too"
+                                          : shapes_sentence(g, guessed.symbols, sizes)));
   }
   if (guessed.uncounted_weights > 0) {
     out.push_back(std::to_string(guessed.uncounted_weights) + " weight tensor(s) (" +
@@ -134,14 +164,14 @@ node_measures onnx_source::measure(cost_model how) {
   out.cost = std::move(w.cost);
   out.parameter_bytes = std::move(w.parameter_bytes);
   out.output_bytes = std::move(w.output_bytes);
-  out.estimates = estimates_of(proto().graph(), w.guessed, out.cost.size());
+  out.estimates = estimates_of(proto().graph(), w.guessed, out.cost.size(), sizes_);
   return out;
 }
 
 std::vector<std::int64_t> onnx_source::costs(cost_model how, std::vector<std::string>& estimates) {
   onnx::guesses guessed;
   auto costs = onnx::estimate_costs(proto(), onnx_cost(how), &guessed, &sizes_);
-  estimates = estimates_of(proto().graph(), guessed, costs.size());
+  estimates = estimates_of(proto().graph(), guessed, costs.size(), sizes_);
   return costs;
 }
 
@@ -180,12 +210,20 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
 }
 
 std::vector<std::string> onnx_source::weight_estimates() {
-  return estimates_of(proto().graph(), onnx::uncounted_weights(proto().graph()), 0);
+  return estimates_of(proto().graph(), onnx::uncounted_weights(proto().graph()), 0, sizes_);
 }
 
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,
-                                                   std::vector<std::string>& notes) {
-  return onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes, &sizes_);
+                                                   std::vector<std::string>& notes,
+                                                   std::vector<std::string>& estimates) {
+  onnx::guesses guessed;
+  auto out = onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes, &sizes_, &guessed);
+  if (guessed.bytes_nodes > 0) {
+    estimates.push_back("the activations of " + std::to_string(guessed.bytes_nodes) + " of " +
+                        std::to_string(out.size()) + " nodes" +
+                        shapes_sentence(proto().graph(), guessed.symbols, sizes_));
+  }
+  return out;
 }
 
 } // namespace shardpoint::app

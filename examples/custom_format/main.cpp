@@ -189,7 +189,8 @@ public:
   }
 
   std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
-                                        std::vector<std::string>& /*notes*/) override {
+                                        std::vector<std::string>& /*notes*/,
+                                        std::vector<std::string>& /*estimates*/) override {
     std::vector<std::int64_t> out;
     for (auto bytes : m_.out_bytes) {
       out.push_back(bytes * micro_batch_size);

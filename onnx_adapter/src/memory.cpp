@@ -4,6 +4,7 @@
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/onnx/memory.hpp>
 
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -73,7 +74,7 @@ private:
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
                                            std::vector<std::string>& notes,
-                                           const input_sizes* sizes) {
+                                           const input_sizes* sizes, guesses* guessed) {
   if (micro_batch_size < 1) {
     throw bad_parameter_error(detail::cat(
         "shardpoint: the micro-batch size must be a positive integer, not ", micro_batch_size));
@@ -96,6 +97,7 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
     }
   }
   std::size_t unknown = 0;
+  std::set<std::size_t> guessed_nodes;
   {
     const shapes::inferred_shapes types(model, sized.active());
     for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
@@ -103,11 +105,24 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
       if (p == node_graph::no_producer) {
         continue;
       }
+      // A Constant's value is a weight, held once, not per micro-batch.
+      const auto& producer = model.graph().node(static_cast<int>(p));
+      if (producer.op_type() == "Constant" && producer.domain().empty()) {
+        continue;
+      }
       const auto* type = types.find(nodes.tensors[t]);
       const auto b = type ? shapes::value_bytes(*type) : std::nullopt;
       if (!b) {
         ++unknown;
         continue;
+      }
+      if (guessed != nullptr && !b->per.empty()) { // symbolic dimensions counted as 1
+        guessed_nodes.insert(p);
+        for (std::size_t at = 0; at <= b->per.size();) {
+          const auto star = std::min(b->per.find('*', at), b->per.size());
+          guessed->symbols.insert(b->per.substr(at, star - at));
+          at = star + 1;
+        }
       }
       // b->bytes * num / den, rounded up; past 2^62 bytes refused.
       const auto product = detail::checked_mul(b->bytes, scale_num);
@@ -120,6 +135,9 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
       }
       out[p] = *sum;
     }
+  }
+  if (guessed != nullptr) {
+    guessed->bytes_nodes = guessed_nodes.size();
   }
   if (unknown > 0) {
     notes.push_back(detail::cat(unknown, " node output", unknown == 1 ? " has" : "s have",

@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <onnx/shape_inference/implementation.h>
 
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -88,76 +89,118 @@ std::string dims_text(const std::vector<std::int64_t>& dims) {
   return out;
 }
 
-// `--input-shape NAME=DIMS`: every dimension of the input, checked against
-// the dimensions the model fixes.
-void size_input(const std::vector<::onnx::ValueInfoProto*>& inputs, const std::string& name,
-                const std::vector<std::int64_t>& dims) {
-  if (name.empty() && inputs.size() != 1) {
-    throw bad_parameter_error("--input-shape " + dims_text(dims) +
-                              " names no input and the model has " + std::to_string(inputs.size()) +
-                              " (" + names_of(inputs) + "): give NAME=" + dims_text(dims));
-  }
-  ::onnx::ValueInfoProto* input = name.empty() ? inputs.front() : nullptr;
-  for (auto* i : inputs) {
-    input = i->name() == name ? i : input;
-  }
-  const std::string flag =
-      "--input-shape " + (name.empty() ? "" : io::quote(name) + "=") + dims_text(dims);
-  if (input == nullptr) {
-    throw bad_parameter_error(flag + ": the model has no input " + io::quote(name) +
-                              " (its inputs: " + names_of(inputs) + ")");
-  }
-  auto& shape = *input->mutable_type()->mutable_tensor_type()->mutable_shape();
-  if (input->type().tensor_type().shape().dim_size() != static_cast<int>(dims.size()) &&
-      input->type().tensor_type().has_shape()) {
-    throw bad_parameter_error(flag + ": input " + io::quote(input->name()) + " has " +
-                              std::to_string(input->type().tensor_type().shape().dim_size()) +
-                              " dimensions, not " + std::to_string(dims.size()));
-  }
-  while (shape.dim_size() < static_cast<int>(dims.size())) {
-    shape.add_dim();
-  }
-  for (int k = 0; k < shape.dim_size(); ++k) {
-    auto& d = *shape.mutable_dim(k);
-    const auto want = dims[static_cast<std::size_t>(k)];
-    if (d.has_dim_value() && d.dim_value() > 0 && d.dim_value() != want) {
-      throw bad_parameter_error(flag + ": dimension " + std::to_string(k) + " of input " +
-                                io::quote(input->name()) + " is fixed at " +
-                                std::to_string(d.dim_value()));
+// Applies the user's sizes to the graph inputs, checking them against the
+// inputs as the model declares them (`original`) and against each other: a
+// symbol has one size, an input one shape, however many flags name them.
+class input_sizer {
+public:
+  input_sizer(::onnx::GraphProto& g,
+              const google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& original)
+      : inputs_(true_inputs(g)) {
+    for (const auto& input : original) {
+      original_.emplace(input.name(), &input);
     }
-    d.Clear();
-    d.set_dim_value(want);
   }
-}
 
-// `--dim SYMBOL=N`: every input dimension named SYMBOL.
-void size_symbol(const std::vector<::onnx::ValueInfoProto*>& inputs, const std::string& symbol,
-                 std::int64_t size) {
-  std::set<std::string> symbols;
-  bool found = false;
-  for (auto* input : inputs) {
-    for (auto& d : *input->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
-      if (d.has_dim_param() && d.dim_param() == symbol) {
-        d.Clear();
-        d.set_dim_value(size);
-        found = true;
-      } else if (d.has_dim_param()) {
-        symbols.insert(d.dim_param());
+  // `--input-shape NAME=DIMS`: every dimension of the input.
+  void size_input(const std::string& name, const std::vector<std::int64_t>& dims) {
+    const std::string flag =
+        "--input-shape " + (name.empty() ? "" : io::quote(name) + "=") + dims_text(dims);
+    if (name.empty() && inputs_.size() != 1) {
+      throw bad_parameter_error(flag + " names no input and the model has " +
+                                std::to_string(inputs_.size()) + " (" + names_of(inputs_) +
+                                "): give NAME=" + dims_text(dims));
+    }
+    ::onnx::ValueInfoProto* input = name.empty() ? inputs_.front() : nullptr;
+    for (auto* i : inputs_) {
+      input = i->name() == name ? i : input;
+    }
+    if (input == nullptr) {
+      throw bad_parameter_error(flag + ": the model has no input " + io::quote(name) +
+                                " (its inputs: " + names_of(inputs_) + ")");
+    }
+    const auto& declared = original_.at(input->name())->type().tensor_type();
+    if (declared.has_shape() && declared.shape().dim_size() != static_cast<int>(dims.size())) {
+      throw bad_parameter_error(flag + ": input " + io::quote(input->name()) + " has " +
+                                std::to_string(declared.shape().dim_size()) + " dimensions, not " +
+                                std::to_string(dims.size()));
+    }
+    if (const auto [it, fresh] = shapes_.try_emplace(input->name(), dims); !fresh) {
+      if (it->second != dims) {
+        throw bad_parameter_error(flag + ": input " + io::quote(input->name()) +
+                                  " is given another shape, " + dims_text(it->second));
+      }
+      return;
+    }
+    auto& shape = *input->mutable_type()->mutable_tensor_type()->mutable_shape();
+    while (shape.dim_size() < static_cast<int>(dims.size())) {
+      shape.add_dim();
+    }
+    for (int k = 0; k < shape.dim_size(); ++k) {
+      const auto want = dims[static_cast<std::size_t>(k)];
+      if (k < declared.shape().dim_size()) {
+        const auto& d = declared.shape().dim(k);
+        if (d.has_dim_value() && d.dim_value() > 0 && d.dim_value() != want) {
+          throw bad_parameter_error(flag + ": dimension " + std::to_string(k) + " of input " +
+                                    io::quote(input->name()) + " is fixed at " +
+                                    std::to_string(d.dim_value()));
+        }
+        if (d.has_dim_param() && !d.dim_param().empty()) {
+          agree(flag, d.dim_param(), want);
+        }
+      }
+      shape.mutable_dim(k)->Clear();
+      shape.mutable_dim(k)->set_dim_value(want);
+    }
+  }
+
+  // `--dim SYMBOL=N`: every input dimension named SYMBOL.
+  void size_symbol(const std::string& symbol, std::int64_t size) {
+    const std::string flag = "--dim " + io::quote(symbol) + "=" + std::to_string(size);
+    std::set<std::string> declared;
+    for (const auto& [name, input] : original_) {
+      for (const auto& d : input->type().tensor_type().shape().dim()) {
+        if (d.has_dim_param() && !d.dim_param().empty()) {
+          declared.insert(d.dim_param());
+        }
+      }
+    }
+    if (!declared.contains(symbol)) {
+      std::string known;
+      for (const auto& s : declared) {
+        known += (known.empty() ? "" : ", ") + io::quote(s);
+      }
+      throw bad_parameter_error(flag + ": no input of the model has a dimension named so (" +
+                                (known.empty() ? "they have no symbolic dimension"
+                                               : "their symbolic dimensions: " + known) +
+                                ")");
+    }
+    agree(flag, symbol, size);
+    for (auto* input : inputs_) {
+      for (auto& d :
+           *input->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+        if (d.has_dim_param() && d.dim_param() == symbol) {
+          d.Clear();
+          d.set_dim_value(size);
+        }
       }
     }
   }
-  if (!found) {
-    std::string known;
-    for (const auto& s : symbols) {
-      known += (known.empty() ? "" : ", ") + io::quote(s);
+
+private:
+  // One size per symbol, whichever flags give it.
+  void agree(const std::string& flag, const std::string& symbol, std::int64_t size) {
+    if (const auto [it, fresh] = symbols_.try_emplace(symbol, size); !fresh && it->second != size) {
+      throw bad_parameter_error(flag + ": dimension " + io::quote(symbol) + " is also given as " +
+                                std::to_string(it->second));
     }
-    throw bad_parameter_error("--dim " + io::quote(symbol) + "=" + std::to_string(size) +
-                              ": no input of the model has a dimension named so (" +
-                              (known.empty() ? "they have no symbolic dimension left"
-                                             : "their symbolic dimensions: " + known) +
-                              ")");
   }
-}
+
+  std::vector<::onnx::ValueInfoProto*> inputs_;
+  std::map<std::string, const ::onnx::ValueInfoProto*> original_;
+  std::map<std::string, std::vector<std::int64_t>> shapes_;
+  std::map<std::string, std::int64_t> symbols_;
+};
 
 } // namespace
 
@@ -169,12 +212,12 @@ sized_inputs::sized_inputs(::onnx::ModelProto& model, const input_sizes* sizes) 
   saved_ = g.input();
   graph_ = &g;
   try {
-    const auto inputs = true_inputs(g);
+    input_sizer sizer(g, saved_);
     for (const auto& [name, dims] : sizes->shapes) {
-      size_input(inputs, name, dims);
+      sizer.size_input(name, dims);
     }
     for (const auto& [symbol, size] : sizes->dims) {
-      size_symbol(inputs, symbol, size);
+      sizer.size_symbol(symbol, size);
     }
   } catch (...) {
     g.mutable_input()->Swap(&saved_);

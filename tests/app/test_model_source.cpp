@@ -70,7 +70,8 @@ public:
     return uses;
   }
   std::vector<std::int64_t> activations(std::int64_t /*micro_batch_size*/,
-                                        std::vector<std::string>& /*notes*/) override {
+                                        std::vector<std::string>& /*notes*/,
+                                        std::vector<std::string>& /*estimates*/) override {
     return std::vector<std::int64_t>(cost_.size(), 0);
   }
 

@@ -402,7 +402,7 @@ TEST_CASE("simulate --cost flops on a symbolic batch: warned once and marked; un
   CHECK(j["estimated"] == true);
   REQUIRE(j["estimates"].size() == 1);
   const auto estimate = j["estimates"][0].get<std::string>();
-  CHECK(estimate.find("the inputs' symbolic dimensions 'N'") != std::string::npos);
+  CHECK(estimate.find("the inputs' free dimensions 'N'") != std::string::npos);
   CHECK(flops.err == "shardpoint: warning: " + estimate + "\n");
   const auto unit = shardpoint_cli(run, dir.path());
   REQUIRE(unit.code == 0);

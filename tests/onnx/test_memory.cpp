@@ -379,13 +379,45 @@ TEST_CASE("memory says when weights are held where they are not counted") {
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["estimated"] == true);
     const auto estimates = j["estimates"].get<std::vector<std::string>>();
-    REQUIRE(estimates.size() == 1);
-    CHECK(estimates[0].find("not counted in the parameters") != std::string::npos);
-    CHECK(r.err == "shardpoint: warning: " + estimates[0] + "\n");
+    // The activations' free dimensions first, then the weights not counted.
+    REQUIRE(estimates.size() == 2);
+    CHECK(estimates[0].rfind("the activations of ", 0) == 0);
+    CHECK(estimates[1].find("not counted in the parameters") != std::string::npos);
+    CHECK(r.err ==
+          "shardpoint: warning: " + estimates[0] + "\nshardpoint: warning: " + estimates[1] + "\n");
     const auto table = onnx_test::shardpoint_cli(
         "memory --input-model " + onnx_test::q(model) + " --device-memory 1GiB", dir.path());
-    CHECK(table.out.find("fits in 1.00 GiB -- estimated\nestimated: " + estimates[0]) !=
-          std::string::npos);
+    CHECK(table.out.find("fits in 1.00 GiB -- estimated\nestimated: " + estimates[0] +
+                         "\nestimated: " + estimates[1]) != std::string::npos);
+  }
+  // Sized, silero's activations are measured; a Constant's output is a
+  // weight, not an activation: the micro-batch scales none of it.
+  {
+    const auto silero = onnx_test::models_dir() / "silero_vad_legacy.onnx";
+    const auto at = [&](const std::string& flags) {
+      const auto r = onnx_test::shardpoint_cli(
+          "memory --input-model " + onnx_test::q(silero) + " --report json " + flags, dir.path());
+      REQUIRE(r.code == 0);
+      return nlohmann::json::parse(r.out);
+    };
+    const auto one = at("--dim batch=1 --dim sequence=512");
+    // Its inputs sized: no free input dimension is named any more (one
+    // that inference makes up inside is still counted, without the flags).
+    REQUIRE(one["estimates"].size() == 2);
+    const auto first = one["estimates"][0].get<std::string>();
+    CHECK(first.find("free dimensions") == std::string::npos);
+    CHECK(first.find("--input-shape") == std::string::npos);
+    const auto ocr = onnx_test::models_dir() / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+    const auto act = [&](const std::string& flags) {
+      const auto r = onnx_test::shardpoint_cli(
+          "memory --input-model " + onnx_test::q(ocr) + " --report json " + flags, dir.path());
+      REQUIRE(r.code == 0);
+      return nlohmann::json::parse(r.out)["devices"][0]["activation_bytes"].get<std::int64_t>();
+    };
+    const auto b1 = act("--input-shape 1,3,48,192 --micro-batch-size 1");
+    const auto b4 = act("--input-shape 1,3,48,192 --micro-batch-size 4");
+    CHECK(b4 > 3 * b1); // every activation scales with the batch (the Constants do not count)
+    CHECK(b4 <= 4 * b1 + 4 * 471);
   }
   // A model whose weights are all initializers: nothing estimated.
   const auto decoder = dir / "decoder.onnx";

@@ -303,6 +303,8 @@ TEST_CASE("--dim and --input-shape size the free dimensions; the estimates go aw
   CHECK(unsized["estimated"] == true);
   // N is ResNet-50's only free dimension: sized, nothing is a guess.
   const auto [one, one_err] = run(resnet, "--dim N=1");
+  // The same size said twice, or by both flags, is one size.
+  CHECK(run(resnet, "--dim N=1 --input-shape data=1,3,224,224 --dim N=1").first == one);
   CHECK(one["estimated"] == false);
   CHECK(one_err.empty());
   CHECK(one["bottleneck"] == unsized["bottleneck"]); // N counted as 1 before
@@ -339,6 +341,13 @@ TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing n
       {"--input-shape 2,4,224,224",
        "shardpoint: error: --input-shape 2,4,224,224: dimension 1 of input 'data' is fixed at 3\n"},
       {"--dim N=0", "shardpoint: error: --dim 'N=0': a dimension must be in [1, 2^31), not '0'\n"},
+      // One size per symbol and one shape per input, whichever flags say it.
+      {"--dim N=2 --dim N=4", "shardpoint: error: --dim 'N'=4: dimension 'N' is also given as 2\n"},
+      {"--input-shape data=1,3,224,224 --dim N=2",
+       "shardpoint: error: --dim 'N'=2: dimension 'N' is also given as 1\n"},
+      {"--input-shape data=1,3,224,224 --input-shape data=2,3,224,224",
+       "shardpoint: error: --input-shape 'data'=2,3,224,224: input 'data' is given another "
+       "shape, 1,3,224,224\n"},
   };
   for (const auto& c : cases) {
     const std::string& flags = c.first;

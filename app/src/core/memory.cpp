@@ -26,8 +26,10 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   }
   const parameter_uses uses =
       source.parameters(result, c.tensor_parallel, a.plan.layout.empty() ? nullptr : &layout);
-  const auto produced = source.activations(c.micro_batch_size, r.notes);
-  r.estimates = source.weight_estimates();
+  const auto produced = source.activations(c.micro_batch_size, r.notes, r.estimates);
+  for (auto& e : source.weight_estimates()) {
+    r.estimates.push_back(std::move(e));
+  }
   const auto& g = source.graph();
   return stage_memory_inputs(
       g, result, uses,

@@ -95,6 +95,7 @@ struct planner {
   parameter_uses uses; ///< by position
   std::vector<std::int64_t> produced;
   std::vector<std::string> notes;
+  std::vector<std::string> estimates; ///< of the activations
   memory_items items;
 };
 
@@ -110,7 +111,7 @@ planner make_planner(const laid_out_model& m, model_source& source, const sugges
                                    a.plan.layout.empty() ? nullptr : &layout);
   p.uses.tensors = std::move(by_node.tensors);
   p.uses.used = m.to_positions(std::move(by_node.used));
-  p.produced = source.activations(p.config.micro_batch_size, p.notes);
+  p.produced = source.activations(p.config.micro_batch_size, p.notes, p.estimates);
   p.items = plan_memory_items(m.view(), p.uses, m.by_node(p.produced), p.config, a.stages);
   return p;
 }
@@ -131,6 +132,9 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
   s.exact_intervals = best.exact_intervals;
   s.method = best.method;
   s.estimates = m.w.estimates;
+  if (mem) { // the activations the cap holds on, when planning
+    s.estimates.insert(s.estimates.end(), mem->estimates.begin(), mem->estimates.end());
+  }
   // The planner's largest device for a split, when planning.
   const auto planned_largest = [&](const sharding_result& r) -> std::optional<double> {
     if (!mem) {

@@ -119,9 +119,11 @@ public:
   /// holds elsewhere), a sentence each; by default nothing.
   [[nodiscard]] virtual std::vector<std::string> weight_estimates();
   /// The bytes each node's outputs hold for one micro-batch of
-  /// `micro_batch_size` samples. `notes` takes what the figures assume.
-  [[nodiscard]] virtual std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
-                                                              std::vector<std::string>& notes) = 0;
+  /// `micro_batch_size` samples. `notes` takes what the figures assume,
+  /// `estimates` what of them is a guess (node_measures::estimates).
+  [[nodiscard]] virtual std::vector<std::int64_t>
+  activations(std::int64_t micro_batch_size, std::vector<std::string>& notes,
+              std::vector<std::string>& estimates) = 0;
 };
 
 /// The sharding of every node: by the points when there are any (naming

@@ -41,7 +41,8 @@ public:
                             const std::vector<io::layout_choice>* layout) override;
   std::vector<std::string> weight_estimates() override;
   std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
-                                        std::vector<std::string>& notes) override;
+                                        std::vector<std::string>& notes,
+                                        std::vector<std::string>& estimates) override;
 
 private:
   [[nodiscard]] const std::string& file_path() const; ///< empty for the bindings' bytes

@@ -41,12 +41,15 @@ struct model_memory {
 };
 
 /// The bytes of every top-level node's outputs for one micro-batch of
-/// `micro_batch_size` samples, and notes (see the top of this header).
-/// `model` is returned exactly as it was.
+/// `micro_batch_size` samples, and notes (see the top of this header); a
+/// Constant's output is a weight and counts 0 here. `guessed`, when given,
+/// takes the outputs whose size rests on symbolic dimensions (bytes_nodes,
+/// symbols). `model` is returned exactly as it was.
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
                                            std::vector<std::string>& notes,
-                                           const input_sizes* sizes = nullptr);
+                                           const input_sizes* sizes = nullptr,
+                                           guesses* guessed = nullptr);
 
 /// The weights as the planner's parameter uses, by node: one tensor per
 /// decision (its elements, the product of its shard, its stored element
