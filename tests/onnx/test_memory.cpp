@@ -242,6 +242,10 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--data-parallel -2", "the data parallel degree must be a positive integer, not -2");
   refused(m + "--micro-batch-size 0", "the micro-batch size must be a positive integer");
   refused(m + "--tensor-parallel 2.5", "--tensor-parallel '2.5' is not a whole number");
+  // Decimal only: no hexadecimal, no blanks, no words the C library reads.
+  refused(m + "--tensor-parallel 0x2", "--tensor-parallel '0x2' is not a whole number");
+  refused(m + "--tensor-parallel ' 2'", "--tensor-parallel ' 2' is not a whole number");
+  refused(m + "--max-live-parameters inf", "--max-live-parameters 'inf' is not a whole number");
   refused("--parameters 1e30", "--parameters '1e30' is too large (at most 4.6e18)");
   refused(m + "--param-persistence-threshold -1",
           "the parameter persistence threshold must be non-negative, not -1");

@@ -32,6 +32,12 @@ pipeline_options pipeline_flags::options(const sharding_result& r) const {
 }
 
 std::int64_t parse_count(const std::string& flag, const std::string& text) {
+  // Decimal digits, a sign, a point and an exponent only: the C library
+  // would also read " 4" (leading blanks), "0x10" and "inf".
+  if (text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+    throw bad_parameter_error(flag + " " + io::quote(text) +
+                              " is not a whole number (e.g. 8, 1e6)");
+  }
   std::size_t used = 0;
   try { // digits exactly, then 1e6 and the like
     const long long whole = std::stoll(text, &used, 10);
