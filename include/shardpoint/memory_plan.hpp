@@ -25,11 +25,16 @@
 //     parameter_bytes        sum p * (persistent ? e_t : ceil(e_t / N))
 //     gradient_bytes         sum g * ceil(e_t / N)
 //     optimizer_state_bytes  sum K * ceil(e_t / N_o)
-//     gathered_bytes         (p + g) * min(max_live_parameters, L) when N > 1,
-//                            L the largest layer's non-persistent elements
-//                            (a layer: the weights one vertex reads): the
-//                            parameters all-gathered for it and their full
-//                            gradients before the reduce-scatter.
+//     gathered_bytes         g * L + p * max(L, min(max_live_parameters, E))
+//                            when N > 1, L the largest layer's non-persistent
+//                            elements (a layer: the weights one vertex reads),
+//                            E all non-persistent elements: the layer being
+//                            computed is gathered whole with its full
+//                            gradients before the reduce-scatter, whatever
+//                            max_live says (DeepSpeed fetches a module
+//                            entire), and prefetching fills up to max_live
+//                            (DeepSpeed's estimator: 4L, the same for
+//                            mixed precision when max_live <= L).
 //   Activations, A(s) = produced(s) + received(s) for one micro-batch (the
 //   outputs of the stage's vertices, and of the outside vertices it reads):
 //     training   A(s) x in flight: M micro-batches for GPipe, min(M, S - s)
@@ -61,13 +66,15 @@
 //                      memory_plan, ...)
 //   rules.hpp          memory_rules, check_memory_rules
 //   formulas.hpp       plan_memory, plan_memory_auto, compare_zero_stages,
-//                      from_counts
+//                      compare_with_deepspeed, from_counts
+//   deepspeed.hpp      DeepSpeed's own estimator, to the byte
 //   stage_inputs.hpp   stage_memory_inputs: a partitioned graph's stages
 //   planner_items.hpp  plan_memory_items: the planner as balanced_shard's cap
 #ifndef SHARDPOINT_MEMORY_PLAN_HPP
 #define SHARDPOINT_MEMORY_PLAN_HPP
 
 #include "memory/config.hpp"
+#include "memory/deepspeed.hpp"
 #include "memory/formulas.hpp"
 #include "memory/planner_items.hpp"
 #include "memory/rules.hpp"

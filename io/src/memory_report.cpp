@@ -30,6 +30,91 @@ std::string range(std::int64_t count) {
   return count == 1 ? "0" : "0-" + std::to_string(count - 1);
 }
 
+std::string bytes(std::int64_t b) {
+  return human_bytes(static_cast<double>(b));
+}
+
+std::int64_t sum(const std::vector<deepspeed_term>& terms, bool deepspeed) {
+  std::int64_t out = 0;
+  for (const auto& t : terms) {
+    out += deepspeed ? t.deepspeed_bytes : t.shardpoint_bytes;
+  }
+  return out;
+}
+
+std::string offload_of(const deepspeed_row& row) {
+  return row.offload_parameters  ? "optimizer+parameters"
+         : row.offload_optimizer ? "optimizer"
+                                 : "none";
+}
+
+std::string deepspeed_table(const deepspeed_comparison& d) {
+  const auto& in = d.inputs;
+  std::string out = "\nDeepSpeed's estimator (estimate_zero2/zero3_model_states_mem_needs): " +
+                    std::to_string(in.total_params) + " parameters, largest layer " +
+                    std::to_string(in.largest_layer_params) + ", " +
+                    std::to_string(in.num_gpus_per_node) + " GPU(s) a node on " +
+                    std::to_string(in.num_nodes) + " node(s)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-5s %-21s %-9s %14s %16s\n", "ZeRO", "offload", "zero_init",
+                "per GPU", "per node (CPU)");
+  out += line;
+  for (const auto& row : d.rows) {
+    std::snprintf(line, sizeof line, "  %-5d %-21s %-9s %14s %16s\n", row.zero_stage,
+                  offload_of(row).c_str(),
+                  row.zero_stage == 2 ? "-"
+                  : row.zero_init     ? "yes"
+                                      : "no",
+                  bytes(row.estimate.gpu_bytes).c_str(), bytes(row.estimate.cpu_bytes).c_str());
+    out += line;
+  }
+  out += "shardpoint against it, per GPU without offload:\n";
+  for (const auto& [stage, terms] : {std::pair{2, &d.zero2}, std::pair{3, &d.zero3}}) {
+    out += "  ZeRO-" + std::to_string(stage) + ": shardpoint " + bytes(sum(*terms, false)) +
+           ", DeepSpeed " + bytes(sum(*terms, true)) + "\n";
+    for (const auto& t : *terms) {
+      out += "    " + std::string(t.term) + ": shardpoint " + bytes(t.shardpoint_bytes) +
+             ", DeepSpeed " + bytes(t.deepspeed_bytes) + " -- " + t.why + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json deepspeed_json(const deepspeed_comparison& d) {
+  const auto& in = d.inputs;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : d.rows) {
+    rows.push_back(
+        {{"zero_stage", row.zero_stage},
+         {"offload_optimizer", row.offload_optimizer},
+         {"offload_parameters", row.offload_parameters},
+         {"zero_init", row.zero_stage == 2 ? nlohmann::json() : nlohmann::json(row.zero_init)},
+         {"gpu_bytes", row.estimate.gpu_bytes},
+         {"cpu_bytes", row.estimate.cpu_bytes}});
+  }
+  const auto side = [](const std::vector<deepspeed_term>& terms) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& t : terms) {
+      list.push_back({{"term", t.term},
+                      {"shardpoint_bytes", t.shardpoint_bytes},
+                      {"deepspeed_bytes", t.deepspeed_bytes},
+                      {"why", t.why}});
+    }
+    return nlohmann::json{{"shardpoint_bytes", sum(terms, false)},
+                          {"deepspeed_bytes", sum(terms, true)},
+                          {"terms", std::move(list)}};
+  };
+  return {{"inputs",
+           {{"total_params", in.total_params},
+            {"largest_layer_params", in.largest_layer_params},
+            {"num_gpus_per_node", in.num_gpus_per_node},
+            {"num_nodes", in.num_nodes},
+            {"additional_buffer_factor", in.additional_buffer_factor}}},
+          {"rows", std::move(rows)},
+          {"zero2", side(d.zero2)},
+          {"zero3", side(d.zero3)}};
+}
+
 std::int64_t missing(const memory_plan& p) {
   return p.capacity && p.largest_total_bytes > *p.capacity ? p.largest_total_bytes - *p.capacity
                                                            : 0;
@@ -82,6 +167,9 @@ std::string to_table(const memory_report& r) {
            human_bytes(static_cast<double>(z.gradients)) + ", parameters too " +
            human_bytes(static_cast<double>(z.parameters)) + "\n";
   }
+  if (r.deepspeed) {
+    out += deepspeed_table(*r.deepspeed);
+  }
   for (const auto& n : r.notes) {
     out += "note: " + n + "\n";
   }
@@ -119,6 +207,9 @@ std::string to_json(const memory_report& r) {
                         {"optimizer_states", r.zero_stages->optimizer_states},
                         {"gradients", r.zero_stages->gradients},
                         {"parameters", r.zero_stages->parameters}};
+  }
+  if (r.deepspeed) {
+    j["deepspeed"] = deepspeed_json(*r.deepspeed);
   }
   return detail::document(std::move(j));
 }

@@ -429,6 +429,9 @@ def memory_plan(
     shard: Sequence[str] = (),
     device_memory: Optional[Union[str, int]] = None,
     compare_stages: bool = False,
+    pipeline_parallel: Optional[int] = None,
+    compare_deepspeed: bool = False,
+    gpus_per_node: Optional[int] = None,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
     **options: Any,
@@ -442,8 +445,12 @@ def memory_plan(
     ``precision``, ``fp16``, ``bf16``, ``shard_optimizer_states``,
     ``param_persistence_threshold``, ``max_live_parameters``,
     ``micro_batch_size``, ``batches_per_step``, ``schedule``,
-    ``queue_depth``. A plan that does not fit ``device_memory`` is returned
-    with ``"fits": False`` (the command exits 3), not raised."""
+    ``queue_depth``. From counts, ``pipeline_parallel=P`` splits the
+    parameters evenly over P stages. ``compare_deepspeed=True`` adds
+    DeepSpeed's own estimator for the same counts (``"deepspeed"``, on
+    ``gpus_per_node`` GPUs a node). A plan that does not fit
+    ``device_memory`` is returned with ``"fits": False`` (the command exits
+    3), not raised."""
     report, _ = _calls.memory_plan(
         None if model is None else _model(model),
         _text(config),
@@ -452,6 +459,9 @@ def memory_plan(
         _text(largest_layer_parameters),
         _text(device_memory),
         compare_stages,
+        "" if pipeline_parallel is None else str(_integer("pipeline_parallel", pipeline_parallel)),
+        compare_deepspeed,
+        "" if gpus_per_node is None else str(_integer("gpus_per_node", gpus_per_node)),
         options,
         *_shapes(input_shapes, dims),
     )

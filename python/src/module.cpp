@@ -399,8 +399,9 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
 py::tuple memory_plan(const py::object& model, const std::string& config,
                       const std::vector<std::string>& shard, const std::string& parameters,
                       const std::string& largest_layer, const std::string& device_memory,
-                      bool compare_stages, const py::dict& options,
-                      const std::vector<std::string>& input_shapes,
+                      bool compare_stages, const std::string& pipeline_parallel,
+                      bool compare_deepspeed, const std::string& gpus_per_node,
+                      const py::dict& options, const std::vector<std::string>& input_shapes,
                       const std::vector<std::string>& dims) {
   app::memory_options a;
   a.shapes = {input_shapes, dims};
@@ -419,6 +420,9 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
   a.largest_layer = largest_layer;
   a.device_memory = device_memory;
   a.compare_stages = compare_stages;
+  a.pipeline_parallel = pipeline_parallel;
+  a.compare_deepspeed = compare_deepspeed;
+  a.gpus_per_node = gpus_per_node;
   a.report.format = "json";
   bool any = false;
   a.plan = memory_flags_of(options, any);
@@ -676,8 +680,8 @@ PYBIND11_MODULE(_core, m) {
         "shardpoint suggest --report json: (report, findings, written, rule broken).");
   m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
         arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
-        arg("options"), arg("input_shapes"), arg("dims"),
-        "shardpoint memory --report json: (report, shortfall).");
+        arg("pipeline_parallel"), arg("compare_deepspeed"), arg("gpus_per_node"), arg("options"),
+        arg("input_shapes"), arg("dims"), "shardpoint memory --report json: (report, shortfall).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
         arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
         arg("layout"), arg("layout_out"), arg("format"), arg("replicate_shared"), arg("force"),

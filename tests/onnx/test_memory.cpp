@@ -121,14 +121,113 @@ TEST_CASE("the ZeRO paper's example from counts alone, all four stages") {
             d["optimizer_state_bytes"].get<std::int64_t>() ==
         1'875'000'000);
   CHECK(j["fits"].is_null()); // no --device-memory: nothing to fit
-  // The same question with a device size: 5.875e9 bytes do not fit 5 GiB.
+  // No largest layer given: the whole model is taken for one, 2 + 2 bytes
+  // an element gathered (30e9), and the report says it is a guess.
+  CHECK(d["gathered_bytes"] == 30'000'000'000);
+  CHECK(j["estimated"] == true);
+  REQUIRE(j["estimates"].size() == 1);
+  CHECK(j["estimates"][0].get<std::string>().find("give --largest-layer-parameters") !=
+        std::string::npos);
+  // The same question with a device size: 31.875e9 bytes do not fit 5 GiB.
   const auto r = shardpoint_cli("memory --parameters 7.5e9 --data-parallel 64 "
                                 "--sharded-data-parallel 64 --param-persistence-threshold 0 "
                                 "--device-memory 5GiB",
                                 dir.path());
   CHECK(r.code == 3);
-  CHECK(r.err.find("does not fit: the largest device needs 5.47 GiB") != std::string::npos);
-  CHECK(r.out.find("does not fit in 5.00 GiB") != std::string::npos);
+  CHECK_MESSAGE(r.err.find("does not fit: the largest device needs 29.69 GiB") != std::string::npos,
+                r.err);
+  CHECK(r.err.find("warning: the largest layer is taken to be the whole model, all 7500000000 "
+                   "parameters") != std::string::npos);
+  CHECK(r.out.find("does not fit in 5.00 GiB (24.69 GiB over) -- estimated") != std::string::npos);
+  // With the layer given: no guess, no warning.
+  const auto given = shardpoint_cli("memory --parameters 7.5e9 --largest-layer-parameters 1e8 "
+                                    "--data-parallel 64 --sharded-data-parallel 64",
+                                    dir.path());
+  CHECK(given.code == 0);
+  CHECK(given.err.empty());
+  CHECK(given.out.find("estimated") == std::string::npos);
+}
+
+TEST_CASE("DeepSpeed's estimator beside the plan: --compare-deepspeed") {
+  temp_dir dir;
+  // The case: 13e9 parameters, a 2e9-parameter largest layer, 16-way
+  // sharding on 2 nodes of 8.
+  const auto j = run_json("memory --parameters 13e9 --largest-layer-parameters 2e9 "
+                          "--data-parallel 16 --sharded-data-parallel 16 "
+                          "--param-persistence-threshold 0 --compare-deepspeed --gpus-per-node 8",
+                          dir);
+  CHECK(j["devices"][0]["gathered_bytes"] == 8'000'000'000); // 4 x 2e9, DeepSpeed's 4L
+  const auto& ds = j["deepspeed"];
+  CHECK(ds["inputs"]["total_params"] == 13'000'000'000);
+  CHECK(ds["inputs"]["largest_layer_params"] == 2'000'000'000);
+  CHECK(ds["inputs"]["num_gpus_per_node"] == 8);
+  CHECK(ds["inputs"]["num_nodes"] == 2);
+  REQUIRE(ds["rows"].size() == 8);
+  // estimate_zero3_model_states_mem_needs(13e9, 2e9, 8, 2, cpu_offload=False):
+  // 4 x 2e9 + int(18 x 13e9 / 16) per GPU, 2e9 x 4 x 8 x 1.5 per node.
+  CHECK(ds["rows"][2]["zero_stage"] == 3);
+  CHECK(ds["rows"][2]["gpu_bytes"] == 22'625'000'000);
+  CHECK(ds["rows"][2]["cpu_bytes"] == 96'000'000'000);
+  CHECK(ds["rows"][0]["zero_init"].is_null()); // ZeRO-2 has none
+  // shardpoint's side of ZeRO-3 is the plan's device total.
+  CHECK(ds["zero3"]["shardpoint_bytes"] == j["largest_total_bytes"]);
+  CHECK(ds["zero3"]["deepspeed_bytes"] == 22'625'000'000);
+  for (const auto* stage : {"zero2", "zero3"}) {
+    std::int64_t ours = 0;
+    std::int64_t theirs = 0;
+    for (const auto& t : ds[stage]["terms"]) {
+      ours += t["shardpoint_bytes"].get<std::int64_t>();
+      theirs += t["deepspeed_bytes"].get<std::int64_t>();
+      CHECK(!t["why"].get<std::string>().empty());
+    }
+    CHECK(ds[stage]["shardpoint_bytes"] == ours);
+    CHECK(ds[stage]["deepspeed_bytes"] == theirs);
+  }
+  // The table says the same in words.
+  const auto t = shardpoint_cli("memory --parameters 13e9 --largest-layer-parameters 2e9 "
+                                "--data-parallel 16 --sharded-data-parallel 16 "
+                                "--compare-deepspeed",
+                                dir.path());
+  CHECK(t.code == 0);
+  CHECK(t.out.find("DeepSpeed's estimator") != std::string::npos);
+  CHECK(t.out.find("ZeRO-3: shardpoint") != std::string::npos);
+  CHECK(t.out.find("no fp32 copy of the gradients") != std::string::npos);
+  // What the estimator does not model, and options out of place.
+  const auto refused = [&](const std::string& args, const std::string& words, int code) {
+    const auto r = shardpoint_cli("memory " + args, dir.path());
+    CAPTURE(args);
+    CHECK(r.code == code);
+    CHECK_MESSAGE(r.err.find(words) != std::string::npos, r.err);
+    CHECK(r.out.empty());
+  };
+  refused("--parameters 1e9 --largest-layer-parameters 1e6 --optimizer sgd --compare-deepspeed",
+          "DeepSpeed's estimator is for mixed-precision Adam training", 2);
+  refused("--parameters 1e9 --largest-layer-parameters 1e6 --data-parallel 4 --compare-deepspeed "
+          "--gpus-per-node 3",
+          "3 GPU(s) per node do not divide the 4 GPUs", 2);
+  refused("--parameters 1e9 --gpus-per-node 2", "--gpus-per-node goes with --compare-deepspeed", 1);
+  refused("--parameters 1e9 --inference --compare-deepspeed", "drop --inference", 1);
+}
+
+TEST_CASE("from counts: --pipeline-parallel splits the parameters evenly") {
+  temp_dir dir;
+  const auto j = run_json("memory --parameters 1000000001 --pipeline-parallel 4", dir);
+  REQUIRE(j["devices"].size() == 4);
+  // 250000001 parameters on the first stage, 250000000 on the others, 16
+  // bytes each (mixed fp16 Adam, no sharding).
+  CHECK(j["devices"][0]["total_bytes"] == 16 * 250'000'001LL);
+  CHECK(j["devices"][3]["total_bytes"] == 16 * 250'000'000LL);
+  CHECK(j["largest_total_bytes"] == 16 * 250'000'001LL);
+  CHECK(j["notes"][0].get<std::string>().find("4 stages") != std::string::npos);
+  const auto bad = shardpoint_cli("memory --parameters 3 --pipeline-parallel 4", dir.path());
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("at most one stage a parameter") != std::string::npos);
+  const auto model = dir / "adds.onnx";
+  sp::save_model(adds({10}), model);
+  const auto usage =
+      shardpoint_cli("memory --input-model " + q(model) + " --pipeline-parallel 2", dir.path());
+  CHECK(usage.code == 1);
+  CHECK(usage.err.find("--pipeline-parallel goes with --parameters") != std::string::npos);
 }
 
 TEST_CASE("persistence threshold: weights just below, at and above it") {
@@ -145,7 +244,9 @@ TEST_CASE("persistence threshold: weights just below, at and above it") {
     CHECK(d["parameter_bytes"] == 2 * (999 + 125 + 126));
     CHECK(d["gradient_bytes"] == 2 * (125 + 125 + 126));
     CHECK(d["optimizer_state_bytes"] == 12 * (125 + 125 + 126));
-    CHECK(d["gathered_bytes"] == 4 * 1001); // the largest layer that is not persistent
+    // The largest layer that is not persistent (1001) with its gradients,
+    // and the parameters prefetched up to max_live (all 1000 + 1001 of them).
+    CHECK(d["gathered_bytes"] == 2 * 1001 + 2 * (1000 + 1001));
     // Outputs of 999 + 1000 + 1001 floats, one micro-batch (GPipe, M = 1).
     CHECK(d["activation_bytes"] == 4 * 3000);
   }

@@ -277,10 +277,26 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
         "memory", "--parameters", "7.5e9", "--data-parallel", "8",
         "--sharded-data-parallel", "auto", "--device-memory", "40GiB", "--report", "json",
     )
+    with pytest.warns(shardpoint.EstimateWarning, match="give --largest-layer-parameters"):
+        ours = shardpoint.memory_plan(
+            parameters=7.5e9, data_parallel=8, sharded_data_parallel="auto", device_memory="40GiB"
+        )
+    assert ours == json.loads(out)
+    # DeepSpeed's estimator beside the plan, as the command has it.
+    code, out, err = cli(
+        "memory", "--parameters", "13e9", "--largest-layer-parameters", "2e9",
+        "--data-parallel", "16", "--sharded-data-parallel", "16", "--pipeline-parallel", "1",
+        "--compare-deepspeed", "--gpus-per-node", "8", "--report", "json",
+    )
+    assert code == 0 and err == "", err
     ours = shardpoint.memory_plan(
-        parameters=7.5e9, data_parallel=8, sharded_data_parallel="auto", device_memory="40GiB"
+        parameters=13e9, largest_layer_parameters=2e9, data_parallel=16,
+        sharded_data_parallel=16, pipeline_parallel=1, compare_deepspeed=True, gpus_per_node=8,
     )
     assert ours == json.loads(out)
+    assert ours["deepspeed"]["inputs"]["num_nodes"] == 2
+    with pytest.raises(TypeError, match="gpus_per_node is an integer"):
+        shardpoint.memory_plan(parameters=1e9, compare_deepspeed=True, gpus_per_node=1.5)
     with pytest.raises(shardpoint.BadParameterError, match="unknown memory plan option 'tensor_paralel'"):
         shardpoint.memory_plan(parameters=1e9, tensor_paralel=2)
     with pytest.raises(shardpoint.BadParameterError, match="--optimizer 'adamw' is not one of"):

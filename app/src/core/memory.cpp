@@ -45,6 +45,13 @@ std::optional<std::int64_t> checked_request(const model_source* source, const po
   if (!a.largest_layer.empty() && a.parameters.empty()) {
     throw usage_error("--largest-layer-parameters goes with --parameters");
   }
+  if (!a.pipeline_parallel.empty() && a.parameters.empty()) {
+    throw usage_error("--pipeline-parallel goes with --parameters (a model's stages are its "
+                      "sharding: --manual-sharding-config or --shard)");
+  }
+  if (!a.gpus_per_node.empty() && !a.compare_deepspeed) {
+    throw usage_error("--gpus-per-node goes with --compare-deepspeed");
+  }
   if (!a.parameters.empty() && (!a.plan.layout.empty() || where.has_points())) {
     throw usage_error("--layout, --manual-sharding-config and --shard need --input-model");
   }
@@ -55,14 +62,17 @@ std::optional<std::int64_t> checked_request(const model_source* source, const po
   if (a.plan.automatic() && !capacity) {
     throw usage_error("--sharded-data-parallel auto needs --device-memory");
   }
-  if (a.compare_stages && a.plan.inference) {
-    throw usage_error("--compare-stages compares training states; drop --inference");
+  if ((a.compare_stages || a.compare_deepspeed) && a.plan.inference) {
+    throw usage_error(std::string(a.compare_stages ? "--compare-stages" : "--compare-deepspeed") +
+                      " compares training states; drop --inference");
   }
   return capacity;
 }
 
-// Counts alone: one stage, weights split evenly over the tensor-parallel
-// ranks, 4 bytes stored (fp32) for inference.
+// Counts alone: P stages (1 unless --pipeline-parallel) of the parameters
+// split evenly, each stage's largest layer the given one (or all its
+// parameters), weights split evenly over the tensor-parallel ranks, 4 bytes
+// stored (fp32) for inference.
 std::vector<stage_memory_input> from_counts(const memory_request& a, const parallel_config& c,
                                             io::memory_report& r) {
   const std::int64_t n = parse_count("--parameters", a.parameters);
@@ -70,13 +80,44 @@ std::vector<stage_memory_input> from_counts(const memory_request& a, const paral
   if (!a.largest_layer.empty()) {
     largest = parse_count("--largest-layer-parameters", a.largest_layer);
   }
-  std::vector<stage_memory_input> stages{shardpoint::from_counts(n, largest, 4)};
-  for (auto& t : stages.back().parameters) {
-    t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
+  shardpoint::from_counts(n, largest, 4); // the counts' own checks, whole
+  const std::int64_t p =
+      a.pipeline_parallel.empty() ? 1 : parse_count("--pipeline-parallel", a.pipeline_parallel);
+  if (p > n || p > (std::int64_t{1} << 20)) {
+    throw bad_parameter_error("--pipeline-parallel " + std::to_string(p) +
+                              ": at most one stage a parameter and 1048576 stages, for " +
+                              std::to_string(n) + " parameters");
   }
-  r.notes.push_back("planned from counts alone: one stage, no activations, every weight split "
-                    "evenly over the tensor-parallel ranks");
+  std::vector<stage_memory_input> stages;
+  stages.reserve(static_cast<std::size_t>(p));
+  for (std::int64_t s = 0; s < p; ++s) {
+    const std::int64_t mine = n / p + (s < n % p ? 1 : 0);
+    stages.push_back(shardpoint::from_counts(
+        mine, largest ? std::optional(std::min(*largest, mine)) : std::nullopt, 4));
+    for (auto& t : stages.back().parameters) {
+      t.tensor_parallel_parts = std::max<std::int64_t>(c.tensor_parallel, 1);
+    }
+  }
+  r.notes.push_back(p == 1 ? "planned from counts alone: one stage, no activations, every weight "
+                             "split evenly over the tensor-parallel ranks"
+                           : "planned from counts alone: " + std::to_string(p) +
+                                 " stages of the parameters split evenly, no activations, every "
+                                 "weight split evenly over the tensor-parallel ranks");
   return stages;
+}
+
+// From counts without --largest-layer-parameters, the largest layer is a
+// whole stage: a guess wherever it counts (the gathered working set, and
+// DeepSpeed's estimator).
+void largest_layer_guess(const memory_request& a, io::memory_report& r) {
+  if (a.parameters.empty() || !a.largest_layer.empty() ||
+      (r.plan.sharded_data_parallel <= 1 && !a.compare_deepspeed)) {
+    return;
+  }
+  r.estimates.push_back("the largest layer is taken to be the whole model, all " +
+                        std::to_string(parse_count("--parameters", a.parameters)) +
+                        " parameters (what sharding gathers is then an upper bound): give "
+                        "--largest-layer-parameters L");
 }
 
 // Why the largest device does not fit `capacity`, in words; under auto, the
@@ -134,6 +175,11 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   if (a.compare_stages) {
     r.zero_stages = compare_zero_stages(stages, c);
   }
+  if (a.compare_deepspeed) {
+    r.deepspeed = compare_with_deepspeed(
+        stages, c, a.gpus_per_node.empty() ? 0 : parse_count("--gpus-per-node", a.gpus_per_node));
+  }
+  largest_layer_guess(a, r);
   r.config = c;
   r.stages = static_cast<std::int64_t>(stages.size());
   r.automatic = a.plan.automatic();

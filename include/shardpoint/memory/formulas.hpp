@@ -23,6 +23,7 @@
 #include "../detail/text.hpp"
 #include "../error.hpp"
 #include "config.hpp"
+#include "deepspeed.hpp"
 #include "rules.hpp"
 
 namespace shardpoint {
@@ -95,6 +96,32 @@ struct degrees {
   std::int64_t optimizer = 1;
 };
 
+inline bool persistent(const parameter_tensor& t, const parallel_config& c) {
+  return t.elements < c.param_persistence_threshold;
+}
+
+/// The most trainable elements one layer of `in` reads on a tensor-parallel
+/// rank; only those sharding gathers (not persistent) when `sharded_only`.
+inline std::int64_t largest_layer(const stage_memory_input& in, const parallel_config& c,
+                                  bool sharded_only) {
+  std::int64_t largest = 0;
+  for (const auto& layer : in.layers) {
+    std::int64_t sum = 0;
+    for (auto i : layer) {
+      if (i >= in.parameters.size()) {
+        throw bad_parameter_error(
+            cat("shardpoint: a layer names parameter ", i, " of ", in.parameters.size()));
+      }
+      const auto& t = in.parameters[i];
+      if (t.trainable && !(sharded_only && persistent(t, c))) {
+        sum = add(sum, slice(t));
+      }
+    }
+    largest = std::max(largest, sum);
+  }
+  return largest;
+}
+
 struct model_states {
   std::int64_t parameters = 0;
   std::int64_t gradients = 0;
@@ -112,30 +139,22 @@ inline model_states states_of(const stage_memory_input& in, const parallel_confi
       out.parameters = add(out.parameters, mul(t.stored_element_bytes, e));
       continue;
     }
-    const bool persistent = t.elements < c.param_persistence_threshold;
     const std::int64_t p = c.training ? b.parameter : t.stored_element_bytes;
-    out.parameters = add(out.parameters, mul(p, persistent ? e : share(e, d.parameters)));
+    out.parameters = add(out.parameters, mul(p, persistent(t, c) ? e : share(e, d.parameters)));
     out.gradients = add(out.gradients, mul(b.gradient, share(e, d.gradients)));
     out.optimizer = add(out.optimizer, mul(b.optimizer, share(e, d.optimizer)));
   }
   if (d.parameters > 1) {
-    std::int64_t largest = 0;
-    for (const auto& layer : in.layers) {
-      std::int64_t sum = 0;
-      for (auto i : layer) {
-        if (i >= in.parameters.size()) {
-          throw bad_parameter_error(
-              cat("shardpoint: a layer names parameter ", i, " of ", in.parameters.size()));
-        }
-        const auto& t = in.parameters[i];
-        if (t.trainable && t.elements >= c.param_persistence_threshold) {
-          sum = add(sum, slice(t));
-        }
-      }
-      largest = std::max(largest, sum);
+    // The current layer whole, its parameters and their gradients before
+    // the reduce-scatter, whatever max_live says (DeepSpeed's coordinator
+    // fetches a module entire); prefetching fills up to max_live parameters.
+    const std::int64_t layer = largest_layer(in, c, true);
+    std::int64_t sharded = 0;
+    for (const auto& t : in.parameters) {
+      sharded = add(sharded, t.trainable && !persistent(t, c) ? slice(t) : 0);
     }
-    out.gathered =
-        mul(b.parameter + b.gradient, std::min<std::int64_t>(c.max_live_parameters, largest));
+    const std::int64_t live = std::max(layer, std::min(c.max_live_parameters, sharded));
+    out.gathered = add(mul(b.gradient, layer), mul(b.parameter, live));
   }
   return out;
 }
@@ -269,6 +288,80 @@ inline zero_stage_bytes compare_zero_stages(std::span<const stage_memory_input> 
   z.gradients = largest({1, n, n});
   z.parameters = largest({n, n, n});
   return z;
+}
+
+/// The plan's data parallelism read against DeepSpeed's estimator (the top
+/// of shardpoint/memory/deepspeed.hpp): Ψ the stage's trainable elements, L
+/// its largest layer's, N the sharding degree (the data-parallel degree
+/// when not sharding), `gpus_per_node` of them on a node (0: all on one).
+/// Mixed-precision Adam training of one stage without tensor parallelism,
+/// what the estimator assumes; bad_parameter_error otherwise.
+inline deepspeed_comparison compare_with_deepspeed(std::span<const stage_memory_input> stages,
+                                                   parallel_config config,
+                                                   std::int64_t gpus_per_node = 0) {
+  namespace m = detail::memory;
+  if (!config.training || !(config.fp16 || config.bf16) ||
+      config.optimizer != optimizer_kind::adam || stages.size() != 1 ||
+      config.tensor_parallel != 1) {
+    throw bad_parameter_error(
+        "shardpoint: DeepSpeed's estimator is for mixed-precision Adam training of one stage "
+        "without tensor parallelism (--training, --precision fp16 or bf16, --optimizer adam, "
+        "one stage, --tensor-parallel 1)");
+  }
+  const std::int64_t n =
+      config.sharded_data_parallel > 1 ? config.sharded_data_parallel : config.data_parallel;
+  const std::int64_t g = gpus_per_node == 0 ? n : gpus_per_node;
+  if (n < 1 || g < 1 || n % g != 0) {
+    throw bad_parameter_error(detail::cat("shardpoint: ", g, " GPU(s) per node do not divide the ",
+                                          n, " GPUs of the data-parallel group"));
+  }
+  const stage_memory_input& in = stages[0];
+  deepspeed_comparison out;
+  std::int64_t constants = 0;
+  for (const auto& t : in.parameters) {
+    if (t.trainable) {
+      out.inputs.total_params = m::add(out.inputs.total_params, m::slice(t));
+    } else {
+      constants = m::add(constants, m::mul(t.stored_element_bytes, m::slice(t)));
+    }
+  }
+  out.inputs.largest_layer_params = m::largest_layer(in, config, false);
+  out.inputs.num_gpus_per_node = g;
+  out.inputs.num_nodes = n / g;
+  out.rows = deepspeed_table(out.inputs);
+  const deepspeed_estimate& ds2 = out.rows[0].estimate; // no offload
+  const deepspeed_estimate& ds3 = out.rows[2].estimate; // no offload, zero_init
+  const std::int64_t whole = ds2.gpu_bytes - m::mul(2, out.inputs.total_params);
+
+  const m::model_states z2 = m::states_of(in, config, {1, n, n});
+  out.zero2.push_back({"fp16 parameters, whole on every GPU", z2.parameters - constants,
+                       m::mul(2, out.inputs.total_params), "the same count: 2 bytes a parameter"});
+  out.zero2.push_back(
+      {"gradients and optimizer states, partitioned", m::add(z2.gradients, z2.optimizer), whole,
+       "DeepSpeed counts 18 bytes a parameter (fp16 and fp32 gradients, fp32 master weights, "
+       "Adam's two moments), shardpoint the ZeRO paper's 2 + 12 (no fp32 copy of the "
+       "gradients); shardpoint rounds each weight's share up"});
+
+  const m::model_states z3 = m::states_of(in, config, {n, n, n});
+  out.zero3.push_back(
+      {"model states, partitioned",
+       m::add(m::add(z3.parameters - constants, z3.gradients), z3.optimizer),
+       ds3.gpu_bytes - ds3.largest_layer_bytes,
+       "DeepSpeed counts 18 bytes a parameter, shardpoint the ZeRO paper's 2 + 2 + 12 (no fp32 "
+       "copy of the gradients); shardpoint keeps weights under the persistence threshold whole "
+       "on every GPU and rounds each weight's share up"});
+  out.zero3.push_back(
+      {"the largest layer gathered", z3.gathered, ds3.largest_layer_bytes,
+       "both hold the largest layer's fp16 parameters and gradients (4 bytes a parameter; "
+       "shardpoint only its weights over the persistence threshold), shardpoint also the "
+       "parameters prefetched up to the live-parameter limit"});
+  if (constants > 0) {
+    for (auto* terms : {&out.zero2, &out.zero3}) {
+      terms->push_back({"integer constants", constants, 0,
+                        "held by the model whole; no parameters to DeepSpeed"});
+    }
+  }
+  return out;
 }
 
 /// What a model of `parameters` elements in all holds, from counts alone

@@ -85,8 +85,14 @@ struct memory_request {
   memory_flags plan;
   std::string parameters;    ///< a count, planned without a model
   std::string largest_layer; ///< with `parameters`
+  /// With `parameters`: P pipeline stages holding the parameters evenly.
+  std::string pipeline_parallel;
   std::string device_memory;
   bool compare_stages = false;
+  /// DeepSpeed's estimator for the same counts, beside the plan; its GPUs
+  /// per node (empty: all on one node).
+  bool compare_deepspeed = false;
+  std::string gpus_per_node;
   report_flag report;
 };
 

@@ -19,6 +19,7 @@ struct memory_report {
   std::int64_t stages = 1;
   std::int64_t data_parallel_ranks = 1; ///< shards listed per (stage, tensor-parallel rank)
   std::optional<zero_stage_bytes> zero_stages;
+  std::optional<deepspeed_comparison> deepspeed;
   bool automatic = false; ///< the sharding degree chosen by --sharded-data-parallel auto
   std::vector<std::string> notes;
   /// What the figures rest on that is a guess (weights the model holds
@@ -39,7 +40,14 @@ std::string to_table(const memory_report& r);
 ///  "missing_bytes" (how far the largest device is over, 0 when it fits),
 ///  "mode" ("training" / "inference"), "notes", "estimated" (a figure rests
 ///  on a guess), "estimates" (what, in words), and with the comparison
-///  "zero_stages": {"plain", "optimizer_states", "gradients", "parameters"}}
+///  "zero_stages": {"plain", "optimizer_states", "gradients", "parameters"};
+///  with DeepSpeed's estimator "deepspeed": {"inputs": {"total_params",
+///  "largest_layer_params", "num_gpus_per_node", "num_nodes",
+///  "additional_buffer_factor"}, "rows": [{"zero_stage", "offload_optimizer",
+///  "offload_parameters", "zero_init" (null for ZeRO-2), "gpu_bytes",
+///  "cpu_bytes"}], "zero2" and "zero3": {"shardpoint_bytes",
+///  "deepspeed_bytes", "terms": [{"term", "shardpoint_bytes",
+///  "deepspeed_bytes", "why"}]} (per GPU, no offload)}}
 std::string to_json(const memory_report& r);
 
 } // namespace shardpoint::io
