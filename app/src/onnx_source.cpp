@@ -102,11 +102,6 @@ std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::g
                   (guessed.cost_nodes > 0 ? " rest on those shapes too"
                                           : shapes_sentence(g, guessed.symbols, sizes)));
   }
-  if (guessed.uncounted_weights > 0) {
-    out.push_back(std::to_string(guessed.uncounted_weights) + " weight tensor(s) (" +
-                  io::human_bytes(static_cast<double>(guessed.uncounted_bytes)) +
-                  ") held by Constant nodes or subgraphs are not counted in the parameters");
-  }
   return out;
 }
 
@@ -205,12 +200,8 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
   // Shard tuples as `weights strategy` decides them; a weight read by two
   // stages is held by both.
   const onnx::weight_options wo{static_cast<int>(tensor_parallel), std::nullopt, true};
-  return onnx::parameter_uses_of(nodes(),
+  return onnx::parameter_uses_of(proto().graph(), nodes(),
                                  onnx::decide(proto().graph(), nodes(), stages, wo, layout));
-}
-
-std::vector<std::string> onnx_source::weight_estimates() {
-  return estimates_of(proto().graph(), onnx::uncounted_weights(proto().graph()), 0, sizes_);
 }
 
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,

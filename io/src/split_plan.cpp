@@ -39,6 +39,7 @@ std::string to_json(const split_plan& plan) {
                            {"file", s.file},
                            {"nodes", s.nodes.size()},
                            {"initializer_bytes", s.initializer_bytes},
+                           {"weight_bytes", s.weight_bytes},
                            {"inputs", std::move(inputs)},
                            {"outputs", std::move(outputs)}});
   }
@@ -62,7 +63,7 @@ std::string to_table(const split_plan& plan) {
   for (const auto& s : plan.stages) {
     std::snprintf(line, sizeof line, "%-6d %-6d %-16s %7zu %12s %7zu %8zu\n", s.stage, s.device,
                   s.file.c_str(), s.nodes.size(),
-                  human_bytes(static_cast<double>(s.initializer_bytes)).c_str(), s.inputs.size(),
+                  human_bytes(static_cast<double>(s.weight_bytes)).c_str(), s.inputs.size(),
                   s.outputs.size());
     os << line;
   }

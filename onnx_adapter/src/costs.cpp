@@ -86,74 +86,24 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
   return costs;
 }
 
+// The bytes of the weights each node reads or holds (an initializer or
+// Constant value read by several nodes counts in each).
 std::vector<std::int64_t> parameter_bytes(const node_graph& nodes,
-                                          const std::vector<std::int64_t>& initializer_bytes) {
+                                          const shapes::model_weights& weights) {
   const std::size_t n = nodes.read_offsets.empty() ? 0 : nodes.read_offsets.size() - 1;
   std::vector<std::int64_t> out(n, 0);
   for (std::size_t v = 0; v < n; ++v) {
+    std::int64_t bytes = weights.held_bytes(v);
     for (auto t : nodes.reads(v)) {
-      out[v] += std::max<std::int64_t>(0, initializer_bytes[t]);
+      bytes = detail::checked_add(bytes, std::max<std::int64_t>(0, weights.tensors[t].bytes))
+                  .value_or(INT64_MAX);
     }
+    out[v] = bytes;
   }
   return out;
-}
-
-// The bytes of a tensor a Constant node or a subgraph holds, when it is a
-// weight (floating point, more than one element); 0 otherwise.
-std::int64_t weight_bytes(const ::onnx::TensorProto& t) {
-  return shapes::is_floating(t.data_type()) && element_count(t) > 1 ? shapes::tensor_bytes(t) : 0;
-}
-
-std::int64_t constant_bytes(const ::onnx::NodeProto& n) {
-  std::int64_t bytes = 0;
-  for (const auto& a : n.attribute()) {
-    if (a.name() == "value" && a.has_t()) {
-      bytes += weight_bytes(a.t());
-    } else if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
-      bytes += weight_bytes(a.sparse_tensor().values());
-    } else if (a.name() == "value_floats" && a.floats_size() > 1) {
-      bytes += 4 * static_cast<std::int64_t>(a.floats_size());
-    }
-  }
-  return bytes;
-}
-
-// The weights the initializer list does not hold: Constant nodes' values,
-// and, in subgraphs (If, Loop, Scan bodies), their initializers too.
-void count_uncounted(const ::onnx::GraphProto& g, bool subgraph, guesses& out) {
-  const auto add = [&](std::int64_t bytes) {
-    if (bytes > 0) {
-      ++out.uncounted_weights;
-      out.uncounted_bytes = detail::checked_add(out.uncounted_bytes, bytes).value_or(INT64_MAX);
-    }
-  };
-  if (subgraph) {
-    for (const auto& t : g.initializer()) {
-      add(weight_bytes(t));
-    }
-  }
-  for (const auto& n : g.node()) {
-    if (n.op_type() == "Constant" && n.domain().empty()) {
-      add(constant_bytes(n));
-    }
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) {
-        count_uncounted(a.g(), true, out);
-      }
-      for (const auto& sub : a.graphs()) {
-        count_uncounted(sub, true, out);
-      }
-    }
-  }
 }
 
 } // namespace
-
-guesses uncounted_weights(const ::onnx::GraphProto& graph) {
-  guesses out;
-  count_uncounted(graph, false, out);
-  return out;
-}
 
 std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
                                          guesses* guessed, const input_sizes* sizes) {
@@ -164,7 +114,7 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
   }
   if (how == cost_model::params) {
     const node_graph nodes = build_graph(g);
-    auto costs = parameter_bytes(nodes, shapes::initializer_sizes(g, nodes));
+    auto costs = parameter_bytes(nodes, shapes::weights_of(g, nodes));
     for (auto& c : costs) {
       c = std::max<std::int64_t>(c, 1);
     }
@@ -180,10 +130,14 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   const auto& g = model.graph();
   const auto n = static_cast<std::size_t>(g.node_size());
   node_weights w;
-  w.initializer_bytes = shapes::initializer_sizes(g, nodes);
-  w.parameter_bytes = parameter_bytes(nodes, w.initializer_bytes);
+  const shapes::model_weights weights = shapes::weights_of(g, nodes);
+  w.initializer_bytes = weights.tensor_bytes();
+  w.held_bytes.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    w.held_bytes[v] = weights.held_bytes(v);
+  }
+  w.parameter_bytes = parameter_bytes(nodes, weights);
   const inferred_shapes types(model, sized.active());
-  count_uncounted(g, false, w.guessed);
   if (how == cost_model::flops) {
     w.cost = flops_costs(g, types, &w.guessed);
   } else if (how == cost_model::params) {
@@ -239,6 +193,10 @@ memory_items parameter_items(const node_graph& nodes, const node_weights& weight
       if (item_of[t] != UINT32_MAX) {
         items.used[v].push_back(item_of[t]);
       }
+    }
+    if (v < weights.held_bytes.size() && weights.held_bytes[v] > 0) { // its own, used by it alone
+      items.used[v].push_back(static_cast<std::uint32_t>(items.bytes.size()));
+      items.bytes.push_back(static_cast<double>(weights.held_bytes[v]));
     }
   }
   return items;

@@ -146,9 +146,14 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   return out;
 }
 
-parameter_uses parameter_uses_of(const node_graph& nodes,
+parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const std::vector<weight_decision>& decisions) {
   parameter_uses uses;
+  const auto add = [&](std::int64_t elements, std::int64_t parts, int type) {
+    uses.tensors.push_back(
+        {elements, parts, shapes::element_size(type), shapes::is_floating(type)});
+    return static_cast<std::uint32_t>(uses.tensors.size() - 1);
+  };
   std::unordered_map<std::string_view, std::uint32_t> index;
   for (const auto& d : decisions) {
     std::int64_t elements = 1;
@@ -159,9 +164,15 @@ parameter_uses parameter_uses_of(const node_graph& nodes,
     for (auto x : d.shard) {
       parts *= x;
     }
-    index.emplace(d.name, static_cast<std::uint32_t>(uses.tensors.size()));
-    uses.tensors.push_back(
-        {elements, parts, shapes::element_size(d.onnx_type), shapes::is_floating(d.onnx_type)});
+    index.emplace(d.name, add(elements, parts, d.onnx_type));
+  }
+  const shapes::model_weights weights = shapes::weights_of(graph, nodes);
+  std::vector<std::uint32_t> constant(nodes.tensors.size(), UINT32_MAX);
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    const auto& w = weights.tensors[t];
+    if (w.constant && w.bytes >= 0) {
+      constant[t] = add(w.elements, 1, w.onnx_type);
+    }
   }
   const std::size_t n = nodes.read_offsets.empty() ? 0 : nodes.read_offsets.size() - 1;
   uses.used.resize(n);
@@ -169,7 +180,12 @@ parameter_uses parameter_uses_of(const node_graph& nodes,
     for (auto t : nodes.reads(v)) {
       if (const auto it = index.find(nodes.tensors[t]); it != index.end()) {
         uses.used[v].push_back(it->second);
+      } else if (constant[t] != UINT32_MAX) {
+        uses.used[v].push_back(constant[t]);
       }
+    }
+    for (const auto& w : weights.held[v]) {
+      uses.used[v].push_back(add(w.elements, 1, w.onnx_type));
     }
   }
   return uses;
@@ -182,8 +198,9 @@ model_memory measure_memory(::onnx::ModelProto& model, const node_graph& nodes,
   model_memory out;
   const auto produced = activation_bytes(model, nodes, micro_batch_size, out.notes);
   const auto index = get(boost::vertex_index, nodes.graph);
-  out.stages = stage_memory_inputs(nodes.graph, stages, parameter_uses_of(nodes, decisions),
-                                   boost::make_iterator_property_map(produced.begin(), index));
+  out.stages =
+      stage_memory_inputs(nodes.graph, stages, parameter_uses_of(model.graph(), nodes, decisions),
+                          boost::make_iterator_property_map(produced.begin(), index));
   return out;
 }
 

@@ -22,24 +22,32 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
   const auto& g = model.graph();
   report r;
   r.diagnostics = std::move(diagnostics);
-  const std::vector<std::int64_t> initializer_bytes = shapes::initializer_sizes(g, nodes);
-  std::map<std::pair<int, int>, std::pair<std::size_t, std::vector<std::uint32_t>>> groups;
+  // Every weight counted (shapes::model_weights): a group holds each weight
+  // tensor its nodes read once, and what its nodes hold themselves.
+  const shapes::model_weights weights = shapes::weights_of(g, nodes);
+  struct group {
+    std::size_t nodes = 0;
+    std::vector<std::uint32_t> params;
+    std::int64_t held = 0;
+  };
+  std::map<std::pair<int, int>, group> groups;
   for (std::size_t v = 0; v < result.size(); ++v) {
-    auto& [count, params] = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
-    ++count;
+    auto& gr = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
+    ++gr.nodes;
+    gr.held += weights.held_bytes(v);
     for (auto t : nodes.reads(v)) {
-      if (initializer_bytes[t] >= 0) {
-        params.push_back(t);
+      if (weights.tensors[t].bytes >= 0) {
+        gr.params.push_back(t);
       }
     }
   }
   for (auto& [key, group] : groups) {
-    auto& params = group.second;
+    auto& params = group.params;
     std::sort(params.begin(), params.end());
     params.erase(std::unique(params.begin(), params.end()), params.end());
-    group_report gr{key.first, key.second, group.first, 0};
+    group_report gr{key.first, key.second, group.nodes, group.held};
     for (auto t : params) {
-      gr.parameter_bytes += initializer_bytes[t];
+      gr.parameter_bytes += weights.tensors[t].bytes;
     }
     r.groups.push_back(gr);
   }

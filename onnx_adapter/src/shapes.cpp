@@ -330,20 +330,155 @@ bool has_free_dims(const inferred_shapes& types, std::string_view name,
   return free;
 }
 
-std::vector<std::int64_t> initializer_sizes(const ::onnx::GraphProto& g, const node_graph& nodes) {
-  std::vector<std::int64_t> bytes(nodes.tensors.size(), -1);
-  std::unordered_map<std::string_view, std::int64_t> by_name;
-  for (const auto& t : g.initializer()) {
-    by_name.emplace(t.name(), shapes::tensor_bytes(t));
+namespace {
+
+weight_tensor tensor_weight(const ::onnx::TensorProto& t, bool constant) {
+  return {static_cast<std::int64_t>(std::min<std::uint64_t>(element_count(t), INT64_MAX)),
+          tensor_bytes(t), t.data_type(), constant};
+}
+
+std::int64_t sum(std::int64_t a, std::int64_t b) {
+  if (const auto s = detail::checked_add(a, b)) {
+    return *s;
   }
-  if (!by_name.empty()) {
-    for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
-      if (const auto it = by_name.find(nodes.tensors[t]); it != by_name.end()) {
-        bytes[t] = it->second;
+  throw input_error("a model's weights would be more than 2^63 bytes");
+}
+
+// A Constant's value (`value`, `sparse_value` -- values and indices --,
+// `value_float(s)`, `value_int(s)`, `value_string(s)`), or nothing for a
+// Constant without one (which ONNX's checker refuses).
+std::optional<weight_tensor> constant_value(const ::onnx::NodeProto& n) {
+  for (const auto& a : n.attribute()) {
+    const auto many = [&](std::int64_t count, std::int64_t size, int type) {
+      return weight_tensor{count, count * size, type, true};
+    };
+    if (a.name() == "value" && a.has_t()) {
+      return tensor_weight(a.t(), true);
+    }
+    if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
+      weight_tensor w = tensor_weight(a.sparse_tensor().values(), true);
+      w.bytes = sum(w.bytes, tensor_bytes(a.sparse_tensor().indices()));
+      return w;
+    }
+    if (a.name() == "value_float" && a.has_f()) {
+      return many(1, 4, ::onnx::TensorProto::FLOAT);
+    }
+    if (a.name() == "value_floats") {
+      return many(a.floats_size(), 4, ::onnx::TensorProto::FLOAT);
+    }
+    if (a.name() == "value_int" && a.has_i()) {
+      return many(1, 8, ::onnx::TensorProto::INT64);
+    }
+    if (a.name() == "value_ints") {
+      return many(a.ints_size(), 8, ::onnx::TensorProto::INT64);
+    }
+    if (a.name() == "value_string" || a.name() == "value_strings") {
+      std::int64_t bytes = static_cast<std::int64_t>(a.s().size());
+      for (const auto& x : a.strings()) {
+        bytes = sum(bytes, static_cast<std::int64_t>(x.size()));
+      }
+      return weight_tensor{std::max<std::int64_t>(a.strings_size(), 1), bytes,
+                           ::onnx::TensorProto::STRING, true};
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_constant(const ::onnx::NodeProto& n) {
+  return n.op_type() == "Constant" && n.domain().empty();
+}
+
+// The weights of a subgraph and of the subgraphs within it.
+void subgraph_weights(const ::onnx::GraphProto& g, std::vector<weight_tensor>& out) {
+  for (const auto& t : g.initializer()) {
+    out.push_back(tensor_weight(t, false));
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    weight_tensor w = tensor_weight(t.values(), false);
+    w.bytes = sum(w.bytes, tensor_bytes(t.indices()));
+    out.push_back(w);
+  }
+  for (const auto& n : g.node()) {
+    if (is_constant(n)) {
+      if (const auto w = constant_value(n)) {
+        out.push_back(*w);
+      }
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) {
+        subgraph_weights(a.g(), out);
+      }
+      for (const auto& sub : a.graphs()) {
+        subgraph_weights(sub, out);
       }
     }
   }
-  return bytes;
+}
+
+} // namespace
+
+model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
+  model_weights out;
+  out.tensors.resize(nodes.tensors.size());
+  out.held.resize(static_cast<std::size_t>(g.node_size()));
+  std::unordered_map<std::string_view, weight_tensor> by_name;
+  for (const auto& t : g.initializer()) {
+    by_name.emplace(t.name(), tensor_weight(t, false));
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    weight_tensor w = tensor_weight(t.values(), false);
+    w.bytes = sum(w.bytes, tensor_bytes(t.indices()));
+    by_name.emplace(t.values().name(), w);
+  }
+  std::vector<bool> read(nodes.tensors.size(), false);
+  for (const auto t : nodes.read_ids) {
+    read[t] = true;
+  }
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    if (const auto it = by_name.find(nodes.tensors[t]); it != by_name.end()) {
+      out.tensors[t] = it->second;
+    }
+  }
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    const auto p = nodes.producer[t];
+    if (p == node_graph::no_producer || !is_constant(g.node(static_cast<int>(p)))) {
+      continue;
+    }
+    if (const auto w = constant_value(g.node(static_cast<int>(p)))) {
+      if (read[t]) {
+        out.tensors[t] = *w; // held by the nodes reading it, as an initializer
+      } else {
+        out.held[p].push_back(*w); // no reader: the Constant holds it
+      }
+    }
+  }
+  for (int v = 0; v < g.node_size(); ++v) {
+    for (const auto& a : g.node(v).attribute()) {
+      if (a.has_g()) {
+        subgraph_weights(a.g(), out.held[static_cast<std::size_t>(v)]);
+      }
+      for (const auto& sub : a.graphs()) {
+        subgraph_weights(sub, out.held[static_cast<std::size_t>(v)]);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> model_weights::tensor_bytes() const {
+  std::vector<std::int64_t> out(tensors.size());
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    out[t] = tensors[t].bytes;
+  }
+  return out;
+}
+
+std::int64_t model_weights::held_bytes(std::size_t v) const {
+  std::int64_t out = 0;
+  for (const auto& w : held[v]) {
+    out = sum(out, w.bytes);
+  }
+  return out;
 }
 
 } // namespace shardpoint::onnx::shapes

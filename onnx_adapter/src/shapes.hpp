@@ -96,9 +96,31 @@ bool has_free_dims(const inferred_shapes& types, std::string_view name,
 std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
                                                  std::string_view name);
 
-/// Bytes of every tensor of `nodes` that is an initializer, by tensor
-/// index; -1 for the others.
-std::vector<std::int64_t> initializer_sizes(const ::onnx::GraphProto& g, const node_graph& nodes);
+/// A weight: its elements, type and bytes as stored (bytes -1: no weight).
+struct weight_tensor {
+  std::int64_t elements = 0;
+  std::int64_t bytes = -1;
+  int onnx_type = 0;
+  bool constant = false; ///< a Constant node's value, not an initializer
+};
+
+/// Every weight a model holds, the one definition all parameter figures
+/// use (reports, costs by parameters, memory caps, memory): per top-level
+/// tensor, the initializer or Constant value it is, which every node
+/// reading it holds; per node, what it holds itself -- the initializers and
+/// Constant values of its subgraphs, recursively, and a Constant's value no
+/// node reads.
+struct model_weights {
+  std::vector<weight_tensor> tensors;
+  std::vector<std::vector<weight_tensor>> held;
+
+  /// Per tensor its bytes, -1 for tensors that are no weight.
+  [[nodiscard]] std::vector<std::int64_t> tensor_bytes() const;
+  /// The bytes node v holds itself.
+  [[nodiscard]] std::int64_t held_bytes(std::size_t v) const;
+};
+
+model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes);
 
 } // namespace shardpoint::onnx::shapes
 

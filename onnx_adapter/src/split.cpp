@@ -17,6 +17,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <shardpoint/detail/checked.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/onnx/split.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
@@ -171,6 +172,26 @@ std::vector<std::set<std::uint32_t>> stage_reads(const node_graph& nodes,
   return graph_inputs_read;
 }
 
+// Every weight each stage holds, as every other figure counts them
+// (shapes::model_weights): the initializers and Constant values its nodes
+// read, once each, and what its nodes hold themselves.
+void stage_weights(const ::onnx::GraphProto& g, const node_graph& nodes, io::split_plan& plan) {
+  const shapes::model_weights weights = shapes::weights_of(g, nodes);
+  for (auto& part : plan.stages) {
+    std::set<std::uint32_t> read;
+    std::int64_t bytes = 0;
+    for (auto v : part.nodes) {
+      bytes = detail::checked_add(bytes, weights.held_bytes(v)).value_or(INT64_MAX);
+      for (auto t : nodes.reads(v)) {
+        if (weights.tensors[t].bytes >= 0 && read.insert(t).second) {
+          bytes = detail::checked_add(bytes, weights.tensors[t].bytes).value_or(INT64_MAX);
+        }
+      }
+    }
+    part.weight_bytes = bytes;
+  }
+}
+
 // Step 3: what passes between stages. Per stage, the tensors it receives
 // (with the stage that sends each) and sends (with the stages that receive
 // each): straight from producer to reader, or with --relay through every
@@ -265,6 +286,7 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
   const tensor_places places(g, nodes);
   std::map<std::uint32_t, std::set<int>> readers;
   const auto graph_inputs_read = stage_reads(nodes, group, places, plan, readers);
+  stage_weights(g, nodes, plan);
   passing passed = route(nodes, group, readers, plan.stages.size(), options.relay);
   std::map<std::string, std::vector<int>> graph_input_readers;
   for (auto& part : plan.stages) {

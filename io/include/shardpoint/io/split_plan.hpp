@@ -33,7 +33,10 @@ struct stage_part {
   std::string file;
   std::vector<std::size_t> nodes;     ///< top-level node indices, in model order
   std::vector<std::uint32_t> tensors; ///< initializers it reads (ids the adapter gives)
-  std::size_t initializer_bytes = 0;
+  std::size_t initializer_bytes = 0;  ///< of the initializers copied into its file
+  /// Every weight it holds, as every report counts them: initializers and
+  /// Constant values its nodes read, and its nodes' subgraphs' weights.
+  std::int64_t weight_bytes = 0;
   std::vector<stage_input> inputs;
   std::vector<stage_output> outputs;
 };
@@ -53,6 +56,7 @@ struct split_plan {
 };
 
 /// pipeline.json: {"stages": [{"stage", "device", "file", "nodes",
+/// "initializer_bytes", "weight_bytes",
 /// "inputs": [{"name", "from_stage"}], "outputs": [{"name", "to_stages"}]}],
 /// "inputs": [{"name", "to_stages"}], "outputs": [{"name", "from_stage"}]}.
 std::string to_json(const split_plan& plan);

@@ -30,8 +30,9 @@ enum class cost_model {
   /// x kernel area; any other op its output elements. A node whose output
   /// shape is unknown costs 1.
   flops,
-  /// The parameter bytes the node reads (initializers), at least 1: what
-  /// balancing by parameters weighs.
+  /// The weight bytes the node reads or holds (initializers, Constant
+  /// values, its subgraphs' weights; node_weights::parameter_bytes), at
+  /// least 1: what balancing by parameters weighs.
   params
 };
 
@@ -58,7 +59,7 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
                                          const input_sizes* sizes = nullptr);
 
 /// What the figures of node_weights rest on that is not measured: unknown
-/// or symbolic shapes, weights held outside the initializer list.
+/// or symbolic shapes.
 struct guesses {
   /// Nodes whose FLOPs rest on a shape inference could not find, or on a
   /// symbolic dimension (cost_model::flops only).
@@ -68,35 +69,30 @@ struct guesses {
   std::size_t bytes_nodes = 0;
   /// The symbolic dimensions those figures met (each counted as 1).
   std::set<std::string> symbols;
-  /// Floating-point tensors of more than one element held by `Constant`
-  /// nodes, and initializers of subgraphs: weights the parameter figures do
-  /// not count, and their bytes.
-  std::size_t uncounted_weights = 0;
-  std::int64_t uncounted_bytes = 0;
 
-  [[nodiscard]] bool any() const {
-    return cost_nodes > 0 || bytes_nodes > 0 || uncounted_weights > 0;
-  }
+  [[nodiscard]] bool any() const { return cost_nodes > 0 || bytes_nodes > 0; }
 };
-
-/// The weights a model holds outside its top-level initializer list (in
-/// Constant nodes, and in subgraphs), which the parameter figures do not
-/// count: guesses::uncounted_weights and uncounted_bytes.
-guesses uncounted_weights(const ::onnx::GraphProto& graph);
 
 /// What the balanced partitioner needs of a model, per top-level node.
 struct node_weights {
   std::vector<std::int64_t> cost;
-  /// The bytes of the initializers the node reads; an initializer read by
-  /// several nodes counts in each (so a stage's sum is never below what the
-  /// report counts for it).
+  /// The bytes of the weights the node reads or holds -- every weight
+  /// counted: initializers (external data by its length), Constant values
+  /// (read as initializers are; a Constant nobody reads holds its own), and
+  /// the initializers and Constants of its subgraphs, recursively. A weight
+  /// read by several nodes counts in each (so a stage's sum is never below
+  /// what the report counts for it).
   std::vector<std::int64_t> parameter_bytes;
   /// The bytes of the node's outputs read by other nodes (0 where the shape
   /// is unknown; symbolic dimensions count as 1).
   std::vector<std::int64_t> output_bytes;
-  /// Per initializer (index into nodes.tensors) its bytes, -1 for tensors
-  /// that are no initializer: for the exact per-stage figure.
+  /// Per weight tensor (index into nodes.tensors: an initializer or a
+  /// Constant's value) its bytes, -1 for tensors that are no weight: for the
+  /// exact per-stage figure, which holds each once.
   std::vector<std::int64_t> initializer_bytes;
+  /// Per node the bytes it holds itself (its subgraphs' weights, a Constant
+  /// value nobody reads).
+  std::vector<std::int64_t> held_bytes;
   /// What of the above is a guess.
   guesses guessed;
 };
@@ -106,8 +102,9 @@ struct node_weights {
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
                            const input_sizes* sizes = nullptr);
 
-/// The initializers as memory items (balanced_shard, evaluate): a stage holds
-/// each initializer its nodes read once, as the report counts it.
+/// The weights as memory items (balanced_shard, evaluate): a stage holds
+/// each weight tensor its nodes read once, as the report counts it, and
+/// what each node holds itself.
 memory_items parameter_items(const node_graph& nodes, const node_weights& weights);
 
 } // namespace shardpoint::onnx

@@ -53,8 +53,11 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
 
 /// The weights as the planner's parameter uses, by node: one tensor per
 /// decision (its elements, the product of its shard, its stored element
-/// size, trainable when floating point).
-parameter_uses parameter_uses_of(const node_graph& nodes,
+/// size, trainable when floating point), then the weights no decision
+/// covers, whole on every tensor-parallel rank: Constant values (used by the
+/// nodes reading them) and what a node holds itself (its subgraphs'
+/// initializers and Constants; costs.hpp, node_weights::parameter_bytes).
+parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const std::vector<weight_decision>& decisions);
 
 /// Both, per stage of `stages` (one stage when it has none).
