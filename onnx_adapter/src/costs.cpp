@@ -65,11 +65,23 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
       flops *= 2.0 * static_cast<double>(k);
     } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 &&
                in1->size() >= 2) {
-      double per_output = 1; // weight dims: [out, in / group, kh, kw, ...]
+      // Weight dims: Conv [out, in / group, k...], a multiply-add per output
+      // element and weight column; ConvTranspose [in, out / group, k...], one
+      // per input element and weight row.
+      double per_element = 1;
       for (std::size_t i = 1; i < in1->size(); ++i) {
-        per_output *= static_cast<double>((*in1)[i]);
+        per_element *= static_cast<double>((*in1)[i]);
       }
-      flops *= 2.0 * per_output;
+      if (n.op_type() == "ConvTranspose") {
+        if (!in0) {
+          continue; // (an input of unknown shape: 1, as any unknown)
+        }
+        flops = 1;
+        for (auto d : *in0) {
+          flops *= static_cast<double>(d);
+        }
+      }
+      flops *= 2.0 * per_element;
     }
     // A count no machine reaches (dims a model declares, up to 2^63 each)
     // is bad input, not a number cast out of range; NaN and inf too.

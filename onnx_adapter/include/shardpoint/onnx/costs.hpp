@@ -26,9 +26,10 @@ enum class cost_model {
   /// Estimated floating-point operations / 10^6, rounded up, at least 1, from
   /// the op type and the shapes ONNX shape inference finds (symbolic
   /// dimensions count as 1): MatMul and Gemm 2 x (output elements) x K;
-  /// Conv and ConvTranspose 2 x (output elements) x (input channels / group)
-  /// x kernel area; any other op its output elements. A node whose output
-  /// shape is unknown costs 1.
+  /// Conv 2 x (output elements) x (input channels / group) x kernel area;
+  /// ConvTranspose 2 x (input elements) x (output channels / group) x kernel
+  /// area; any other op its output elements. A node whose output shape (or,
+  /// for ConvTranspose, input shape) is unknown costs 1.
   flops,
   /// The weight bytes the node reads or holds (initializers, Constant
   /// values, its subgraphs' weights; node_weights::parameter_bytes), at

@@ -4,11 +4,13 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 //
-// WEIGHTS are the initializers the stage's nodes read (subgraph reads
-// included; a weight read by two stages counts in both), each with the
-// shard tuple `decide()` gives it (weights.hpp: a layout file or Megatron
-// pairs). Floating-point initializers are trainable; integer and boolean
-// ones are constants.
+// WEIGHTS are every weight the stage's nodes read or hold (costs.hpp,
+// node_weights::parameter_bytes: initializers, Constant values, subgraphs'
+// weights; a weight read by two stages counts in both). Initializers carry
+// the shard tuple `decide()` gives them (weights.hpp: a layout file or
+// Megatron pairs); the others are whole on every tensor-parallel rank.
+// Floating-point weights are trainable; integer and boolean ones are
+// constants.
 //
 // ACTIVATIONS of one micro-batch are the bytes of the top-level nodes'
 // outputs, from ONNX shape inference with the batch dimension -- the first
