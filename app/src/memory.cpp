@@ -8,12 +8,14 @@ namespace shardpoint::app {
 
 memory_outcome plan_model_memory(const memory_options& a) {
   if (a.model.input.empty() && a.model.data.data() == nullptr) {
-    if (a.shapes.given()) {
-      throw usage_error("--input-shape and --dim need --input-model");
+    if (a.shapes.given() || !a.plan.batch_dim.empty()) {
+      throw usage_error("--input-shape, --dim and --batch-dim need --input-model");
     }
     return plan_memory(nullptr, a.model, a);
   }
-  onnx_source source(a.model.input, a.model.data, a.shapes.sizes());
+  onnx::input_sizes sizes = a.shapes.sizes();
+  sizes.batch_dim = a.plan.batch_dim;
+  onnx_source source(a.model.input, a.model.data, std::move(sizes));
   return plan_memory(&source, a.model, a);
 }
 

@@ -209,6 +209,9 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
                                                    std::vector<std::string>& estimates) {
   onnx::guesses guessed;
   auto out = onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes, &sizes_, &guessed);
+  if (!guessed.batch.empty()) {
+    estimates.push_back(guessed.batch);
+  }
   if (guessed.bytes_nodes > 0) {
     estimates.push_back("the activations of " + std::to_string(guessed.bytes_nodes) + " of " +
                         std::to_string(out.size()) + " nodes" +

@@ -7,7 +7,9 @@
 namespace shardpoint::app {
 
 suggest_outcome suggest_split(const suggest_options& a) {
-  onnx_source source(a.input, a.data, a.shapes.sizes());
+  onnx::input_sizes sizes = a.shapes.sizes();
+  sizes.batch_dim = a.plan.batch_dim;
+  onnx_source source(a.input, a.data, std::move(sizes));
   return suggest(source, a);
 }
 

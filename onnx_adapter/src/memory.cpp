@@ -4,6 +4,7 @@
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/onnx/memory.hpp>
 
+#include <cctype>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -11,6 +12,7 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/detail/text.hpp>
+#include <shardpoint/io/text.hpp>
 
 #include "shapes.hpp"
 
@@ -18,56 +20,181 @@ namespace shardpoint::onnx {
 
 namespace {
 
-// Sets the symbolic batch dimension of the graph inputs to B for as long as
-// it lives, and puts the inputs back as they were.
+// Whether a symbolic dimension's name says it is the batch: it holds
+// "batch" (batch, batch_size, Batch, ...) or is N, B, bs or bsz, any case.
+bool batch_like(std::string_view name) {
+  std::string lower;
+  for (const char c : name) {
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return lower.find("batch") != std::string::npos || lower == "n" || lower == "b" ||
+         lower == "bs" || lower == "bsz";
+}
+
+// A place of the batch among the graph inputs: input index and axis.
+struct batch_place {
+  int input = 0;
+  int axis = 0;
+};
+
+// Where the batch is (see the top of the header), found on the inputs as
+// the model declares them; `guessed` when no name says so.
+struct batch_choice {
+  std::vector<batch_place> at;
+  bool guessed = false;
+};
+
+std::string symbols_of(const std::vector<const ::onnx::ValueInfoProto*>& inputs) {
+  std::set<std::string> names;
+  for (const auto* v : inputs) {
+    for (const auto& d : v->type().tensor_type().shape().dim()) {
+      if (!d.dim_param().empty()) {
+        names.insert(io::quote(d.dim_param()));
+      }
+    }
+  }
+  std::string out;
+  for (const auto& n : names) {
+    out += (out.empty() ? "" : ", ") + n;
+  }
+  return out.empty() ? "none" : out;
+}
+
+batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim) {
+  std::unordered_set<std::string_view> initializers;
+  for (const auto& t : g.initializer()) {
+    initializers.insert(t.name());
+  }
+  std::vector<const ::onnx::ValueInfoProto*> inputs(static_cast<std::size_t>(g.input_size()));
+  for (int i = 0; i < g.input_size(); ++i) {
+    const auto& v = g.input(i);
+    if (!initializers.count(v.name()) && v.type().has_tensor_type() &&
+        v.type().tensor_type().has_shape()) {
+      inputs[static_cast<std::size_t>(i)] = &v;
+    }
+  }
+  std::vector<const ::onnx::ValueInfoProto*> declared;
+  for (const auto* v : inputs) {
+    if (v != nullptr) {
+      declared.push_back(v);
+    }
+  }
+  batch_choice out;
+  const auto named = [&](const auto& is_batch) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] == nullptr) {
+        continue;
+      }
+      const auto& dims = inputs[i]->type().tensor_type().shape().dim();
+      for (int a = 0; a < dims.size(); ++a) {
+        if (!dims[a].has_dim_value() && is_batch(dims[a].dim_param())) {
+          out.at.push_back({static_cast<int>(i), a});
+        }
+      }
+    }
+  };
+  if (!batch_dim.empty()) {
+    // INPUT:AXIS names a place (a fixed dimension too); else a symbol.
+    const auto colon = batch_dim.rfind(':');
+    if (colon != std::string::npos && colon + 1 < batch_dim.size() &&
+        batch_dim.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      const std::string name = batch_dim.substr(0, colon);
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] != nullptr && inputs[i]->name() == name) {
+          const auto rank = inputs[i]->type().tensor_type().shape().dim_size();
+          const auto axis =
+              batch_dim.size() - colon - 1 > 9 ? rank : std::stoi(batch_dim.substr(colon + 1));
+          if (axis >= rank) {
+            throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) + ": input " +
+                                      io::quote(name) + " has " + std::to_string(rank) +
+                                      " dimension(s)");
+          }
+          out.at.push_back({static_cast<int>(i), axis});
+          return out;
+        }
+      }
+      throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
+                                ": the model has no input " + io::quote(name));
+    }
+    named([&](const std::string& p) { return p == batch_dim; });
+    if (out.at.empty()) {
+      throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
+                                ": no input of the model has a dimension named so (their "
+                                "symbolic dimensions: " +
+                                symbols_of(declared) + "; or give INPUT:AXIS)");
+    }
+    return out;
+  }
+  named([](const std::string& p) { return batch_like(p); });
+  if (out.at.empty()) { // the first dimension of floating-point inputs, never of integer ones
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && inputs[i]->type().tensor_type().shape().dim_size() >= 2 &&
+          shapes::is_floating(inputs[i]->type().tensor_type().elem_type())) {
+        out.at.push_back({static_cast<int>(i), 0});
+      }
+    }
+    out.guessed = !out.at.empty();
+  }
+  return out;
+}
+
+// Sets the batch's symbolic dimensions of the graph inputs to B for as long
+// as it lives, and puts the inputs back as they were.
 class batch_override {
 public:
-  batch_override(::onnx::GraphProto& g, std::int64_t batch) : graph_(g) {
-    std::unordered_set<std::string_view> initializers;
-    for (const auto& t : g.initializer()) {
-      initializers.insert(t.name());
-    }
-    for (int i = 0; i < g.input_size(); ++i) {
-      auto& input = *g.mutable_input(i);
-      if (initializers.count(input.name()) || !input.type().has_tensor_type() ||
-          !input.type().tensor_type().has_shape() ||
-          input.type().tensor_type().shape().dim_size() == 0) {
+  batch_override(::onnx::GraphProto& g, const batch_choice& batch, std::int64_t size) : graph_(g) {
+    for (const auto& [i, a] : batch.at) {
+      auto& dim =
+          *g.mutable_input(i)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
+              a);
+      if (dim.has_dim_value() && dim.dim_value() > 0) { // fixed, or sized by the user
+        fixed_.push_back({g.input(i).name(), a, dim.dim_value()});
         continue;
       }
-      auto& dim = *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
-      if (dim.has_dim_value() && dim.dim_value() > 0) {
-        fixed_.emplace_back(input.name(), dim.dim_value());
-        continue;
-      }
-      saved_.emplace_back(i, dim);
+      saved_.push_back({i, a, dim});
       dim.Clear();
-      dim.set_dim_value(batch);
+      dim.set_dim_value(size);
     }
   }
   batch_override(const batch_override&) = delete;
   batch_override& operator=(const batch_override&) = delete;
   ~batch_override() {
-    for (auto& [i, dim] : saved_) {
-      graph_.mutable_input(i)
+    for (auto& s : saved_) {
+      graph_.mutable_input(s.input)
           ->mutable_type()
           ->mutable_tensor_type()
           ->mutable_shape()
-          ->mutable_dim(0)
-          ->Swap(&dim);
+          ->mutable_dim(s.axis)
+          ->Swap(&s.dim);
     }
   }
 
-  [[nodiscard]] bool any_symbolic() const { return !saved_.empty(); }
-  /// Inputs whose batch is a number: (name, batch).
-  [[nodiscard]] const std::vector<std::pair<std::string, std::int64_t>>& fixed() const {
-    return fixed_;
-  }
+  struct fixed_place {
+    std::string input;
+    int axis = 0;
+    std::int64_t size = 0;
+  };
+  struct saved_place {
+    int input = 0;
+    int axis = 0;
+    ::onnx::TensorShapeProto_Dimension dim;
+  };
+  [[nodiscard]] const std::vector<saved_place>& set() const { return saved_; }
+  /// The batch's places that hold a number: (input, axis, size).
+  [[nodiscard]] const std::vector<fixed_place>& fixed() const { return fixed_; }
 
 private:
   ::onnx::GraphProto& graph_;
-  std::vector<std::pair<int, ::onnx::TensorShapeProto_Dimension>> saved_;
-  std::vector<std::pair<std::string, std::int64_t>> fixed_;
+  std::vector<saved_place> saved_;
+  std::vector<fixed_place> fixed_;
 };
+
+// "dimension 'N' of input 'data'", "dimension 0 of input 'x' ('p2o.D.0')".
+std::string place_text(const ::onnx::GraphProto& g, int input, int axis,
+                       const std::string& symbol) {
+  return (symbol.empty() ? "dimension " + std::to_string(axis) : "dimension " + io::quote(symbol)) +
+         " of input " + io::quote(g.input(input).name());
+}
 
 } // namespace
 
@@ -83,18 +210,40 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   std::vector<std::int64_t> out(n, 0);
   std::int64_t scale_num = 1;
   std::int64_t scale_den = 1;
-  // The user's sizes first: a batch dimension they set is not the micro-batch's.
+  // Where the batch is, on the inputs as declared; then the user's sizes (a
+  // batch dimension they set is measured there and scaled, as a fixed one).
+  const batch_choice choice =
+      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
   const shapes::sized_inputs sized(model, sizes);
-  const batch_override batch(*model.mutable_graph(), micro_batch_size);
-  if (!batch.any_symbolic() && !batch.fixed().empty()) {
-    const auto& [name, b] = batch.fixed().front();
-    if (b != micro_batch_size) {
+  const batch_override batch(*model.mutable_graph(), choice, micro_batch_size);
+  const auto& g = model.graph();
+  std::string where; // the places the batch was set or scaled at, in words
+  for (const auto& s : batch.set()) {
+    where += (where.empty() ? "" : ", ") + place_text(g, s.input, s.axis, s.dim.dim_param());
+  }
+  if (batch.set().empty() && !batch.fixed().empty()) {
+    const auto& f = batch.fixed().front();
+    where = "dimension " + std::to_string(f.axis) + " of input " + io::quote(f.input);
+    if (f.size != micro_batch_size) {
       scale_num = micro_batch_size;
-      scale_den = b;
-      notes.push_back(detail::cat("input '", name, "' has a fixed batch of ", b,
-                                  ": activations measured at ", b, " and scaled by ",
-                                  micro_batch_size, "/", b));
+      scale_den = f.size;
+      notes.push_back(detail::cat("input ", io::quote(f.input), " has a fixed batch of ", f.size,
+                                  " (dimension ", f.axis, "): activations measured at ", f.size,
+                                  " and scaled by ", micro_batch_size, "/", f.size));
     }
+  } else if (!batch.set().empty() && micro_batch_size != 1) {
+    notes.push_back(
+        detail::cat("the batch, ", where, ", set to the micro-batch size ", micro_batch_size));
+  }
+  if (guessed != nullptr && choice.guessed && (scale_num != scale_den || !batch.set().empty())) {
+    guessed->batch = "no input dimension is named like a batch: " + where +
+                     " is taken for it; --batch-dim names it (a symbol, or INPUT:AXIS)";
+  } else if (guessed != nullptr && choice.at.empty() && micro_batch_size != 1) {
+    guessed->batch = detail::cat(
+        "no input dimension is a batch (none is named like one, and no floating-point input "
+        "has a first dimension to take): the activations are as the model declares them, "
+        "not for --micro-batch-size ",
+        micro_batch_size, "; --batch-dim names the batch (a symbol, or INPUT:AXIS)");
   }
   std::size_t unknown = 0;
   std::set<std::size_t> guessed_nodes;

@@ -444,7 +444,8 @@ def memory_plan(
     ``sharded_data_parallel`` (a number or "auto"), ``optimizer``,
     ``precision``, ``fp16``, ``bf16``, ``shard_optimizer_states``,
     ``param_persistence_threshold``, ``max_live_parameters``,
-    ``micro_batch_size``, ``batches_per_step``, ``schedule``,
+    ``micro_batch_size``, ``batch_dim`` (where the batch is: a symbolic
+    dimension's name or "INPUT:AXIS"), ``batches_per_step``, ``schedule``,
     ``queue_depth``. From counts, ``pipeline_parallel=P`` splits the
     parameters evenly over P stages. ``compare_deepspeed=True`` adds
     DeepSpeed's own estimator for the same counts (``"deepspeed"``, on

@@ -532,5 +532,6 @@ TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing n
   }
   const auto counts = shardpoint_cli("memory --parameters 1e9 --dim N=1", dir.path());
   CHECK(counts.code == 1);
-  CHECK(counts.err.find("--input-shape and --dim need --input-model") != std::string::npos);
+  CHECK(counts.err.find("--input-shape, --dim and --batch-dim need --input-model") !=
+        std::string::npos);
 }

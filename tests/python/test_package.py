@@ -316,8 +316,10 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess():
     assert result["estimated"] is True
     with pytest.warns(shardpoint.EstimateWarning, match="the activations of") as caught:
         plan = shardpoint.memory_plan(path)
-    assert plan["estimated"] is True  # the activations' free dimensions, not the weights
-    assert len(caught) == 1 and plan["devices"][0]["parameter_bytes"] > 0
+    # The activations' free dimensions and which one is the batch; not the weights.
+    assert plan["estimated"] is True and plan["devices"][0]["parameter_bytes"] > 0
+    assert [str(w.message) for w in caught] == plan["estimates"]
+    assert not any("weight" in str(w.message) for w in caught)
 
     # The free dimension sized, as --dim / --input-shape size it.
     resnet = SEED_MODEL

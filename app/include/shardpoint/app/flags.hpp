@@ -88,6 +88,7 @@ struct memory_flags {
   std::string batches_per_step = "1";
   std::string schedule = "gpipe";
   std::string queue_depth = "4";
+  std::string batch_dim; ///< where a model's batch is (a format's own words)
 
   [[nodiscard]] bool automatic() const { return sharded_data_parallel == "auto"; }
   /// The configuration they describe (the sharding degree 1 under auto);
@@ -146,6 +147,10 @@ inline constexpr memory_option memory_plan_options[] = {
      nullptr, "Most elements gathered at once under sharding (default 1e9)", ""},
     {"--micro-batch-size", "", "micro_batch_size", &memory_flags::micro_batch_size, nullptr,
      "Samples per micro-batch: the batch dimension of the activations (default 1)", ""},
+    {"--batch-dim", "", "batch_dim", &memory_flags::batch_dim, nullptr,
+     "The batch of the activations: a symbolic input dimension's name or INPUT:AXIS (default: a "
+     "dimension named like a batch)",
+     ""},
     {"--batches-per-step", "--batches_per_step", "batches_per_step",
      &memory_flags::batches_per_step, nullptr, "Micro-batches per step M (default 1)", ""},
     {"--schedule", "", "schedule", &memory_flags::schedule, nullptr,

@@ -50,6 +50,9 @@ struct input_sizes {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
   /// A symbolic dimension's name and its size, wherever the inputs use it.
   std::vector<std::pair<std::string, std::int64_t>> dims;
+  /// Where the batch is, for the activations (memory.hpp): a symbolic
+  /// dimension's name, or INPUT:AXIS; empty: found by name.
+  std::string batch_dim;
 
   [[nodiscard]] bool empty() const { return shapes.empty() && dims.empty(); }
 };
@@ -70,8 +73,11 @@ struct guesses {
   std::size_t bytes_nodes = 0;
   /// The symbolic dimensions those figures met (each counted as 1).
   std::set<std::string> symbols;
+  /// How the activations' batch was found when that is a guess, a sentence
+  /// (activation_bytes); empty otherwise.
+  std::string batch;
 
-  [[nodiscard]] bool any() const { return cost_nodes > 0 || bytes_nodes > 0; }
+  [[nodiscard]] bool any() const { return cost_nodes > 0 || bytes_nodes > 0 || !batch.empty(); }
 };
 
 /// What the balanced partitioner needs of a model, per top-level node.
