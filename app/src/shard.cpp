@@ -48,6 +48,7 @@ shard_file_outcome shard_file(const shard_options& a) {
   protect_inputs(outputs, a.in_place ? std::string() : a.model.input, nullptr,
                  {{a.model.config, "the sharding config"}});
   auto& output = outputs.file(out.output, a.in_place ? "--in-place" : "--output-model");
+  const onnx::input_sizes sizes = a.shapes.sizes(); // (flags checked before any work)
   auto [sharded, diagnostics] = shard_model(a.model, a.pipeline);
   if (!a.in_place) {
     protect_inputs(outputs, a.model.input, &sharded.model);
@@ -56,7 +57,8 @@ shard_file_outcome shard_file(const shard_options& a) {
   auto& model = sharded.model.proto();
   out.diagnostics = diagnostics;
   if (a.report.format != "none") {
-    const auto r = onnx::make_report(model, sharded.nodes, sharded.result, std::move(diagnostics));
+    const auto r =
+        onnx::make_report(model, sharded.nodes, sharded.result, std::move(diagnostics), &sizes);
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   }
   if (!failed || a.force) {

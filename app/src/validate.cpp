@@ -7,6 +7,7 @@
 namespace shardpoint::app {
 
 validate_outcome validate_model(const validate_options& a) {
+  const onnx::input_sizes sizes = a.shapes.sizes();
   auto file = load_model(a.model, a.data, reading::graph);
   auto& model = file.proto();
   const auto& g = model.graph();
@@ -22,7 +23,7 @@ validate_outcome validate_model(const validate_options& a) {
                           : std::string());
     }
   }
-  const auto r = onnx::make_report(model, nodes, result, out.diagnostics);
+  const auto r = onnx::make_report(model, nodes, result, out.diagnostics, &sizes);
   out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   return out;
 }

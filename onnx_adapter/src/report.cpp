@@ -18,7 +18,9 @@ using shapes::inferred_shapes;
 using shapes::value_bytes;
 
 report make_report(::onnx::ModelProto& model, const node_graph& nodes,
-                   const sharding_result& result, std::vector<diagnostic> diagnostics) {
+                   const sharding_result& result, std::vector<diagnostic> diagnostics,
+                   const input_sizes* sizes) {
+  const shapes::sized_inputs sized(model, sizes); // checked whether or not anything crosses
   const auto& g = model.graph();
   report r;
   r.diagnostics = std::move(diagnostics);
@@ -66,7 +68,7 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
     }
   }
   if (!crossings.empty()) {
-    const inferred_shapes types(model);
+    const inferred_shapes types(model, sized.active());
     for (const auto& [from, to, name] : crossings) {
       crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
       if (const auto* type = types.find(name)) {

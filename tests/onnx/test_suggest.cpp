@@ -496,6 +496,46 @@ TEST_CASE("FLOPs of a ConvTranspose: per input element, not per output element")
   CHECK(sp::estimate_costs(m, sp::cost_model::flops) == expected);
 }
 
+TEST_CASE("shard and validate size the crossing tensors with --dim and --input-shape") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto resnet = onnx_test::models_dir() / "resnet50-v1-7-replica.onnx";
+  const auto config = onnx_test::models_dir() / "resnet50-v1-7-shard.yaml";
+  const auto staged = dir / "staged.onnx";
+  const auto shard = [&](const std::string& extra) {
+    const auto r = shardpoint_cli(
+        "shard --input-model " + q(resnet) + " --manual-sharding-config " + q(config) +
+            " --output-model " + q(staged) + " --force --report json " + extra,
+        dir.path());
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto per_n = shard("");
+  const auto four = shard("--dim N=4");
+  const auto shaped = shard("--input-shape data=4,3,224,224");
+  REQUIRE(per_n["crossings"].size() == 4); // 0 -> 1, 1 -> 2 twice, 2 -> 3
+  CHECK(four == shaped);
+  for (std::size_t k = 0; k < 4; ++k) {
+    CAPTURE(k);
+    CHECK(per_n["crossings"][k]["per"] == "N"); // bytes per sample, said so
+    CHECK(four["crossings"][k]["per"] == "");
+    CHECK(four["crossings"][k]["bytes"] == 4 * per_n["crossings"][k]["bytes"].get<std::int64_t>());
+  }
+  const auto v = shardpoint_cli("validate " + q(staged) + " --dim N=4 --report json", dir.path());
+  REQUIRE(v.code == 0);
+  CHECK(nlohmann::json::parse(v.out)["crossings"] == four["crossings"]);
+  // A size that fits no input: refused before anything is written.
+  fs::remove(staged);
+  const auto bad =
+      shardpoint_cli("shard --input-model " + q(resnet) + " --manual-sharding-config " + q(config) +
+                         " --output-model " + q(staged) + " --dim M=4",
+                     dir.path());
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--dim 'M'=4: no input of the model has a dimension named so") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(staged));
+}
+
 TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing nothing") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;

@@ -40,6 +40,7 @@ action add_shard(CLI::App& app) {
   add_to(*cmd, a->report, {"table", "json", "none"},
          "Report format; none prints only validation findings (on stderr) and skips "
          "the shape inference that sizes the crossing tensors");
+  add_to(*cmd, a->shapes);
   cmd->add_flag("--in-place,--in_place", a->in_place, "Overwrite the input model");
   cmd->add_flag("--force", a->force, "Write the model even when validation fails");
   return [a] { return run(*a); };

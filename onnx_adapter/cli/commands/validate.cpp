@@ -27,6 +27,7 @@ action add_validate(CLI::App& app) {
   cmd->add_option("model", a->model, "Model to check")->required();
   add_to(*cmd, a->pipeline, "Micro-batches per step (turns on the pipelining checks)");
   add_to(*cmd, a->report, {"table", "json"});
+  add_to(*cmd, a->shapes);
   return [a] { return run(*a); };
 }
 

@@ -33,6 +33,7 @@ struct shard_options {
   std::string output_dir;
   pipeline_flags pipeline;
   report_flag report;
+  shape_flags shapes; ///< the report's crossing bytes measured with them
   bool in_place = false;
   bool force = false;
 };
@@ -74,6 +75,7 @@ struct validate_options {
   std::string_view data; ///< the bindings' model bytes, instead of `model`
   pipeline_flags pipeline;
   report_flag report;
+  shape_flags shapes; ///< the report's crossing bytes measured with them
 };
 
 struct validate_outcome {

@@ -12,6 +12,7 @@
 
 #include <shardpoint/io/report.hpp>
 
+#include "costs.hpp"
 #include "graph.hpp"
 
 namespace shardpoint::onnx {
@@ -22,13 +23,16 @@ using report = io::sharding_report;
 using io::to_json;
 using io::to_table;
 
-/// Per device and stage: node counts and parameter bytes (the initializers a
-/// group reads; one read by two groups counts in both); the tensors crossing
-/// stage boundaries, with byte sizes where ONNX shape inference knows them.
-/// Shape inference runs on `model` itself, which is returned exactly as it was
-/// (also when an exception leaves).
+/// Per device and stage: node counts and parameter bytes (every weight a
+/// group reads or holds, costs.hpp's node_weights::parameter_bytes; one read
+/// by two groups counts in both); the tensors crossing stage boundaries,
+/// with byte sizes where ONNX shape inference knows them -- with the inputs
+/// sized as `sizes` says, when given (--input-shape, --dim; refused as
+/// estimate_costs refuses them). Shape inference runs on `model` itself,
+/// which is returned exactly as it was (also when an exception leaves).
 report make_report(::onnx::ModelProto& model, const node_graph& nodes,
-                   const sharding_result& result, std::vector<diagnostic> diagnostics);
+                   const sharding_result& result, std::vector<diagnostic> diagnostics,
+                   const input_sizes* sizes = nullptr);
 
 } // namespace shardpoint::onnx
 
