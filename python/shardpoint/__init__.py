@@ -286,11 +286,14 @@ def shard_file(
     only_manual_sharding: bool = False,
     force: bool = False,
     in_place: bool = False,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
 ) -> Dict[str, Any]:
     """``shardpoint shard``: shards the model file ``input`` by ``config``
     (a shard.yaml, or a sharding_info / pipelining_info mapping in YAML or
     JSON) and ``shard`` points ("NODE=DEVICE[:STAGE]"), and writes
-    ``output`` atomically. Returns the report, as ``shard --report json``.
+    ``output`` atomically. Returns the report, as ``shard --report json``
+    (its crossing tensors sized by ``input_shapes`` / ``dims`` when given).
     Raises InvalidShardingError, writing nothing, when validation fails
     (``force=True`` writes anyway)."""
     report, found, written, _, rule_broken = _calls.shard_file(
@@ -305,6 +308,7 @@ def shard_file(
         only_manual_sharding,
         force,
         in_place,
+        *_shapes(input_shapes, dims),
     )
     if not written:
         _fail_on_errors(

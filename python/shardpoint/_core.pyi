@@ -37,6 +37,8 @@ def shard_file(
     only_manual_sharding: bool,
     force: bool,
     in_place: bool,
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
 ) -> Tuple[str, List[_Finding], bool, str, bool]: ...
 def validate(
     model: Union[str, bytes],

@@ -240,8 +240,11 @@ py::tuple shard_file(const std::string& input, const std::string& config,
                      const std::vector<std::string>& shard, const std::string& output,
                      const std::string& output_dir, std::optional<int> num_ipus,
                      std::optional<int> batches_per_step, bool enable_pipelining,
-                     bool only_manual_sharding, bool force, bool in_place) {
+                     bool only_manual_sharding, bool force, bool in_place,
+                     const std::vector<std::string>& input_shapes,
+                     const std::vector<std::string>& dims) {
   app::shard_options a;
+  a.shapes = {input_shapes, dims};
   a.model.input = input;
   a.model.config = config;
   a.model.shard_flags = shard;
@@ -665,6 +668,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("shard_file", &shard_file, arg("input"), arg("config"), arg("shard"), arg("output"),
         arg("output_dir"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
         arg("enable_pipelining"), arg("only_manual_sharding"), arg("force"), arg("in_place"),
+        arg("input_shapes"), arg("dims"),
         "shardpoint shard on files: (report JSON, findings, written, output path, rule broken).");
   m.def("validate", &validate, arg("model"), arg("num_ipus").none(true),
         arg("batches_per_step").none(true), arg("enable_pipelining"),

@@ -303,7 +303,7 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
         shardpoint.memory_plan(parameters=1e9, optimizer="adamw")
 
 
-def test_suggest_warns_once_for_each_figure_that_is_a_guess():
+def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     # Symbolic input dimensions and weights in Constant nodes (a Paddle export).
     path = os.path.join(MODELS, "ch_ppocr_mobile_v2.0_cls_infer.onnx")
     code, out, err = cli("suggest", "--input-model", path, "--stages", "2", "--report", "json")
@@ -327,7 +327,18 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess():
                          "--dim", "N=2")
     assert code == 0 and err == "", err
     assert shardpoint.suggest(resnet, 2, dims={"N": 2}) == json.loads(out)
+
     assert shardpoint.suggest(resnet, 2, input_shapes={"data": [2, 3, 224, 224]}) == json.loads(out)
+    # shard's report sizes its crossing tensors with them too.
+    config = os.path.join(MODELS, "resnet50-v1-7-shard.yaml")
+    staged = os.path.join(str(tmp_path), "staged.onnx")
+    code, shard_out, err = cli("shard", "--input-model", resnet, "--manual-sharding-config", config,
+                         "--output-model", staged, "--report", "json", "--dim", "N=2")
+    assert code == 0, err
+    os.remove(staged)
+    report = shardpoint.shard_file(resnet, config, staged, dims={"N": 2})
+    assert report == json.loads(shard_out)
+    assert all(c["per"] == "" for c in report["crossings"])
     with pytest.raises(shardpoint.BadParameterError, match="dimension 1 of input 'data' is fixed"):
         shardpoint.suggest(resnet, 2, input_shapes=[2, 4, 224, 224])
     with pytest.raises(TypeError, match="is an integer"):
