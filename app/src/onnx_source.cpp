@@ -213,9 +213,13 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
     estimates.push_back(guessed.batch);
   }
   if (guessed.bytes_nodes > 0) {
+    onnx::input_sizes sized = sizes_; // the batch is sized too: not named as free
+    for (const auto& symbol : guessed.batch_symbols) {
+      sized.dims.emplace_back(symbol, micro_batch_size);
+    }
     estimates.push_back("the activations of " + std::to_string(guessed.bytes_nodes) + " of " +
                         std::to_string(out.size()) + " nodes" +
-                        shapes_sentence(proto().graph(), guessed.symbols, sizes_));
+                        shapes_sentence(proto().graph(), guessed.symbols, sized));
   }
   return out;
 }

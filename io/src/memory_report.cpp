@@ -52,7 +52,8 @@ std::string deepspeed_table(const deepspeed_comparison& d) {
   const auto& in = d.inputs;
   std::string out = "\nDeepSpeed's estimator (estimate_zero2/zero3_model_states_mem_needs): " +
                     std::to_string(in.total_params) + " parameters, largest layer " +
-                    std::to_string(in.largest_layer_params) + ", " +
+                    std::to_string(in.largest_layer_params) +
+                    (d.largest_layer_assumed ? " (assumed: the whole model)" : "") + ", " +
                     std::to_string(in.num_gpus_per_node) + " GPU(s) a node on " +
                     std::to_string(in.num_nodes) + " node(s)\n";
   char line[256];
@@ -107,6 +108,7 @@ nlohmann::json deepspeed_json(const deepspeed_comparison& d) {
   return {{"inputs",
            {{"total_params", in.total_params},
             {"largest_layer_params", in.largest_layer_params},
+            {"largest_layer_assumed", d.largest_layer_assumed},
             {"num_gpus_per_node", in.num_gpus_per_node},
             {"num_nodes", in.num_nodes},
             {"additional_buffer_factor", in.additional_buffer_factor}}},

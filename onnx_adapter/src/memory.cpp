@@ -35,6 +35,7 @@ bool batch_like(std::string_view name) {
 struct batch_place {
   int input = 0;
   int axis = 0;
+  std::string symbol; ///< as declared; empty for a fixed dimension
 };
 
 // Where the batch is (see the top of the header), found on the inputs as
@@ -88,7 +89,7 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
       const auto& dims = inputs[i]->type().tensor_type().shape().dim();
       for (int a = 0; a < dims.size(); ++a) {
         if (!dims[a].has_dim_value() && is_batch(dims[a].dim_param())) {
-          out.at.push_back({static_cast<int>(i), a});
+          out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
         }
       }
     }
@@ -96,25 +97,28 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
   if (!batch_dim.empty()) {
     // INPUT:AXIS names a place (a fixed dimension too); else a symbol.
     const auto colon = batch_dim.rfind(':');
+    for (std::size_t i = 0; colon != std::string::npos && i < inputs.size(); ++i) {
+      if (inputs[i] == nullptr || inputs[i]->name() != batch_dim.substr(0, colon)) {
+        continue;
+      }
+      const auto& dims = inputs[i]->type().tensor_type().shape().dim();
+      const std::string axis = batch_dim.substr(colon + 1);
+      if (axis.empty() || axis.size() > 9 ||
+          axis.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(axis) >= dims.size()) {
+        throw bad_parameter_error(
+            "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(inputs[i]->name()) +
+            " has " + std::to_string(dims.size()) + " dimension(s); give one as a number from 0");
+      }
+      const int a = std::stoi(axis);
+      out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
+      return out;
+    }
     if (colon != std::string::npos && colon + 1 < batch_dim.size() &&
         batch_dim.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-      const std::string name = batch_dim.substr(0, colon);
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i] != nullptr && inputs[i]->name() == name) {
-          const auto rank = inputs[i]->type().tensor_type().shape().dim_size();
-          const auto axis =
-              batch_dim.size() - colon - 1 > 9 ? rank : std::stoi(batch_dim.substr(colon + 1));
-          if (axis >= rank) {
-            throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) + ": input " +
-                                      io::quote(name) + " has " + std::to_string(rank) +
-                                      " dimension(s)");
-          }
-          out.at.push_back({static_cast<int>(i), axis});
-          return out;
-        }
-      }
       throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
-                                ": the model has no input " + io::quote(name));
+                                ": the model has no input " +
+                                io::quote(batch_dim.substr(0, colon)));
     }
     named([&](const std::string& p) { return p == batch_dim; });
     if (out.at.empty()) {
@@ -130,7 +134,8 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] != nullptr && inputs[i]->type().tensor_type().shape().dim_size() >= 2 &&
           shapes::is_floating(inputs[i]->type().tensor_type().elem_type())) {
-        out.at.push_back({static_cast<int>(i), 0});
+        out.at.push_back(
+            {static_cast<int>(i), 0, inputs[i]->type().tensor_type().shape().dim(0).dim_param()});
       }
     }
     out.guessed = !out.at.empty();
@@ -143,12 +148,12 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
 class batch_override {
 public:
   batch_override(::onnx::GraphProto& g, const batch_choice& batch, std::int64_t size) : graph_(g) {
-    for (const auto& [i, a] : batch.at) {
+    for (const auto& [i, a, symbol] : batch.at) {
       auto& dim =
           *g.mutable_input(i)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
               a);
       if (dim.has_dim_value() && dim.dim_value() > 0) { // fixed, or sized by the user
-        fixed_.push_back({g.input(i).name(), a, dim.dim_value()});
+        fixed_.push_back({g.input(i).name(), a, dim.dim_value(), symbol});
         continue;
       }
       saved_.push_back({i, a, dim});
@@ -173,6 +178,7 @@ public:
     std::string input;
     int axis = 0;
     std::int64_t size = 0;
+    std::string symbol; ///< declared symbolic and sized by the user; empty: fixed
   };
   struct saved_place {
     int input = 0;
@@ -220,6 +226,9 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   std::string where; // the places the batch was set or scaled at, in words
   for (const auto& s : batch.set()) {
     where += (where.empty() ? "" : ", ") + place_text(g, s.input, s.axis, s.dim.dim_param());
+    if (guessed != nullptr && !s.dim.dim_param().empty()) {
+      guessed->batch_symbols.insert(s.dim.dim_param());
+    }
   }
   if (batch.set().empty() && !batch.fixed().empty()) {
     const auto& f = batch.fixed().front();
@@ -227,9 +236,12 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
     if (f.size != micro_batch_size) {
       scale_num = micro_batch_size;
       scale_den = f.size;
-      notes.push_back(detail::cat("input ", io::quote(f.input), " has a fixed batch of ", f.size,
-                                  " (dimension ", f.axis, "): activations measured at ", f.size,
-                                  " and scaled by ", micro_batch_size, "/", f.size));
+      notes.push_back(detail::cat(
+          "input ", io::quote(f.input),
+          f.symbol.empty() ? " has a fixed batch of " : " has its batch sized to ", f.size,
+          f.symbol.empty() ? " (dimension " + std::to_string(f.axis) + ")"
+                           : " (dimension " + io::quote(f.symbol) + ")",
+          ": activations measured at ", f.size, " and scaled by ", micro_batch_size, "/", f.size));
     }
   } else if (!batch.set().empty() && micro_batch_size != 1) {
     notes.push_back(

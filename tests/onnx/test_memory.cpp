@@ -207,6 +207,21 @@ TEST_CASE("DeepSpeed's estimator beside the plan: --compare-deepspeed") {
           "--gpus-per-node 3",
           "3 GPU(s) per node do not divide the 4 GPUs", 2);
   refused("--parameters 1e9 --gpus-per-node 2", "--gpus-per-node goes with --compare-deepspeed", 1);
+  refused("--parameters 1e9 --compare-deepspeed --gpus-per-node 0",
+          "--gpus-per-node must be a positive integer, not 0", 2);
+  refused("--parameters 1e9 --data-parallel 16 --sharded-data-parallel 8 --compare-deepspeed "
+          "--gpus-per-node 16",
+          "16 GPU(s) per node do not divide the 8 GPUs the states are sharded over (the sharded "
+          "data parallel degree)",
+          2);
+  // Nothing sharded and no layer given: the guess is DeepSpeed's, said so,
+  // and nothing is gathered on shardpoint's side.
+  const auto one = shardpoint_cli("memory --parameters 7.5e9 --compare-deepspeed", dir.path());
+  CHECK(one.code == 0);
+  CHECK(one.out.find("largest layer 7500000000 (assumed: the whole model)") != std::string::npos);
+  CHECK(one.out.find("on one GPU nothing is partitioned, so shardpoint gathers nothing") !=
+        std::string::npos);
+  CHECK(one.err.find("DeepSpeed's ZeRO-3 figures are then upper bounds") != std::string::npos);
   refused("--parameters 1e9 --inference --compare-deepspeed", "drop --inference", 1);
 }
 
@@ -223,6 +238,15 @@ TEST_CASE("from counts: --pipeline-parallel splits the parameters evenly") {
   const auto bad = shardpoint_cli("memory --parameters 3 --pipeline-parallel 4", dir.path());
   CHECK(bad.code == 2);
   CHECK(bad.err.find("at most one stage a parameter") != std::string::npos);
+  for (const char* p : {"0", "-1"}) { // (-1 once reached a vector's reserve: exit 4)
+    const auto r = shardpoint_cli(std::string("memory --parameters 7.5e9 --pipeline-parallel ") + p,
+                                  dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err == std::string("shardpoint: error: --pipeline-parallel must be a positive integer, "
+                               "not ") +
+                       p + "\n");
+    CHECK(r.out.empty());
+  }
   const auto model = dir / "adds.onnx";
   sp::save_model(adds({10}), model);
   const auto usage =
@@ -564,6 +588,9 @@ TEST_CASE("memory counts the weights Constant nodes and If bodies hold") {
       CHECK(estimates[0].rfind("no input dimension is named like a batch: dimension "
                                "'p2o.DynamicDimension.0' of input 'x' is taken for it",
                                0) == 0);
+      // The batch is sized (to the micro-batch): the free ones are the others.
+      CHECK(estimates[1].find("free dimensions 'p2o.DynamicDimension.1', "
+                              "'p2o.DynamicDimension.2';") != std::string::npos);
     }
     CHECK(estimates.back().rfind("the activations of ", 0) == 0);
     std::string warned;
@@ -835,6 +862,11 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
   j = run_json(unnamed + "--micro-batch-size 3 --batch-dim rows", dir);
   CHECK(activations(j) == 2 * 3 * 16 * 4 * 4);
   CHECK(j["estimated"] == false);
+  // A batch the user sizes is measured there and scaled, and called sized.
+  j = run_json(named + "--micro-batch-size 3 --dim batch_size=6", dir);
+  CHECK(activations(j) == 2 * 3 * 16 * 4 * 4);
+  CHECK(j["notes"][0] == "input 'ids' has its batch sized to 6 (dimension 'batch_size'): "
+                         "activations measured at 6 and scaled by 3/6");
   // A floating-point input's first dimension is a guess, said so.
   auto chain = relu_chain();
   chain.mutable_graph()
@@ -859,7 +891,12 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
            {"--batch-dim seq", "--batch-dim 'seq': no input of the model has a dimension named "
                                "so (their symbolic dimensions: 'batch_size'; or give "
                                "INPUT:AXIS)"},
-           {"--batch-dim ids:2", "--batch-dim 'ids:2': input 'ids' has 2 dimension(s)"},
+           {"--batch-dim ids:2",
+            "--batch-dim 'ids:2': input 'ids' has 2 dimension(s); give one as a number from 0"},
+           {"--batch-dim ids:-1",
+            "--batch-dim 'ids:-1': input 'ids' has 2 dimension(s); give one as a number from 0"},
+           {"--batch-dim ids:",
+            "--batch-dim 'ids:': input 'ids' has 2 dimension(s); give one as a number from 0"},
            {"--batch-dim tokens:0", "--batch-dim 'tokens:0': the model has no input 'tokens'"}}) {
     CAPTURE(c.first);
     const auto r = shardpoint_cli(named + c.first, dir.path());

@@ -83,6 +83,10 @@ std::vector<stage_memory_input> from_counts(const memory_request& a, const paral
   shardpoint::from_counts(n, largest, 4); // the counts' own checks, whole
   const std::int64_t p =
       a.pipeline_parallel.empty() ? 1 : parse_count("--pipeline-parallel", a.pipeline_parallel);
+  if (p < 1) {
+    throw bad_parameter_error("--pipeline-parallel must be a positive integer, not " +
+                              std::to_string(p));
+  }
   if (p > n || p > (std::int64_t{1} << 20)) {
     throw bad_parameter_error("--pipeline-parallel " + std::to_string(p) +
                               ": at most one stage a parameter and 1048576 stages, for " +
@@ -114,10 +118,12 @@ void largest_layer_guess(const memory_request& a, io::memory_report& r) {
       (r.plan.sharded_data_parallel <= 1 && !a.compare_deepspeed)) {
     return;
   }
-  r.estimates.push_back("the largest layer is taken to be the whole model, all " +
-                        std::to_string(parse_count("--parameters", a.parameters)) +
-                        " parameters (what sharding gathers is then an upper bound): give "
-                        "--largest-layer-parameters L");
+  r.estimates.push_back(
+      "the largest layer is taken to be the whole model, all " +
+      std::to_string(parse_count("--parameters", a.parameters)) + " parameters (" +
+      (r.plan.sharded_data_parallel > 1 ? "what sharding gathers is then an upper bound"
+                                        : "DeepSpeed's ZeRO-3 figures are then upper bounds") +
+      "): give --largest-layer-parameters L");
 }
 
 // Why the largest device does not fit `capacity`, in words; under auto, the
@@ -176,8 +182,13 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
     r.zero_stages = compare_zero_stages(stages, c);
   }
   if (a.compare_deepspeed) {
-    r.deepspeed = compare_with_deepspeed(
-        stages, c, a.gpus_per_node.empty() ? 0 : parse_count("--gpus-per-node", a.gpus_per_node));
+    std::int64_t gpus = 0; // all on one node
+    if (!a.gpus_per_node.empty() && (gpus = parse_count("--gpus-per-node", a.gpus_per_node)) < 1) {
+      throw bad_parameter_error("--gpus-per-node must be a positive integer, not " +
+                                std::to_string(gpus));
+    }
+    r.deepspeed = compare_with_deepspeed(stages, c, gpus);
+    r.deepspeed->largest_layer_assumed = !a.parameters.empty() && a.largest_layer.empty();
   }
   largest_layer_guess(a, r);
   r.config = c;

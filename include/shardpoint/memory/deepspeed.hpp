@@ -204,6 +204,9 @@ struct deepspeed_term {
 /// side's terms sum to its figure.
 struct deepspeed_comparison {
   deepspeed_inputs inputs;
+  /// The largest layer is an assumption of the caller's (counts without
+  /// one), which the report marks.
+  bool largest_layer_assumed = false;
   std::vector<deepspeed_row> rows;
   std::vector<deepspeed_term> zero2;
   std::vector<deepspeed_term> zero3;

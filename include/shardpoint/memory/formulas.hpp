@@ -312,8 +312,10 @@ inline deepspeed_comparison compare_with_deepspeed(std::span<const stage_memory_
       config.sharded_data_parallel > 1 ? config.sharded_data_parallel : config.data_parallel;
   const std::int64_t g = gpus_per_node == 0 ? n : gpus_per_node;
   if (n < 1 || g < 1 || n % g != 0) {
-    throw bad_parameter_error(detail::cat("shardpoint: ", g, " GPU(s) per node do not divide the ",
-                                          n, " GPUs of the data-parallel group"));
+    throw bad_parameter_error(detail::cat(
+        "shardpoint: ", g, " GPU(s) per node do not divide the ", n, " GPUs the states are ",
+        config.sharded_data_parallel > 1 ? "sharded over (the sharded data parallel degree)"
+                                         : "divided over (the data-parallel degree)"));
   }
   const stage_memory_input& in = stages[0];
   deepspeed_comparison out;
@@ -352,9 +354,11 @@ inline deepspeed_comparison compare_with_deepspeed(std::span<const stage_memory_
        "on every GPU and rounds each weight's share up"});
   out.zero3.push_back(
       {"the largest layer gathered", z3.gathered, ds3.largest_layer_bytes,
-       "both hold the largest layer's fp16 parameters and gradients (4 bytes a parameter; "
-       "shardpoint only its weights over the persistence threshold), shardpoint also the "
-       "parameters prefetched up to the live-parameter limit"});
+       n == 1 ? "on one GPU nothing is partitioned, so shardpoint gathers nothing; DeepSpeed's "
+                "estimator counts the largest layer's 4 bytes a parameter whatever the degree"
+              : "both hold the largest layer's fp16 parameters and gradients (4 bytes a "
+                "parameter; shardpoint only its weights over the persistence threshold), "
+                "shardpoint also the parameters prefetched up to the live-parameter limit"});
   if (constants > 0) {
     for (auto* terms : {&out.zero2, &out.zero3}) {
       terms->push_back({"integer constants", constants, 0,

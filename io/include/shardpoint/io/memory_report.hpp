@@ -42,7 +42,7 @@ std::string to_table(const memory_report& r);
 ///  on a guess), "estimates" (what, in words), and with the comparison
 ///  "zero_stages": {"plain", "optimizer_states", "gradients", "parameters"};
 ///  with DeepSpeed's estimator "deepspeed": {"inputs": {"total_params",
-///  "largest_layer_params", "num_gpus_per_node", "num_nodes",
+///  "largest_layer_params", "largest_layer_assumed", "num_gpus_per_node", "num_nodes",
 ///  "additional_buffer_factor"}, "rows": [{"zero_stage", "offload_optimizer",
 ///  "offload_parameters", "zero_init" (null for ZeRO-2), "gpu_bytes",
 ///  "cpu_bytes"}], "zero2" and "zero3": {"shardpoint_bytes",

@@ -76,6 +76,9 @@ struct guesses {
   /// How the activations' batch was found when that is a guess, a sentence
   /// (activation_bytes); empty otherwise.
   std::string batch;
+  /// The symbolic input dimensions activation_bytes set to the micro-batch
+  /// size: sized, so no longer free.
+  std::set<std::string> batch_symbols;
 
   [[nodiscard]] bool any() const { return cost_nodes > 0 || bytes_nodes > 0 || !batch.empty(); }
 };
