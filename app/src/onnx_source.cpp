@@ -102,6 +102,10 @@ std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::g
                   (guessed.cost_nodes > 0 ? " rest on those shapes too"
                                           : shapes_sentence(g, guessed.symbols, sizes)));
   }
+  if (guessed.body_nodes > 0) {
+    out.push_back("the FLOPs of " + std::to_string(guessed.body_nodes) +
+                  " If/Loop/Scan node(s) leave out their bodies (priced by their outputs)");
+  }
   return out;
 }
 

@@ -46,6 +46,12 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
     if (guessed != nullptr && cost_is_guess(n, types, guessed->symbols)) {
       ++guessed->cost_nodes;
     }
+    if (guessed != nullptr && std::any_of(n.attribute().begin(), n.attribute().end(),
+                                          [](const ::onnx::AttributeProto& a) {
+                                            return a.has_g() || a.graphs_size() > 0;
+                                          })) {
+      ++guessed->body_nodes;
+    }
     const auto out = dims_of(types, n.output(0));
     if (!out) {
       continue;

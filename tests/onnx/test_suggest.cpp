@@ -464,6 +464,33 @@ TEST_CASE("FLOPs of a Paddle export sized by --input-shape: an independent count
   CHECK(j["bottleneck"].get<double>() >= static_cast<double>(total) / 3);
 }
 
+TEST_CASE("FLOPs of an If, a Loop or a Scan leave out its bodies: a guess, said so") {
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  // silero's LSTMs run inside an If; sized, nothing else is a guess.
+  const auto silero = onnx_test::models_dir() / "silero_vad_legacy.onnx";
+  const auto run = [&](const std::string& cost) {
+    const auto r = shardpoint_cli("suggest --input-model " + q(silero) +
+                                      " --stages 2 --dim batch=1 --dim sequence=512 --report json "
+                                      "--cost " +
+                                      cost,
+                                  dir.path());
+    REQUIRE(r.code == 0);
+    return std::pair(nlohmann::json::parse(r.out), r.err);
+  };
+  const auto [flops, flops_err] = run("flops");
+  const auto estimates = flops["estimates"].get<std::vector<std::string>>();
+  REQUIRE(!estimates.empty());
+  CHECK(estimates.back() ==
+        "the FLOPs of 1 If/Loop/Scan node(s) leave out their bodies (priced by their outputs)");
+  CHECK(flops_err.find("shardpoint: warning: " + estimates.back() + "\n") != std::string::npos);
+  // By node count, the bodies do not matter.
+  const auto [unit, unit_err] = run("unit");
+  for (const auto& e : unit["estimates"]) {
+    CHECK(e.get<std::string>().find("If/Loop/Scan") == std::string::npos);
+  }
+}
+
 TEST_CASE("FLOPs of a ConvTranspose: per input element, not per output element") {
   // x[1, 64, 64, 64] -> ConvTranspose W[64, 32, 3, 3] -> [1, 32, 66, 66]:
   // 2 x 262144 x 32 x 9 = 151 MFLOPs (per output element it would be 81).

@@ -68,6 +68,9 @@ struct guesses {
   /// Nodes whose FLOPs rest on a shape inference could not find, or on a
   /// symbolic dimension (cost_model::flops only).
   std::size_t cost_nodes = 0;
+  /// Nodes with a subgraph (If, Loop, Scan) whose FLOPs leave out their
+  /// bodies: priced by their output as any other op (cost_model::flops).
+  std::size_t body_nodes = 0;
   /// Nodes with an output other nodes read whose size is unknown or has a
   /// symbolic dimension.
   std::size_t bytes_nodes = 0;
@@ -80,7 +83,9 @@ struct guesses {
   /// size: sized, so no longer free.
   std::set<std::string> batch_symbols;
 
-  [[nodiscard]] bool any() const { return cost_nodes > 0 || bytes_nodes > 0 || !batch.empty(); }
+  [[nodiscard]] bool any() const {
+    return cost_nodes > 0 || body_nodes > 0 || bytes_nodes > 0 || !batch.empty();
+  }
 };
 
 /// What the balanced partitioner needs of a model, per top-level node.
