@@ -5,8 +5,10 @@
 #include <filesystem>
 
 #include <shardpoint/app/commands.hpp>
+#include <shardpoint/app/errors.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/layout_file.hpp>
+#include <shardpoint/onnx/rank_weights.hpp>
 #include <shardpoint/onnx/weights.hpp>
 
 namespace shardpoint::app {
@@ -18,6 +20,17 @@ strategy_outcome write_strategy(const weights_options& a) {
   }
   if (a.format != "ckpt" && a.format != "json") {
     throw bad_parameter_error("format " + io::quote(a.format) + " is not ckpt or json");
+  }
+  if (a.layout_form != "mindspore" && a.layout_form != "tutorial") {
+    throw bad_parameter_error("layout form " + io::quote(a.layout_form) +
+                              " is not mindspore or tutorial");
+  }
+  const bool json = a.format == "json";
+  const auto form = a.layout_form == "tutorial" ? weights::layout_form::tutorial
+                                                : weights::layout_form::mindspore;
+  if (json && form == weights::layout_form::tutorial) {
+    throw usage_error("--layout-form tutorial writes what the tutorial's save_strategy_file "
+                      "writes, protobuf only: use --format ckpt");
   }
   io::output_set outputs;
   protect_inputs(outputs, a.model.data.data() != nullptr ? std::string() : a.model.input, nullptr,
@@ -35,11 +48,19 @@ strategy_outcome write_strategy(const weights_options& a) {
   const auto decisions =
       onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
   const auto strategies = onnx::strategies(decisions, options, result.num_stages());
+  std::size_t files = 0;
   for (const auto& s : strategies) {
-    const bool json = a.format == "json";
+    if (s.parameters.empty()) {
+      continue; // no file for a stage without weights: MindSpore refuses an empty one
+    }
     io::write_file_atomically(
         out.file("stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt")),
-        json ? weights::strategy_to_json(s) : weights::strategy_to_protobuf(s));
+        json ? weights::strategy_to_json(s) : weights::strategy_to_protobuf(s, form));
+    ++files;
+  }
+  if (files == 0) {
+    throw bad_input_error("the model has no initializers to split (weights held in Constant "
+                          "nodes are not cut)");
   }
   if (layout_out != nullptr) {
     std::vector<io::layout_choice> choices;
@@ -49,19 +70,43 @@ strategy_outcome write_strategy(const weights_options& a) {
     io::write_file_atomically(layout_out->staging(), io::to_layout_yaml(choices));
   }
   outputs.commit();
-  return {decisions, strategies.size()};
+  return {decisions, files};
 }
 
 void split_weights(const weights_options& a) {
+  const int sources = static_cast<int>(!a.model.input.empty()) +
+                      static_cast<int>(!a.from_weights.empty()) +
+                      static_cast<int>(!a.from_ranks.empty());
+  if (sources != 1 || a.from_ranks.empty() != a.from_strategy_dir.empty()) {
+    throw usage_error("weights split takes one source: --input-model, --from-weights, or "
+                      "--from-ranks with --from-strategy-dir");
+  }
   io::output_set outputs;
-  protect_inputs(outputs, a.model.input, nullptr);
   outputs.input_folder(a.strategy_dir, "the strategy folder");
+  if (!a.from_weights.empty()) {
+    outputs.input(a.from_weights, "the weights");
+  } else if (!a.from_ranks.empty()) {
+    outputs.input_folder(a.from_ranks, "the rank folder");
+    outputs.input_folder(a.from_strategy_dir, "the strategy folder of the ranks");
+  } else {
+    protect_inputs(outputs, a.model.input, nullptr);
+  }
   auto& ranks = outputs.folder(a.ranks_dir, "--output-dir", a.force);
   const auto strategies = onnx::read_strategies(a.strategy_dir);
-  const auto file = load_model(a.model.input, {}, reading::whole);
-  protect_inputs(outputs, a.model.input, &file);
-  onnx::write_rank_weights(file.proto(), a.model.input, strategies, ranks,
-                           a.format == "safetensors");
+  const bool safetensors = a.format == "safetensors";
+  if (!a.from_weights.empty()) {
+    onnx::write_rank_weights(onnx::file_weight_source(a.from_weights), strategies, ranks,
+                             safetensors);
+  } else if (!a.from_ranks.empty()) {
+    const auto from = onnx::read_strategies(a.from_strategy_dir);
+    onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies, ranks,
+                             safetensors);
+  } else {
+    const auto file = load_model(a.model.input, {}, reading::whole);
+    protect_inputs(outputs, a.model.input, &file);
+    onnx::write_rank_weights(onnx::model_weight_source(file.proto(), a.model.input), strategies,
+                             ranks, safetensors);
+  }
   outputs.commit();
 }
 

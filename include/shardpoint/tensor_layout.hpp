@@ -23,11 +23,36 @@
 //   matrix [2, 4, 1], tensor map [1, 0]; rank 5 has coordinate (1, 1, 0):
 //   rows 256-511, all columns; ranks 0..7 hold row blocks 0,1,2,3,0,1,2,3.
 //
+// WHAT MINDSPORE ALSO WRITES (read, never written; docs/formats.md)
+//
+//   * Nested maps (MindSpore's Layout API): a dimension's entry may name
+//     several device axes, [[2, 1], 0]; the dimension is cut into the
+//     product of their sizes and the rank's part is the mixed-radix number
+//     of its coordinates on them, the first-listed axis outermost
+//     (_expand_layout).
+//   * Optimizer weight sharding (opt_weight_shard_size z > 0, or -1 for all
+//     replicas; step t): dimension 0 is cut further, inside its
+//     model-parallel part, over the innermost replicated axes (axes no
+//     dimension uses, of size > 1) whose sizes multiply to z -- an axis
+//     larger than what is still needed is split and its inner factor taken
+//     (_construct_tensor_layout_for_opt_shard). With a classic map and one
+//     replicated axis i, t must be the product of the axes inside i.
+//   * param_split_shape: empty, the full shape (the tutorial), or the sizes
+//     of the slices of dimension 0 when only dimension 0 is cut and its
+//     parts are uneven (manual embedding splits; indices_offset, when given,
+//     their offsets). field > 0 (an interleave of field rows) is refused:
+//     shardpoint never slices what it cannot slice as MindSpore does.
+//
+//   place() turns all of this into one normal form -- per tensor dimension,
+//   the device axes that cut it, outermost first, on a device matrix where
+//   split axes are two -- and slice_of() reads a rank's box off it.
+//
 // Independent of ONNX and protobuf; the ONNX adapter and `shardpoint weights`
 // use it, and so can any other format.
 #ifndef SHARDPOINT_TENSOR_LAYOUT_HPP
 #define SHARDPOINT_TENSOR_LAYOUT_HPP
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,12 +74,20 @@ class layout_error : public bad_parameter_error {
 /// A parameter's layout on one pipeline stage.
 struct tensor_layout {
   std::string name;
-  std::vector<std::int64_t> shape;         ///< the full shape (param_split_shape)
-  std::vector<std::int64_t> shard;         ///< the shard tuple, one entry a dimension
+  std::vector<std::int64_t> shape; ///< the full shape (meaningful when shape_known)
+  bool shape_known = true;         ///< false: the file gives none (MindSpore's C++ writer)
+  std::vector<std::int64_t> shard; ///< the shard tuple, one entry a dimension
   std::vector<std::int64_t> device_matrix; ///< [repeat,] shard
-  std::vector<std::int32_t> tensor_map;    ///< rank-1, ..., 0
-  std::int64_t devices = 1;                ///< devices of the stage
-  std::int64_t repeat = 1;                 ///< copies of each slice
+  /// Per tensor dimension, the map values of the device axes cutting it
+  /// (value m names axis len - 1 - m), outermost first; {-1}: not cut.
+  std::vector<std::vector<std::int32_t>> tensor_map;
+  std::int64_t devices = 1; ///< devices of the stage
+  std::int64_t repeat = 1;  ///< copies of each slice
+  std::int64_t opt_shard_step = 0;
+  std::int64_t opt_shard_size = 0;          ///< -1: over every replica
+  std::vector<std::int64_t> split_shape;    ///< param_split_shape as read
+  std::vector<std::int64_t> indices_offset; ///< as read
+  std::int64_t field = 0;
 
   friend bool operator==(const tensor_layout&, const tensor_layout&) = default;
 };
@@ -71,8 +104,25 @@ struct tensor_slice {
     }
     return n;
   }
+  [[nodiscard]] std::vector<std::int64_t> extent() const {
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < begin.size(); ++i) {
+      out.push_back(end[i] - begin[i]);
+    }
+    return out;
+  }
   friend bool operator==(const tensor_slice&, const tensor_slice&) = default;
 };
+
+namespace detail {
+inline std::string tuple_text(const std::vector<std::int64_t>& v, bool tuple = true) {
+  std::string s = tuple ? "(" : "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    s.append(i ? ", " : "").append(std::to_string(v[i]));
+  }
+  return s + (tuple ? (v.size() == 1 ? ",)" : ")") : "]");
+}
+} // namespace detail
 
 /// The layout of parameter `name` of `shape` cut by `shard` over a stage of
 /// `devices` devices, as MindSpore's save_strategy_file builds it. Throws
@@ -85,13 +135,7 @@ struct tensor_slice {
 inline tensor_layout make_layout(std::string_view name, const std::vector<std::int64_t>& shape,
                                  const std::vector<std::int64_t>& shard, std::int64_t devices) {
   using detail::cat;
-  const auto tuple = [](const std::vector<std::int64_t>& v) {
-    std::string s = "(";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      s.append(i ? ", " : "").append(std::to_string(v[i]));
-    }
-    return s + (v.size() == 1 ? ",)" : ")");
-  };
+  using detail::tuple_text;
   if (name.find('-') != std::string_view::npos) {
     throw layout_error(cat("For ", name,
                            ", the name contains '-', which MindSpore's strategy files cannot "
@@ -101,93 +145,280 @@ inline tensor_layout make_layout(std::string_view name, const std::vector<std::i
     throw layout_error(cat("For ", name, ", a stage needs at least one device, not ", devices));
   }
   if (shard.size() != shape.size()) {
-    throw layout_error(cat("For ", name, ", the shard ", tuple(shard), " has ", shard.size(),
+    throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard), " has ", shard.size(),
                            " entries but the parameter has ", shape.size(), " dimensions ",
-                           tuple(shape)));
+                           tuple_text(shape)));
   }
   std::int64_t product = 1;
   for (const auto c : shard) {
     if (c < 1) {
-      throw layout_error(cat("For ", name, ", the shard ", tuple(shard), " has an entry below 1"));
+      throw layout_error(
+          cat("For ", name, ", the shard ", tuple_text(shard), " has an entry below 1"));
     }
     product *= c;
   }
   if (devices % product != 0) { // first, as MindSpore checks it
-    throw layout_error(cat("For ", name, ", the shard ", tuple(shard), " requires ", product,
+    throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard), " requires ", product,
                            " devices, but the device number of this stage is ", devices,
                            ", it can not be divisible by ", product));
   }
   for (std::size_t i = 0; i < shard.size(); ++i) {
     if (shape[i] % shard[i] != 0) {
-      throw layout_error(cat("For ", name, ", dimension ", i, " of ", tuple(shape), " (", shape[i],
-                             ") is not divisible by its shard ", shard[i]));
+      throw layout_error(cat("For ", name, ", dimension ", i, " of ", tuple_text(shape), " (",
+                             shape[i], ") is not divisible by its shard ", shard[i]));
     }
   }
-  tensor_layout out{std::string(name), shape, shard, {}, {}, devices, devices / product};
+  tensor_layout out;
+  out.name = std::string(name);
+  out.shape = shape;
+  out.shard = shard;
+  out.devices = devices;
+  out.repeat = devices / product;
   if (out.repeat != 1) {
     out.device_matrix.push_back(out.repeat);
   }
   out.device_matrix.insert(out.device_matrix.end(), shard.begin(), shard.end());
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    out.tensor_map.push_back(static_cast<std::int32_t>(shape.size() - 1 - i));
+    out.tensor_map.push_back({static_cast<std::int32_t>(shape.size() - 1 - i)});
   }
   return out;
 }
 
-/// The slice local rank `rank` holds, from any device matrix and tensor map
-/// (as read from a strategy file). Throws layout_error for a rank outside
-/// the device matrix, a tensor map entry naming no dimension of it, or a
-/// dimension not divisible by its parts.
-inline tensor_slice slice_of(const std::vector<std::int64_t>& device_matrix,
-                             const std::vector<std::int32_t>& tensor_map,
-                             const std::vector<std::int64_t>& shape, std::int64_t rank) {
+/// A layout in one normal form: per tensor dimension the device axes that
+/// cut it (indices into `device_matrix`, outermost first, optimizer axes
+/// included), and for an uneven split of dimension 0 the bounds of its
+/// parts.
+struct placement {
+  std::vector<std::int64_t> device_matrix; ///< the file's, an axis split for optimizer sharding
+  std::vector<std::vector<std::size_t>> axes;
+  std::vector<std::int64_t> dim0_bounds; ///< parts + 1 offsets when uneven; empty when even
+
+  /// Parts dimension `d` is cut into.
+  [[nodiscard]] std::int64_t parts(std::size_t d) const {
+    std::int64_t n = 1;
+    for (const auto a : axes[d]) {
+      n *= device_matrix[a];
+    }
+    return n;
+  }
+};
+
+/// The axes of `layout` (its map and optimizer sharding), without its shape:
+/// what place() checks first.
+inline placement axes_of(const tensor_layout& layout) {
+  using detail::cat;
+  using detail::tuple_text;
+  const auto fail = [&](const std::string& what) -> layout_error {
+    return layout_error(cat("For ", layout.name, ", ", what));
+  };
+  placement p;
+  p.device_matrix = layout.device_matrix;
+  const std::size_t n = p.device_matrix.size();
+  std::vector<bool> used(n, false);
+  bool nested = false;
+  for (const auto& entry : layout.tensor_map) {
+    nested = nested || entry.size() > 1;
+    auto& axes = p.axes.emplace_back();
+    for (const auto m : entry) {
+      if (m == -1) {
+        continue;
+      }
+      if (m < 0 || static_cast<std::size_t>(m) >= n) {
+        throw fail(cat("tensor map entry ", m, " names no dimension of a device matrix of ", n));
+      }
+      const std::size_t axis = n - 1 - static_cast<std::size_t>(m);
+      if (used[axis]) {
+        throw fail(cat("tensor map entry ", m, " cuts two dimensions"));
+      }
+      used[axis] = true;
+      axes.push_back(axis);
+    }
+  }
+  if (layout.field != 0) {
+    throw fail(cat("field ", layout.field,
+                   " (MindSpore's interleave of field rows) is not something shardpoint slices; "
+                   "it refuses rather than cut other slices than MindSpore would"));
+  }
+  const bool opt = layout.opt_shard_step != 0 && layout.opt_shard_size != 0 && !p.axes.empty();
+  if (opt) {
+    std::int64_t size = layout.opt_shard_size;
+    std::vector<std::size_t> replicated;
+    std::int64_t cut = 1;
+    for (std::size_t a = 0; a < n; ++a) {
+      if (used[a]) {
+        cut *= p.device_matrix[a];
+      } else if (p.device_matrix[a] > 1) {
+        replicated.push_back(a);
+      }
+    }
+    if (size == -1) {
+      size = layout.devices / cut;
+    }
+    const std::string what = cat("opt_weight_shard_size ", layout.opt_shard_size,
+                                 " with opt_weight_shard_step ", layout.opt_shard_step);
+    if (size < 1 || replicated.empty()) {
+      throw fail(cat(what, ": the device matrix ", tuple_text(p.device_matrix, false),
+                     " leaves no replicated axis to shard the optimizer over"));
+    }
+    if (!nested && replicated.size() == 1) {
+      std::int64_t inner = 1;
+      for (std::size_t a = replicated[0] + 1; a < n; ++a) {
+        inner *= p.device_matrix[a];
+      }
+      if (inner != layout.opt_shard_step) {
+        throw fail(cat(what, ": the step must be ", inner,
+                       ", the model-parallel size inside the replicated axis"));
+      }
+    }
+    std::int64_t rest = size;
+    std::vector<std::size_t> taken;
+    for (std::size_t k = replicated.size(); k-- > 0 && rest > 1;) {
+      const std::size_t a = replicated[k];
+      const std::int64_t d = p.device_matrix[a];
+      if (rest >= d) {
+        if (rest % d != 0) {
+          throw fail(cat(what, ": ", rest, " is not a multiple of the replicated axis ", d));
+        }
+        taken.push_back(a);
+        rest /= d;
+        continue;
+      }
+      if (d % rest != 0) {
+        throw fail(cat(what, ": the replicated axis ", d, " is not a multiple of ", rest));
+      }
+      // Split axis a into (d / rest, rest); the inner factor shards.
+      p.device_matrix[a] = d / rest;
+      p.device_matrix.insert(p.device_matrix.begin() + static_cast<std::ptrdiff_t>(a) + 1, rest);
+      for (auto& axes : p.axes) {
+        for (auto& x : axes) {
+          x += x > a ? 1 : 0;
+        }
+      }
+      for (auto& x : taken) {
+        x += x > a ? 1 : 0;
+      }
+      taken.push_back(a + 1);
+      rest = 1;
+    }
+    if (rest != 1) {
+      throw fail(cat(what, ": more than the ", layout.devices / cut, " replicas of each slice"));
+    }
+    std::sort(taken.begin(), taken.end());
+    p.axes[0].insert(p.axes[0].end(), taken.begin(), taken.end());
+  }
+  return p;
+}
+
+/// The normal form of `layout` (see the top), its shape known. Throws
+/// layout_error, naming the parameter, for a map naming no axis of the
+/// device matrix or one axis twice, optimizer sharding MindSpore would
+/// refuse, a dimension not divisible into its parts, a param_split_shape
+/// that is neither form, or field > 0.
+inline placement place(const tensor_layout& layout) {
+  using detail::cat;
+  using detail::tuple_text;
+  const auto fail = [&](const std::string& what) -> layout_error {
+    return layout_error(cat("For ", layout.name, ", ", what));
+  };
+  if (layout.tensor_map.size() != layout.shape.size()) {
+    throw fail(cat("a tensor map of ", layout.tensor_map.size(), " dimensions for a tensor of ",
+                   layout.shape.size(), " ", tuple_text(layout.shape, false)));
+  }
+  placement p = axes_of(layout);
+  const bool opt = layout.opt_shard_step != 0 && layout.opt_shard_size != 0 && !p.axes.empty();
+  // param_split_shape: empty or the full shape (even parts), or the sizes
+  // of uneven parts of dimension 0.
+  const auto& split = layout.split_shape;
+  if (!split.empty() && split != layout.shape) {
+    bool ok = !opt && !p.axes.empty() && static_cast<std::int64_t>(split.size()) == p.parts(0);
+    for (std::size_t d = 1; d < p.axes.size(); ++d) {
+      ok = ok && p.parts(d) == 1;
+    }
+    std::int64_t at = 0;
+    p.dim0_bounds.push_back(0);
+    for (std::size_t k = 0; ok && k < split.size(); ++k) {
+      ok = split[k] >= 0 && (layout.indices_offset.empty() ||
+                             (layout.indices_offset.size() == split.size() &&
+                              layout.indices_offset[k] == at));
+      at += split[k];
+      p.dim0_bounds.push_back(at);
+    }
+    if (!ok || at != layout.shape[0]) {
+      throw fail(cat("param_split_shape ", tuple_text(split, false), " is neither the shape ",
+                     tuple_text(layout.shape, false),
+                     " nor the sizes of the parts of dimension 0, in order, when only dimension "
+                     "0 is cut (",
+                     p.axes.empty() ? 1 : p.parts(0), " parts)"));
+    }
+    return p;
+  }
+  for (std::size_t d = 0; d < p.axes.size(); ++d) {
+    if (layout.shape[d] % p.parts(d) != 0) {
+      throw fail(cat("dimension ", d, " of ", tuple_text(layout.shape, false), " (",
+                     layout.shape[d], ") is not divisible into ", p.parts(d), " parts"));
+    }
+  }
+  return p;
+}
+
+/// The slice local rank `rank` holds of a tensor of `shape` placed as `p`.
+/// Throws layout_error for a rank outside the device matrix.
+inline tensor_slice slice_of(const placement& p, const std::vector<std::int64_t>& shape,
+                             std::int64_t rank) {
   using detail::cat;
   std::int64_t devices = 1;
-  for (auto d : device_matrix) {
+  for (auto d : p.device_matrix) {
     devices *= d;
   }
   if (rank < 0 || rank >= devices) {
     throw layout_error(cat("rank ", rank, " is outside a device matrix of ", devices, " devices"));
   }
-  if (tensor_map.size() != shape.size()) {
-    throw layout_error(cat("a tensor map of ", tensor_map.size(), " entries for a tensor of ",
-                           shape.size(), " dimensions"));
-  }
   // The rank's coordinate: row-major, the last dimension varying fastest.
-  std::vector<std::int64_t> coordinate(device_matrix.size());
+  std::vector<std::int64_t> coordinate(p.device_matrix.size());
   std::int64_t rest = rank;
-  for (std::size_t k = device_matrix.size(); k-- > 0;) {
-    coordinate[k] = rest % device_matrix[k];
-    rest /= device_matrix[k];
+  for (std::size_t k = p.device_matrix.size(); k-- > 0;) {
+    coordinate[k] = rest % p.device_matrix[k];
+    rest /= p.device_matrix[k];
   }
   tensor_slice s;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    const std::int32_t m = tensor_map[i];
-    if (m == -1) {
-      s.begin.push_back(0);
-      s.end.push_back(shape[i]);
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    std::int64_t part = 0;
+    for (const auto a : p.axes[d]) {
+      part = part * p.device_matrix[a] + coordinate[a];
+    }
+    if (d == 0 && !p.dim0_bounds.empty()) {
+      s.begin.push_back(p.dim0_bounds[static_cast<std::size_t>(part)]);
+      s.end.push_back(p.dim0_bounds[static_cast<std::size_t>(part) + 1]);
       continue;
     }
-    if (m < 0 || static_cast<std::size_t>(m) >= device_matrix.size()) {
-      throw layout_error(cat("tensor map entry ", m, " names no dimension of a device matrix of ",
-                             device_matrix.size()));
-    }
-    const std::size_t k = device_matrix.size() - 1 - static_cast<std::size_t>(m);
-    const std::int64_t parts = device_matrix[k];
-    if (shape[i] % parts != 0) {
-      throw layout_error(
-          cat("dimension ", i, " (", shape[i], ") is not divisible into ", parts, " parts"));
-    }
-    const std::int64_t size = shape[i] / parts;
-    s.begin.push_back(coordinate[k] * size);
-    s.end.push_back((coordinate[k] + 1) * size);
+    const std::int64_t size = shape[d] / p.parts(d);
+    s.begin.push_back(part * size);
+    s.end.push_back((part + 1) * size);
   }
   return s;
 }
 
-/// The slice local rank `rank` of the layout's stage holds.
+/// The slice local rank `rank` of the layout's stage holds (its shape known).
 inline tensor_slice slice_of(const tensor_layout& layout, std::int64_t rank) {
-  return slice_of(layout.device_matrix, layout.tensor_map, layout.shape, rank);
+  return slice_of(place(layout), layout.shape, rank);
+}
+
+/// The slice of a classic layout: one map value a dimension.
+inline tensor_slice slice_of(const std::vector<std::int64_t>& device_matrix,
+                             const std::vector<std::int32_t>& tensor_map,
+                             const std::vector<std::int64_t>& shape, std::int64_t rank) {
+  tensor_layout l;
+  l.name = "the tensor";
+  l.shape = shape;
+  l.device_matrix = device_matrix;
+  l.devices = 1;
+  for (auto d : device_matrix) {
+    l.devices *= d;
+  }
+  for (auto m : tensor_map) {
+    l.tensor_map.push_back({m});
+  }
+  return slice_of(l, rank);
 }
 
 /// The slice's bytes in the row-major tensor, as runs (offset, length) in

@@ -6,7 +6,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include <unistd.h>
 
@@ -186,9 +189,51 @@ std::string read_file(const fs::path& path, const char* what) {
 
 // ---- strategies ---------------------------------------------------------------
 
-std::string strategy_to_protobuf(const stage_strategy& s) {
+namespace {
+
+// The layout as MindSpore's C++ writer normalises it: the device-matrix axes
+// of size 1 removed, the map renumbered (an entry naming a removed axis
+// becomes -1); [1] when every axis is 1.
+std::pair<std::vector<std::int64_t>, std::vector<std::int32_t>>
+without_unit_axes(const tensor_layout& l) {
+  const std::size_t n = l.device_matrix.size();
+  std::vector<std::int64_t> dev;
+  std::vector<std::int64_t> index_of(n, -1); // old axis -> new axis
+  for (std::size_t a = 0; a < n; ++a) {
+    if (l.device_matrix[a] != 1) {
+      index_of[a] = static_cast<std::int64_t>(dev.size());
+      dev.push_back(l.device_matrix[a]);
+    }
+  }
+  std::vector<std::int32_t> map;
+  for (const auto& entry : l.tensor_map) {
+    const std::int32_t m = entry.empty() ? -1 : entry.front();
+    const std::int64_t axis = m < 0 ? -1 : index_of[n - 1 - static_cast<std::size_t>(m)];
+    map.push_back(axis < 0 ? -1
+                           : static_cast<std::int32_t>(static_cast<std::int64_t>(dev.size()) -
+                                                       1 - axis));
+  }
+  if (dev.empty()) {
+    dev.push_back(1);
+  }
+  return {dev, map};
+}
+
+// The single map of a layout shardpoint made (one axis a dimension).
+std::vector<std::int32_t> flat_map(const tensor_layout& l) {
+  std::vector<std::int32_t> out;
+  for (const auto& entry : l.tensor_map) {
+    out.push_back(entry.empty() ? -1 : entry.front());
+  }
+  return out;
+}
+
+} // namespace
+
+std::string strategy_to_protobuf(const stage_strategy& s, layout_form form) {
+  const bool tutorial = form == layout_form::tutorial;
   message map;
-  map.varint(1, static_cast<std::uint64_t>(s.stage));
+  map.varint(1, tutorial ? 0 : 1); // current_stage: the tutorial's 0, the C++ writer's first save
   for (const auto& p : s.parameters) {
     message strategy = dims_message(p.layout.shard);
     message strategys;
@@ -198,11 +243,18 @@ std::string strategy_to_protobuf(const stage_strategy& s) {
     map.nested(2, item);
   }
   for (const auto& p : s.parameters) {
-    message dev = dims_message(p.layout.device_matrix);
-    message tensor_map = dims_message(p.layout.tensor_map, true);
-    message split_shape = dims_message(p.layout.shape);
     message layouts;
-    layouts.nested(1, dev).nested(2, tensor_map).nested(3, split_shape);
+    if (tutorial) {
+      message dev = dims_message(p.layout.device_matrix);
+      message tensor_map = dims_message(flat_map(p.layout), true);
+      message split_shape = dims_message(p.layout.shape);
+      layouts.nested(1, dev).nested(2, tensor_map).nested(3, split_shape);
+    } else {
+      const auto [dev_matrix, flat] = without_unit_axes(p.layout);
+      message dev = dims_message(dev_matrix);
+      message tensor_map = dims_message(flat, true);
+      layouts.nested(1, dev).nested(2, tensor_map).bytes(3, {}).bytes(4, {});
+    }
     layouts.int32(5, 0).int32(6, 0).int32(7, 0); // field, opt_weight_shard_step / _size
     message item;
     item.bytes(1, p.layout.name).nested(2, layouts);
@@ -212,19 +264,18 @@ std::string strategy_to_protobuf(const stage_strategy& s) {
 }
 
 std::string strategy_to_json(const stage_strategy& s) {
-  nlohmann::ordered_json j;
-  j["current_stage"] = s.stage;
-  j["parallel_strategy_item"] = nlohmann::ordered_json::object();
-  j["parallel_layout_item"] = nlohmann::ordered_json::object();
+  nlohmann::json j; // std::map: keys sorted, as MindSpore's writer
+  j["current_stage"] = 1;
   for (const auto& p : s.parameters) {
     j["parallel_strategy_item"][p.layout.name] = {{"stage", p.stage},
                                                   {"parallel_strategy", {p.layout.shard}}};
+    const auto [dev_matrix, flat] = without_unit_axes(p.layout);
     j["parallel_layout_item"][p.layout.name] = {
-        {"dev_matrix", p.layout.device_matrix}, {"tensor_map", p.layout.tensor_map},
-        {"tensor_shape", p.layout.shape},       {"field", 0},
-        {"opt_weight_shard_step", 0},           {"opt_weight_shard_size", 0}};
+        {"dev_matrix", dev_matrix},   {"tensor_map", flat}, {"tensor_shape", p.layout.shape},
+        {"field", 0},                 {"opt_weight_shard_step", 0},
+        {"opt_weight_shard_size", 0}};
   }
-  return j.dump(2) + "\n";
+  return j.dump();
 }
 
 stage_strategy read_strategy(const fs::path& path) {
@@ -271,119 +322,226 @@ std::vector<T> json_integers(const nlohmann::ordered_json& v, const fs::path& pa
 
 } // namespace
 
+namespace {
+
+// A tensor map entry of the JSON form: an integer, or a list (nested map).
+std::vector<std::int32_t> json_map_entry(const nlohmann::ordered_json& v, const fs::path& path,
+                                         const std::string& what) {
+  if (v.is_array()) {
+    return json_integers<std::int32_t>(v, path, what);
+  }
+  return {json_integer<std::int32_t>(v, path, what)};
+}
+
+// One TensorMap message's values a tensor dimension (the classic form), or
+// one message a dimension (MindSpore's Layout API; a 1-D tensor's is
+// followed by an empty one).
+std::vector<std::vector<std::int32_t>> tensor_maps(std::vector<std::vector<std::int32_t>> messages) {
+  std::vector<std::vector<std::int32_t>> out;
+  if (messages.size() == 1) {
+    for (const auto m : messages.front()) {
+      out.push_back({m});
+    }
+    return out;
+  }
+  for (auto& m : messages) {
+    if (!m.empty()) {
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+// Checks what every later use assumes of a layout read from `path`, and
+// derives its devices, parts and copies.
+void complete_layout(tensor_layout& l, const fs::path& path) {
+  const std::string& name = l.name;
+  if (name.find('-') != std::string::npos) {
+    bad(path, "parameter '" + name +
+                  "': MindSpore reads a name with '-' as '<stage>-<name>', a strategy that "
+                  "merge_pipeline_strategys merged; give the strategy file of each stage");
+  }
+  // Products of positive counts that fit, as every later use assumes
+  // (fuzz_config found an overflow here).
+  std::int64_t devices = 1;
+  for (const auto d : l.device_matrix) {
+    if (d < 1 || __builtin_mul_overflow(devices, d, &devices) || devices > INT32_MAX) {
+      bad(path, "parameter '" + name +
+                    "': its dev_matrix is not a list of positive counts whose product is below "
+                    "2^31");
+    }
+  }
+  l.devices = devices;
+  const auto n = static_cast<std::int64_t>(l.device_matrix.size());
+  std::int64_t cut = 1;
+  std::set<std::int32_t> used;
+  l.shard.clear();
+  for (const auto& entry : l.tensor_map) {
+    std::int64_t parts = 1;
+    for (const auto m : entry) {
+      if (m < -1 || m >= n) {
+        bad(path, "parameter '" + name + "': tensor_map entry " + std::to_string(m) +
+                      " names no dimension of its dev_matrix");
+      }
+      if (m >= 0 && !used.insert(m).second) {
+        bad(path, "parameter '" + name + "': its tensor_map uses an axis of its dev_matrix twice");
+      }
+      if (m >= 0) {
+        parts *= l.device_matrix[static_cast<std::size_t>(n - 1 - m)];
+      }
+    }
+    l.shard.push_back(parts);
+    cut *= parts; // distinct axes: at most the devices
+  }
+  l.repeat = devices / cut;
+  for (const auto d : l.shape) {
+    if (d < 0) {
+      bad(path, "parameter '" + name + "': its tensor_shape has a negative dimension");
+    }
+  }
+  if (l.shape_known && l.shape.size() != l.tensor_map.size()) {
+    bad(path, "parameter '" + name + "': its tensor_shape has " + std::to_string(l.shape.size()) +
+                  " dimensions and its tensor_map " + std::to_string(l.tensor_map.size()));
+  }
+  if (l.opt_shard_size < -1 || l.opt_shard_step < 0) {
+    bad(path, "parameter '" + name + "': its opt_weight_shard_size or _step is negative");
+  }
+}
+
+} // namespace
+
 stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool json) {
   stage_strategy s;
-  std::map<std::string, strategy_entry> by_name;
-  std::set<std::string> with_layout;
-  std::vector<std::string> order;
-  const auto entry = [&](const std::string& name) -> strategy_entry& {
-    auto [it, fresh] = by_name.try_emplace(name);
-    if (fresh) {
-      order.push_back(name);
-      it->second.layout.name = name;
+  std::vector<tensor_layout> layouts;
+  std::optional<std::pair<std::string, int>> first_item; // the stage, from the items
+  const auto item_stage = [&](const std::string& node, std::int64_t stage) {
+    if (stage < 0 || stage > INT32_MAX) {
+      bad(path, "parallel_strategy_item '" + node + "' has stage " + std::to_string(stage));
     }
-    return it->second;
+    if (!first_item) {
+      first_item.emplace(node, static_cast<int>(stage));
+    } else if (first_item->second != stage) {
+      bad(path, "parallel_strategy_item '" + first_item->first + "' is in stage " +
+                    std::to_string(first_item->second) + " and '" + node + "' in stage " +
+                    std::to_string(stage) +
+                    "; a strategy file holds one stage (one that merge_pipeline_strategys "
+                    "merged? give the strategy file of each stage)");
+    }
   };
   if (json) {
     try {
       const auto j = io::detail::parse_json<nlohmann::ordered_json>(data, path.string());
-      s.stage = json_integer<int>(j.at("current_stage"), path, "current_stage");
-      for (const auto& [name, item] : j.at("parallel_strategy_item").items()) {
-        auto& e = entry(name);
-        e.stage = json_integer<int>(item.at("stage"), path, "the stage of " + name);
-        e.layout.shard = json_integers<std::int64_t>(item.at("parallel_strategy").at(0), path,
-                                                     "the parallel_strategy of " + name);
+      if (const auto items = j.find("parallel_strategy_item"); items != j.end()) {
+        for (const auto& [node, item] : items->items()) {
+          item_stage(node, json_integer<std::int64_t>(item.at("stage"), path,
+                                                      "the stage of " + node));
+        }
       }
       for (const auto& [name, item] : j.at("parallel_layout_item").items()) {
-        auto& e = entry(name);
-        with_layout.insert(name);
-        e.layout.device_matrix =
+        auto& l = layouts.emplace_back();
+        l.name = name;
+        l.device_matrix =
             json_integers<std::int64_t>(item.at("dev_matrix"), path, "the dev_matrix of " + name);
-        e.layout.tensor_map =
-            json_integers<std::int32_t>(item.at("tensor_map"), path, "the tensor_map of " + name);
-        e.layout.shape = json_integers<std::int64_t>(item.at("tensor_shape"), path,
-                                                     "the tensor_shape of " + name);
+        const auto& map = item.at("tensor_map");
+        if (!map.is_array()) {
+          bad(path, "not a MindSpore JSON strategy: the tensor_map of " + name +
+                        " is not a list");
+        }
+        for (const auto& e : map) {
+          l.tensor_map.push_back(json_map_entry(e, path, "the tensor_map of " + name));
+        }
+        l.shape_known = item.contains("tensor_shape");
+        if (l.shape_known) {
+          l.shape = json_integers<std::int64_t>(item.at("tensor_shape"), path,
+                                                "the tensor_shape of " + name);
+        }
+        const auto optional = [&](const char* key, auto& out) {
+          if (const auto it = item.find(key); it != item.end()) {
+            using T = std::decay_t<decltype(out)>;
+            if constexpr (std::is_same_v<T, std::int64_t>) {
+              out = json_integer<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
+            } else {
+              out = json_integers<std::int64_t>(*it, path,
+                                                std::string("the ") + key + " of " + name);
+            }
+          }
+        };
+        optional("field", l.field);
+        optional("opt_weight_shard_step", l.opt_shard_step);
+        optional("opt_weight_shard_size", l.opt_shard_size);
+        optional("param_split_shape", l.split_shape);
+        optional("indices_offset", l.indices_offset);
       }
     } catch (const nlohmann::json::exception& e) {
       std::string what = e.what();
       bad(path, "not a MindSpore JSON strategy: " + what.substr(what.find("] ") + 2));
     }
   } else {
-    fields(data, path, [&](int field, int type, std::uint64_t v, std::string_view bytes) {
-      if (field == 1 && type == WFL::WIRETYPE_VARINT) {
-        s.stage = static_cast<int>(v);
-      } else if ((field == 2 || field == 3) && type == WFL::WIRETYPE_LENGTH_DELIMITED) {
-        std::string name;
-        std::string_view inner;
-        fields(bytes, path, [&](int f, int t, std::uint64_t, std::string_view b) {
-          if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-            name = std::string(b);
-          } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-            inner = b;
-          }
-        });
-        auto& e = entry(name);
-        if (field == 3) {
-          with_layout.insert(name);
-        }
-        fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view b) {
-          if (field == 2) { // ParallelStrategys {stage, parallel_strategy}
-            if (f == 1 && t == WFL::WIRETYPE_VARINT) {
-              e.stage = static_cast<int>(x);
-            } else if (f == 2 && e.layout.shard.empty()) {
-              e.layout.shard = read_dims<std::int64_t>(b, path);
-            }
-          } else if (t == WFL::WIRETYPE_LENGTH_DELIMITED) { // ParallelLayouts
-            if (f == 1 && e.layout.device_matrix.empty()) {
-              e.layout.device_matrix = read_dims<std::int64_t>(b, path);
-            } else if (f == 2 && e.layout.tensor_map.empty()) {
-              e.layout.tensor_map = read_dims<std::int32_t>(b, path);
-            } else if (f == 3 && e.layout.shape.empty()) {
-              e.layout.shape = read_dims<std::int64_t>(b, path);
-            }
-          }
-        });
+    fields(data, path, [&](int field, int type, std::uint64_t, std::string_view bytes) {
+      if ((field != 2 && field != 3) || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
+        return; // current_stage (1): a save counter, not the stage
       }
+      std::string name;
+      std::string_view inner;
+      fields(bytes, path, [&](int f, int t, std::uint64_t, std::string_view b) {
+        if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+          name = std::string(b);
+        } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+          inner = b;
+        }
+      });
+      if (field == 2) { // ParallelStrategyItem {node_name, {stage, [strategy]}}
+        std::int64_t stage = 0;
+        fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view) {
+          if (f == 1 && t == WFL::WIRETYPE_VARINT) {
+            stage = static_cast<std::int64_t>(x);
+          }
+        });
+        item_stage(name, stage);
+        return;
+      }
+      auto& l = layouts.emplace_back(); // ParallelLayoutItem {param_name, ParallelLayouts}
+      l.name = name;
+      l.shape_known = false;
+      bool dev = false;
+      bool split = false;
+      bool offset = false;
+      std::vector<std::vector<std::int32_t>> maps;
+      fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view b) {
+        if (t == WFL::WIRETYPE_VARINT) { // int32: a negative one sign-extended
+          const auto v = static_cast<std::int64_t>(static_cast<std::int32_t>(x));
+          if (f == 5) {
+            l.field = v;
+          } else if (f == 6) {
+            l.opt_shard_step = v;
+          } else if (f == 7) {
+            l.opt_shard_size = v;
+          }
+        } else if (f == 1 && !std::exchange(dev, true)) { // MindSpore reads the first
+          l.device_matrix = read_dims<std::int64_t>(b, path);
+        } else if (f == 2) {
+          maps.push_back(read_dims<std::int32_t>(b, path));
+        } else if (f == 3 && !std::exchange(split, true)) {
+          l.split_shape = read_dims<std::int64_t>(b, path);
+        } else if (f == 4 && !std::exchange(offset, true)) {
+          l.indices_offset = read_dims<std::int64_t>(b, path);
+        }
+      });
+      if (!dev || maps.empty()) { // MindSpore reads dev_matrix[0] and tensor_map[0]
+        bad(path, "parameter '" + name + "' has no dev_matrix or no tensor_map");
+      }
+      l.tensor_map = tensor_maps(std::move(maps));
     });
   }
-  s.parameters.reserve(order.size());
-  for (const auto& name : order) {
-    auto e = by_name.at(name);
-    if (!with_layout.count(name) || e.layout.tensor_map.size() != e.layout.shape.size()) {
-      bad(path, "parameter '" + name + "' has no complete layout");
+  s.stage_known = first_item.has_value();
+  s.stage = first_item ? first_item->second : 0;
+  std::set<std::string> seen;
+  for (auto& l : layouts) {
+    if (!seen.insert(l.name).second) {
+      bad(path, "parameter '" + l.name + "' has two parallel_layout_items");
     }
-    // Products of positive counts that fit, as every later use assumes
-    // (fuzz_config found an overflow here).
-    const auto product = [&](const std::vector<std::int64_t>& v, const char* what) {
-      std::int64_t p = 1;
-      for (const auto d : v) {
-        if (d < 1 || __builtin_mul_overflow(p, d, &p) || p > INT32_MAX) {
-          bad(path, "parameter '" + name + "': its " + what +
-                        " is not a list of positive counts whose product is below 2^31");
-        }
-      }
-      return p;
-    };
-    e.layout.devices = product(e.layout.device_matrix, "dev_matrix");
-    const std::int64_t shards = product(e.layout.shard, "parallel_strategy");
-    if (e.layout.devices % shards != 0) {
-      bad(path, "parameter '" + name + "': its parallel_strategy needs " + std::to_string(shards) +
-                    " devices, which do not divide the " + std::to_string(e.layout.devices) +
-                    " of its dev_matrix");
-    }
-    for (const auto d : e.layout.shape) {
-      if (d < 0) {
-        bad(path, "parameter '" + name + "': its shape has a negative dimension");
-      }
-    }
-    for (const auto m : e.layout.tensor_map) {
-      if (m < -1 || m >= static_cast<std::int64_t>(e.layout.device_matrix.size())) {
-        bad(path, "parameter '" + name + "': tensor_map entry " + std::to_string(m) +
-                      " names no dimension of its dev_matrix");
-      }
-    }
-    e.layout.repeat = e.layout.devices / shards;
-    s.parameters.push_back(std::move(e));
+    complete_layout(l, path);
+    s.parameters.push_back({std::move(l), s.stage});
   }
   return s;
 }
@@ -605,7 +763,13 @@ std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
     }
     return out;
   }
-  fields(data, path, [&](int field, int type, std::uint64_t, std::string_view value) {
+  // MindSpore's save_checkpoint(crc_check=True) ends the file with "crc_num"
+  // and a 10-byte CRC; its load_checkpoint drops them, as here.
+  std::string_view values = data;
+  if (values.size() >= 17 && values.substr(values.size() - 17, 7) == "crc_num") {
+    values.remove_suffix(17);
+  }
+  fields(values, path, [&](int field, int type, std::uint64_t, std::string_view value) {
     if (field != 1 || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
       return;
     }
@@ -638,6 +802,10 @@ std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
           "tensor '" + name + "' has tensor_type '" + dtype + "', which shardpoint does not read");
     }
     piece.onnx_type = *onnx_type;
+    // Older MindSpore writes a scalar's dims as [0]; its loader reads them so.
+    if (piece.shape == std::vector<std::int64_t>{0} && !piece.data.empty()) {
+      piece.shape.clear();
+    }
     auto [it, fresh] = out.try_emplace(name, std::move(piece));
     if (!fresh) { // a tensor over 512 MiB: the pieces concatenate
       it->second.data.append(piece.data);

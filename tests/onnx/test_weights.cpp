@@ -108,7 +108,7 @@ std::string reference_slice(const std::string& full, const shardpoint::tensor_la
     for (std::size_t i = l.shape.size(); i-- > 0;) {
       const auto x = static_cast<std::int64_t>(f % static_cast<std::size_t>(l.shape[i]));
       f /= static_cast<std::size_t>(l.shape[i]);
-      const auto m = l.tensor_map[i];
+      const auto m = l.tensor_map[i].front();
       if (m >= 0) {
         const std::size_t k = l.device_matrix.size() - 1 - static_cast<std::size_t>(m);
         mine = mine && x / (l.shape[i] / l.device_matrix[k]) == coord[k];
@@ -147,8 +147,10 @@ void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const 
     bytes[t.name()] = sp::raw_bytes(t, model.parent_path());
   }
   std::map<std::string, int> types;
+  std::map<std::string, std::vector<std::int64_t>> shapes; // protobuf strategies give none
   for (const auto& t : original.graph().initializer()) {
     types[t.name()] = t.data_type();
+    shapes[t.name()].assign(t.dims().begin(), t.dims().end());
   }
   const auto strategies = sp::read_strategies(strategy);
   std::size_t checked = 0;
@@ -164,7 +166,9 @@ void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const 
         const auto& t = stored.at(p.layout.name);
         CHECK(t.onnx_type == types.at(p.layout.name));
         const auto element = *sp::element_bytes(t.onnx_type);
-        CHECK(t.data == reference_slice(bytes.at(p.layout.name), p.layout, local, element));
+        auto layout = p.layout;
+        layout.shape = shapes.at(p.layout.name);
+        CHECK(t.data == reference_slice(bytes.at(p.layout.name), layout, local, element));
         ++checked;
       }
     }
@@ -329,17 +333,15 @@ TEST_CASE("the shared models split and merge back") {
     round_trip(model, dir, 2, 2, "safetensors");
     round_trip(model, dir, 1, 2, "ckpt");
   }
-  // Weights as Constant nodes, no initializer: nothing to cut, said so.
+  // Weights as Constant nodes, no initializer: nothing to cut, said so, and
+  // no strategy folder of empty files (MindSpore refuses an empty one).
   const auto constants = onnx_test::models_dir() / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
-  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(constants) +
-                             " --tensor-parallel 2 --output-dir " + q(dir / "s") + " --force",
-                         dir.path())
-              .code == 0);
-  const auto r = shardpoint_cli("weights split --input-model " + q(constants) + " --strategy-dir " +
-                                    q(dir / "s") + " --output-dir " + q(dir / "r"),
+  const auto r = shardpoint_cli("weights strategy --input-model " + q(constants) +
+                                    " --tensor-parallel 2 --output-dir " + q(dir / "s"),
                                 dir.path());
   CHECK(r.code == 2);
   CHECK(r.err.find("the model has no initializers to split") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "s"));
 }
 
 TEST_CASE("refusals: exit 2, one line, nothing written") {
@@ -444,8 +446,7 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
           "no such strategy folder");
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s3") +
               " --output-dir " + q(dir / "r2"),
-          "the strategy of stage 0 names 'layer2/ln_gamma_w', which is no initializer of the "
-          "model");
+          "the strategy of stage 0 names 'layer2/ln_gamma_w', which the model does not hold");
   // An existing output is not overwritten without --force.
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
               " --output-dir " + q(dir / "r"),
@@ -488,8 +489,17 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
               .code == 0);
   refused("weights merge --strategy-dir " + q(dir / "s1") + " --ranks-dir " + q(dir / "r") +
               " --output " + q(dir / "m.safetensors"),
-          "checkpoint_0.ckpt': tensor 'layer0/q_w' has shape (8, 4); rank 0's slice of it is "
-          "(8, 8)");
+          "rank_1': no stage of the strategies (1 devices a stage, stages 0) has this rank; "
+          "ranks cut by another strategy?");
+  // The same with the whole shapes in the strategy (JSON's tensor_shape).
+  REQUIRE(run("weights strategy --input-model " + q(small) +
+              " --tensor-parallel 1 --devices-per-stage 2 --format json --output-dir " +
+              q(dir / "s1j"))
+              .code == 0);
+  refused("weights merge --strategy-dir " + q(dir / "s1j") + " --ranks-dir " + q(dir / "r") +
+              " --output " + q(dir / "m.safetensors"),
+          "checkpoint_0.ckpt': tensor 'layer0/attn_out_w' has shape (4, 8); rank 0's slice of "
+          "it is (8, 8)");
   // Replicas (4 devices a stage, T = 2): rank 2 and 3 hold what 0 and 1 do;
   // a replica changed is named, not merged silently in or out.
   REQUIRE(run("weights strategy --input-model " + q(small) +
@@ -512,7 +522,7 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   fs::remove(rank1);
   refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
               " --output " + q(dir / "m.safetensors"),
-          "no checkpoint_1.ckpt or model.safetensors for rank 1");
+          "rank_1': no *.ckpt or *.safetensors file for rank 1");
   onnx_test::write_file(rank1, kept.substr(0, kept.size() / 2));
   refused("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
               " --output " + q(dir / "m.safetensors"),
@@ -530,15 +540,18 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   fs::remove_all(dir / "r2");
   const auto two0 = onnx_test::read_file(dir / "two" / "stage0.ckpt");
   fs::remove(dir / "two" / "stage0.ckpt");
-  refused(split_two, "the strategy folder has files for stages 1: stage 0 has none");
+  refused(split_two, "two/stage0.ckpt': missing, though shardpoint wrote it into this strategy "
+                     "folder (its manifest lists it)");
+  fs::remove(dir / "two" / ".shardpoint-manifest.json"); // a folder written by hand
+  refused(split_two, "weight 'layer0/ln_gamma_w', read by node 'layer0/ln_gamma', is in no "
+                     "strategy file (the folder has stages 1; is a strategy file missing?)");
   onnx_test::write_file(dir / "two" / "stage0.ckpt", two0);
   fs::remove(dir / "two" / "stage1.ckpt");
-  refused(split_two, "initializer 'layer1/ln_gamma_w', read by node 'layer1/ln_gamma', is in no "
-                     "strategy file (the folder has stages 0; is a strategy file missing or "
-                     "empty?)");
-  onnx_test::write_file(dir / "two" / "stage1.ckpt", ""); // reads as stage 0, no parameters
-  refused(split_two, "two strategy files for stage 0, 'stage0.ckpt' and 'stage1.ckpt' (which "
-                     "lists no parameter)");
+  refused(split_two, "weight 'layer1/ln_gamma_w', read by node 'layer1/ln_gamma', is in no "
+                     "strategy file (the folder has stages 0; is a strategy file missing?)");
+  onnx_test::write_file(dir / "two" / "stage1.ckpt", ""); // no parameters: no stage at all
+  refused(split_two, "weight 'layer1/ln_gamma_w', read by node 'layer1/ln_gamma', is in no "
+                     "strategy file (the folder has stages 0; is a strategy file missing?)");
   // A strategy file cut short.
   const auto stage0 = dir / "s" / "stage0.ckpt";
   onnx_test::write_file(stage0, onnx_test::read_file(stage0).substr(0, 50));
@@ -565,10 +578,13 @@ TEST_CASE("strategy files whose layouts do not add up are refused, not overflowe
   CHECK(read(R"({"dev_matrix": [4611686018427387904, 4], "tensor_map": [0], "tensor_shape": [8]})",
              "[2]") == "'s.json': parameter 'w': its dev_matrix is not a list of positive counts "
                        "whose product is below 2^31");
-  CHECK(read(ok, "[0]") == "'s.json': parameter 'w': its parallel_strategy is not a list of "
-                           "positive counts whose product is below 2^31");
-  CHECK(read(ok, "[3]") == "'s.json': parameter 'w': its parallel_strategy needs 3 devices, which "
-                           "do not divide the 4 of its dev_matrix");
+  // The shard tuple of an item is not read (MindSpore's items may name
+  // operators); the map gives the parts.
+  CHECK(read(ok, "[3]") == "accepted");
+  CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [[1, 1]], "tensor_shape": [8]})", "[2]") ==
+        "'s.json': parameter 'w': its tensor_map uses an axis of its dev_matrix twice");
+  CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [0], "tensor_shape": [8, 2]})", "[2]") ==
+        "'s.json': parameter 'w': its tensor_shape has 2 dimensions and its tensor_map 1");
   CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [2], "tensor_shape": [8]})", "[2]") ==
         "'s.json': parameter 'w': tensor_map entry 2 names no dimension of its dev_matrix");
 }

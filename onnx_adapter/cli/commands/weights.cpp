@@ -88,14 +88,26 @@ action add_weights(CLI::App& app) {
       ->required();
   strategy->add_option("--format", a->format, "ckpt: protobuf; json: MindSpore's JSON form")
       ->check(CLI::IsMember({"ckpt", "json"}));
+  strategy
+      ->add_option("--layout-form", a->layout_form,
+                   "mindspore: as MindSpore's own writer (default); tutorial: as the tutorial's "
+                   "save_strategy_file, byte for byte (protobuf only)")
+      ->check(CLI::IsMember({"mindspore", "tutorial"}));
   strategy->add_flag("--replicate-shared", a->replicate_shared,
                      "Write a weight read by two stages to both");
   strategy->add_flag("--force", a->force, "Replace an output folder that is not empty");
 
   auto* split = cmd->add_subcommand("split", "Cut every weight into what each rank loads");
-  split->add_option("--input-model,--input_model", a->model.input, "Model with the weights")
-      ->required();
-  split->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
+  split->add_option("--input-model,--input_model", a->model.input,
+                    "Model with the weights (or --from-weights, or --from-ranks)");
+  split->add_option("--from-weights", a->from_weights,
+                    "Whole weights instead of a model: a .safetensors (weights merge's) or .ckpt");
+  split->add_option("--from-ranks", a->from_ranks,
+                    "Re-shard: the rank_<r>/ folders of another strategy (with "
+                    "--from-strategy-dir)");
+  split->add_option("--from-strategy-dir", a->from_strategy_dir,
+                    "The strategy files --from-ranks was cut with");
+  split->add_option("--strategy-dir", a->strategy_dir, "Strategy files to cut by")->required();
   split->add_option("--output-dir", a->ranks_dir, "Folder for rank_<r>/")->required();
   split->add_option("--format", a->format, "ckpt: MindSpore checkpoints; safetensors")
       ->check(CLI::IsMember({"ckpt", "safetensors"}));

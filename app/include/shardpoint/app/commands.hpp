@@ -179,11 +179,16 @@ struct weights_options {
   std::string layout_out;
   std::string strategy_dir;
   std::string format = "ckpt";
+  std::string layout_form = "mindspore"; ///< weights::layout_form: mindspore | tutorial
   bool replicate_shared = false;
   // split and merge
   std::string ranks_dir;
   std::string output;
   bool force = false;
+  // split's source when not the model: merged weights, or ranks and their strategies
+  std::string from_weights;
+  std::string from_ranks;
+  std::string from_strategy_dir;
 };
 
 struct strategy_outcome {
@@ -194,7 +199,9 @@ struct strategy_outcome {
 /// `weights strategy`: the decision for every weight, the strategy files.
 strategy_outcome write_strategy(const weights_options& a);
 
-/// `weights split`: every rank's weights, cut as the strategy files say.
+/// `weights split`: every rank's weights, cut as the strategy files say,
+/// from the model, merged weights (`from_weights`) or the ranks of another
+/// strategy (`from_ranks`, `from_strategy_dir`).
 void split_weights(const weights_options& a);
 
 /// `weights merge`: the whole weights again, from every rank's files.

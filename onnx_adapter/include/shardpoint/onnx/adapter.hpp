@@ -12,6 +12,7 @@
 #include "graph.hpp"
 #include "memory.hpp"
 #include "model.hpp"
+#include "rank_weights.hpp"
 #include "report.hpp"
 #include "split.hpp"
 #include "synth.hpp"

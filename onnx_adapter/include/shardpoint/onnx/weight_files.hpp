@@ -32,25 +32,45 @@ struct strategy_entry {
 
 /// A stage's strategy: ParallelStrategyMap.
 struct stage_strategy {
-  int stage = 0;
+  int stage = 0;            ///< the stage of its parallel_strategy_items
+  bool stage_known = true;  ///< false: the file has no parallel_strategy_item
   std::vector<strategy_entry> parameters; ///< in file order
+};
+
+/// How a strategy file is written (docs/formats.md has both byte for byte).
+enum class layout_form {
+  /// As MindSpore's C++ writer: current_stage 1, the device matrix without
+  /// its axes of size 1, one empty param_split_shape and indices_offset.
+  mindspore,
+  /// As the seed tutorial's save_strategy_file: current_stage 0, the device
+  /// matrix [repeat,] shard, param_split_shape the full shape, no
+  /// indices_offset (protobuf only).
+  tutorial,
 };
 
 /// Serialises a stage's strategy as MindSpore's ParallelStrategyMap
 /// (proto2): current_stage, then per parameter a parallel_strategy_item
-/// (node_name, {stage, [shard]}) and a parallel_layout_item (param_name,
-/// {dev_matrix, tensor_map, param_split_shape = the full shape, field 0,
-/// opt_weight_shard_step 0, opt_weight_shard_size 0}).
-std::string strategy_to_protobuf(const stage_strategy& s);
+/// (node_name, {stage, [shard]}), then per parameter a parallel_layout_item
+/// (param_name, {dev_matrix, tensor_map, param_split_shape[, indices_offset],
+/// field 0, opt_weight_shard_step 0, opt_weight_shard_size 0}), in `form`.
+std::string strategy_to_protobuf(const stage_strategy& s,
+                                 layout_form form = layout_form::mindspore);
 
-/// MindSpore's JSON form of the same: {"current_stage", "parallel_strategy_item":
-/// {name: {"stage", "parallel_strategy": [[...]]}}, "parallel_layout_item":
-/// {name: {"dev_matrix", "tensor_map", "tensor_shape", "field",
-/// "opt_weight_shard_step", "opt_weight_shard_size"}}}.
+/// MindSpore's JSON form of the same, as its C++ writer writes it (keys
+/// sorted, compact): {"current_stage": 1, "parallel_layout_item": {name:
+/// {"dev_matrix", "field", "opt_weight_shard_size", "opt_weight_shard_step",
+/// "tensor_map", "tensor_shape"}}, "parallel_strategy_item": {name:
+/// {"parallel_strategy": [[...]], "stage"}}}.
 std::string strategy_to_json(const stage_strategy& s);
 
-/// Reads either form back (by the file's extension: .ckpt protobuf, .json
-/// JSON). Throws bad_input_error naming the file for what does not decode.
+/// Reads either form back (by the file's extension: .json JSON, anything
+/// else protobuf), as MindSpore reads it: the stage from the items'
+/// ParallelStrategys.stage (all must agree; current_stage is a save counter
+/// and ignored), the parameters from the parallel_layout_items (strategy
+/// items may name operators), one TensorMap or one per tensor dimension,
+/// param_split_shape, indices_offset, field and optimizer sharding as
+/// written. Throws bad_input_error naming the file for what does not
+/// decode, items of two stages, or a parameter name with '-'.
 stage_strategy read_strategy(const std::filesystem::path& path);
 /// The same on a file's bytes; `source` names it in messages.
 stage_strategy parse_strategy(std::string_view data, const std::filesystem::path& source,

@@ -86,25 +86,6 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
 std::vector<weights::stage_strategy> strategies(const std::vector<weight_decision>& decisions,
                                                 const weight_options& options, int stages);
 
-/// The strategies of a folder: every stage<s>.ckpt or stage<s>.json, by
-/// stage. Throws bad_input_error when there is none.
-std::vector<weights::stage_strategy> read_strategies(const std::filesystem::path& folder);
-
-/// Writes rank_<r>/ into `ranks` (an output folder of the command's
-/// io::output_set, committed with it: all or nothing) for every rank: each
-/// weight of the rank's stage cut to the rank's slice, as checkpoint_<r>.ckpt
-/// (MindSpore) or model.safetensors, weights streamed from the model
-/// (external data read in blocks).
-void write_rank_weights(const ::onnx::ModelProto& model, const std::filesystem::path& model_path,
-                        const std::vector<weights::stage_strategy>& strategies,
-                        io::staged_folder& ranks, bool safetensors);
-
-/// Re-assembles the full weights from the per-rank files and the strategies
-/// into one safetensors file, each weight byte for byte the original.
-void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
-                        const std::filesystem::path& ranks_dir,
-                        const std::filesystem::path& output);
-
 } // namespace shardpoint::onnx
 
 #endif // SHARDPOINT_ONNX_WEIGHTS_HPP
