@@ -437,7 +437,9 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
                                                       "the stage of " + node));
         }
       }
-      for (const auto& [name, item] : j.at("parallel_layout_item").items()) {
+      for (const auto& kv : j.at("parallel_layout_item").items()) {
+        const std::string& name = kv.key(); // not a structured binding: the lambda
+        const auto& item = kv.value();      // below captures it (clang 14)
         auto& l = layouts.emplace_back();
         l.name = name;
         l.device_matrix =

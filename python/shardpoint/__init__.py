@@ -487,14 +487,17 @@ def weights_strategy(
     layout: Optional[PathLike] = None,
     layout_out: Optional[PathLike] = None,
     format: str = "ckpt",
+    layout_form: str = "mindspore",
     replicate_shared: bool = False,
     force: bool = False,
 ) -> List[Dict[str, Any]]:
     """``shardpoint weights strategy``: decides how every weight is split
     over ``tensor_parallel`` ranks (Megatron pairs from the graph, or the
     ``layout`` file) and writes one MindSpore strategy file per pipeline
-    stage into ``output_dir``. Returns the decisions: name, shape, stages,
-    layout (column, row, vocab, replicated), shard and the reason."""
+    stage that reads a weight into ``output_dir``, as MindSpore's own writer
+    writes it (``layout_form="tutorial"``: as the tutorial's
+    save_strategy_file, protobuf only). Returns the decisions: name, shape,
+    stages, layout (column, row, vocab, replicated), shard and the reason."""
     return _calls.weights_strategy(
         _model(model),
         _text(config),
@@ -505,6 +508,7 @@ def weights_strategy(
         _text(layout),
         _text(layout_out),
         format,
+        layout_form,
         replicate_shared,
         force,
     )

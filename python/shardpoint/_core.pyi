@@ -101,6 +101,7 @@ def weights_strategy(
     layout: str,
     layout_out: str,
     format: str,
+    layout_form: str,
     replicate_shared: bool,
     force: bool,
 ) -> List[Dict[str, Any]]: ...

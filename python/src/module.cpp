@@ -441,7 +441,8 @@ py::list weights_strategy(const py::object& model, const std::string& config,
                           const std::vector<std::string>& shard, int tensor_parallel,
                           const std::string& output_dir, std::optional<int> devices_per_stage,
                           const std::string& layout, const std::string& layout_out,
-                          const std::string& format, bool replicate_shared, bool force) {
+                          const std::string& format, const std::string& layout_form,
+                          bool replicate_shared, bool force) {
   const auto m = model_from(model);
   app::weights_options a;
   set_points(a.model, m, config, shard);
@@ -451,6 +452,7 @@ py::list weights_strategy(const py::object& model, const std::string& config,
   a.layout = layout;
   a.layout_out = layout_out;
   a.format = format;
+  a.layout_form = layout_form;
   a.replicate_shared = replicate_shared;
   a.force = force;
   std::optional<app::strategy_outcome> r;
@@ -688,7 +690,8 @@ PYBIND11_MODULE(_core, m) {
         arg("input_shapes"), arg("dims"), "shardpoint memory --report json: (report, shortfall).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
         arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
-        arg("layout"), arg("layout_out"), arg("format"), arg("replicate_shared"), arg("force"),
+        arg("layout"), arg("layout_out"), arg("format"), arg("layout_form"),
+        arg("replicate_shared"), arg("force"),
         "shardpoint weights strategy: the decision on every weight.");
   m.def("manual_shard", &manual_shard, arg("num_vertices"), arg("edges"), arg("points"),
         "manual_shard on an edge list: (device, stage) arrays.");

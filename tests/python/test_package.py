@@ -607,3 +607,24 @@ def test_stubs_name_what_the_extension_has():
         # pybind11's signature line: name(arg: type, ...) -> type
         first = getattr(_core, name).__doc__.splitlines()[0]
         assert re.findall(r"[(,] ?(\w+): ", first) == args, (name, first)
+
+
+def test_weights_strategy_writes_mindspores_form_or_the_tutorials_as_the_command_line(tmp_path):
+    model = tmp_path / "decoder.onnx"
+    code, out, err = cli("synth", "decoder", "--layers", "2", "--hidden", "8", str(model))
+    assert code == 0, err
+    for form in ("mindspore", "tutorial"):
+        code, out, err = cli("weights", "strategy", "--input-model", str(model),
+                             "--tensor-parallel", "2", "--output-dir", str(tmp_path / ("cli-" + form)),
+                             "--layout-form", form)
+        assert code == 0, err
+        decisions = shardpoint.weights_strategy(str(model), 2, str(tmp_path / ("py-" + form)),
+                                                layout_form=form)
+        assert [d["name"] for d in decisions if d["layout"] == "column"]
+        cli_file = (tmp_path / ("cli-" + form) / "stage0.ckpt").read_bytes()
+        assert (tmp_path / ("py-" + form) / "stage0.ckpt").read_bytes() == cli_file
+        assert cli_file[:2] == (b"\x08\x01" if form == "mindspore" else b"\x08\x00")  # current_stage
+    with pytest.raises(shardpoint.BadParameterError, match="--layout-form tutorial writes"):
+        shardpoint.weights_strategy(str(model), 2, str(tmp_path / "j"), format="json",
+                                    layout_form="tutorial")
+    assert not (tmp_path / "j").exists()
