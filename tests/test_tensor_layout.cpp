@@ -242,10 +242,23 @@ TEST_CASE("param_split_shape: the whole shape, or uneven parts of dimension 0") 
   l.indices_offset = {0, 1, 3, 6};
   CHECK(rows(l, 3) == want[3]);
   l.indices_offset = {0, 1, 4, 6}; // parts out of order: not something shardpoint places
-  CHECK_THROWS_AS(slice_of(l, 0), layout_error);
+  CHECK_THROWS_WITH_AS(slice_of(l, 0),
+                       "For w, param_split_shape [1, 2, 3, 4] (the shape is [10, 3]) as the sizes "
+                       "of the parts of dimension 0: indices_offset [0, 1, 4, 6] is not where the "
+                       "parts begin, in order (part 2 begins at 3)",
+                       layout_error);
   l.indices_offset = {};
   l.split_shape = {1, 2, 3, 5}; // 11 rows
-  CHECK_THROWS_AS(slice_of(l, 0), layout_error);
+  CHECK_THROWS_WITH_AS(slice_of(l, 0),
+                       "For w, param_split_shape [1, 2, 3, 5] (the shape is [10, 3]) as the sizes "
+                       "of the parts of dimension 0: they add up to 11, not 10",
+                       layout_error);
+  auto columns = read_layout({2}, {{-1}, {0}}, {4, 6}); // only dimension 1 cut
+  columns.split_shape = {2, 2};
+  CHECK_THROWS_WITH_AS(slice_of(columns, 0),
+                       "For w, param_split_shape [2, 2] (the shape is [4, 6]) as the sizes of the "
+                       "parts of dimension 0: the layout cuts dimension 1 too",
+                       layout_error);
   auto field = read_layout({2}, {{0}}, {8});
   field.field = 2;
   CHECK_THROWS_WITH_AS(slice_of(field, 0),

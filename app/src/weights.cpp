@@ -13,6 +13,29 @@
 
 namespace shardpoint::app {
 
+namespace {
+
+// One warning naming the tensors a source held that no strategy lists.
+std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
+                                          const std::string& into) {
+  if (names.empty()) {
+    return {};
+  }
+  std::string list;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) {
+    list.append(i == 0 ? "" : ", ").append(io::quote(names[i]));
+  }
+  if (names.size() > 5) {
+    list += " and " + std::to_string(names.size() - 5) + " more";
+  }
+  return {std::to_string(names.size()) + " tensor(s) of the source are in no strategy file and "
+          "left out of " + into + ": " + list +
+          " (a training step's global_step or learning_rate is such a tensor; a weight among "
+          "them means a strategy file is missing)"};
+}
+
+} // namespace
+
 strategy_outcome write_strategy(const weights_options& a) {
   if (a.tensor_parallel < 1 || (a.devices_per_stage && *a.devices_per_stage < 1)) {
     throw bad_parameter_error("the tensor-parallel degree and the devices per stage must be "
@@ -73,7 +96,7 @@ strategy_outcome write_strategy(const weights_options& a) {
   return {decisions, files};
 }
 
-void split_weights(const weights_options& a) {
+std::vector<std::string> split_weights(const weights_options& a) {
   const int sources = static_cast<int>(!a.model.input.empty()) +
                       static_cast<int>(!a.from_weights.empty()) +
                       static_cast<int>(!a.from_ranks.empty());
@@ -94,13 +117,14 @@ void split_weights(const weights_options& a) {
   auto& ranks = outputs.folder(a.ranks_dir, "--output-dir", a.force);
   const auto strategies = onnx::read_strategies(a.strategy_dir);
   const bool safetensors = a.format == "safetensors";
+  std::vector<std::string> left_out;
   if (!a.from_weights.empty()) {
-    onnx::write_rank_weights(onnx::file_weight_source(a.from_weights), strategies, ranks,
-                             safetensors);
+    left_out = onnx::write_rank_weights(onnx::file_weight_source(a.from_weights), strategies,
+                                        ranks, safetensors);
   } else if (!a.from_ranks.empty()) {
     const auto from = onnx::read_strategies(a.from_strategy_dir);
-    onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies, ranks,
-                             safetensors);
+    left_out = onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies,
+                                        ranks, safetensors);
   } else {
     const auto file = load_model(a.model.input, {}, reading::whole);
     protect_inputs(outputs, a.model.input, &file);
@@ -108,9 +132,10 @@ void split_weights(const weights_options& a) {
                              ranks, safetensors);
   }
   outputs.commit();
+  return left_out_warning(left_out, "the ranks");
 }
 
-void merge_weights(const weights_options& a) {
+std::vector<std::string> merge_weights(const weights_options& a) {
   io::output_set outputs;
   outputs.input_folder(a.strategy_dir, "the strategy folder");
   outputs.input_folder(a.ranks_dir, "the rank folder");
@@ -121,8 +146,10 @@ void merge_weights(const weights_options& a) {
                           "asked)");
   }
   const auto strategies = onnx::read_strategies(a.strategy_dir);
-  onnx::merge_rank_weights(strategies, a.ranks_dir, output.staging());
+  const auto left_out = onnx::merge_rank_weights(strategies, a.ranks_dir, output.staging(),
+                                                 a.output.ends_with(".ckpt"));
   outputs.commit();
+  return left_out_warning(left_out, io::quote(a.output));
 }
 
 } // namespace shardpoint::app

@@ -203,14 +203,17 @@ struct placement {
   }
 };
 
+/// "For NAME, what": how a layout's refusal reads.
+inline layout_error layout_failure(const tensor_layout& layout, const std::string& what) {
+  return layout_error(detail::cat("For ", layout.name, ", ", what));
+}
+
 /// The axes of `layout` (its map and optimizer sharding), without its shape:
 /// what place() checks first.
 inline placement axes_of(const tensor_layout& layout) {
   using detail::cat;
   using detail::tuple_text;
-  const auto fail = [&](const std::string& what) -> layout_error {
-    return layout_error(cat("For ", layout.name, ", ", what));
-  };
+  const auto fail = [&](const std::string& what) { return layout_failure(layout, what); };
   placement p;
   p.device_matrix = layout.device_matrix;
   const std::size_t n = p.device_matrix.size();
@@ -317,9 +320,7 @@ inline placement axes_of(const tensor_layout& layout) {
 inline placement place(const tensor_layout& layout) {
   using detail::cat;
   using detail::tuple_text;
-  const auto fail = [&](const std::string& what) -> layout_error {
-    return layout_error(cat("For ", layout.name, ", ", what));
-  };
+  const auto fail = [&](const std::string& what) { return layout_failure(layout, what); };
   if (layout.tensor_map.size() != layout.shape.size()) {
     throw fail(cat("a tensor map of ", layout.tensor_map.size(), " dimensions for a tensor of ",
                    layout.shape.size(), " ", tuple_text(layout.shape, false)));
@@ -330,25 +331,41 @@ inline placement place(const tensor_layout& layout) {
   // of uneven parts of dimension 0.
   const auto& split = layout.split_shape;
   if (!split.empty() && split != layout.shape) {
-    bool ok = !opt && !p.axes.empty() && static_cast<std::int64_t>(split.size()) == p.parts(0);
+    const std::string what =
+        cat("param_split_shape ", tuple_text(split, false), " (the shape is ",
+            tuple_text(layout.shape, false), ") as the sizes of the parts of dimension 0: ");
+    if (opt) {
+      throw fail(what + "not with optimizer sharding");
+    }
     for (std::size_t d = 1; d < p.axes.size(); ++d) {
-      ok = ok && p.parts(d) == 1;
+      if (p.parts(d) != 1) {
+        throw fail(cat(what, "the layout cuts dimension ", d, " too"));
+      }
+    }
+    if (p.axes.empty() || static_cast<std::int64_t>(split.size()) != p.parts(0)) {
+      throw fail(cat(what, "the layout cuts it into ", p.axes.empty() ? 1 : p.parts(0),
+                     " parts, not ", split.size()));
+    }
+    if (!layout.indices_offset.empty() && layout.indices_offset.size() != split.size()) {
+      throw fail(cat(what, "indices_offset ", tuple_text(layout.indices_offset, false), " has ",
+                     layout.indices_offset.size(), " entries"));
     }
     std::int64_t at = 0;
     p.dim0_bounds.push_back(0);
-    for (std::size_t k = 0; ok && k < split.size(); ++k) {
-      ok = split[k] >= 0 && (layout.indices_offset.empty() ||
-                             (layout.indices_offset.size() == split.size() &&
-                              layout.indices_offset[k] == at));
+    for (std::size_t k = 0; k < split.size(); ++k) {
+      if (split[k] < 0) {
+        throw fail(what + "a size is negative");
+      }
+      if (!layout.indices_offset.empty() && layout.indices_offset[k] != at) {
+        throw fail(cat(what, "indices_offset ", tuple_text(layout.indices_offset, false),
+                       " is not where the parts begin, in order (part ", k, " begins at ", at,
+                       ")"));
+      }
       at += split[k];
       p.dim0_bounds.push_back(at);
     }
-    if (!ok || at != layout.shape[0]) {
-      throw fail(cat("param_split_shape ", tuple_text(split, false), " is neither the shape ",
-                     tuple_text(layout.shape, false),
-                     " nor the sizes of the parts of dimension 0, in order, when only dimension "
-                     "0 is cut (",
-                     p.axes.empty() ? 1 : p.parts(0), " parts)"));
+    if (at != layout.shape[0]) {
+      throw fail(cat(what, "they add up to ", at, ", not ", layout.shape[0]));
     }
     return p;
   }

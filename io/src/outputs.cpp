@@ -545,6 +545,19 @@ void output_set::check_against_all(const place& p) {
       fail(out.given, "holds " + other.named() + "; shardpoint never replaces a folder holding " +
                           (other.is_output() ? "another of its outputs" : "what it reads"));
     }
+    if (out.kind == place::output_file && out.exists && other.kind == place::input_folder) {
+      // A hard link to a file inside a folder the command reads.
+      std::error_code ec;
+      for (auto it = fs::recursive_directory_iterator(other.canonical, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_dev == out.device && st.st_ino == out.inode) {
+          fail(out.given, "is " + quote(it->path().string()) + " (a hard link), in " +
+                              other.named() + "; shardpoint never writes over what it reads");
+        }
+      }
+    }
     if (other.is_folder() && within(out.canonical, other.canonical)) {
       fail(out.given, "lies inside " + other.named() +
                           (other.is_output() ? ", another output"

@@ -78,17 +78,22 @@ namespace {
 
 // The devices of a stage, the same for every parameter of every stage.
 std::int64_t devices_of(const std::vector<weights::stage_strategy>& strategies) {
-  std::int64_t devices = 0;
+  const weights::strategy_entry* first = nullptr;
   for (const auto& s : strategies) {
     for (const auto& p : s.parameters) {
-      if (devices != 0 && p.layout.devices != devices) {
-        throw bad_input_error("the strategies give stages " + std::to_string(devices) + " and " +
-                              std::to_string(p.layout.devices) + " devices; they must agree");
+      if (first == nullptr) {
+        first = &p;
+      } else if (p.layout.devices != first->layout.devices) {
+        throw bad_input_error("the strategies give " + io::quote(first->layout.name) + " (stage " +
+                              std::to_string(first->stage) + ") a device matrix of " +
+                              std::to_string(first->layout.devices) + " devices and " +
+                              io::quote(p.layout.name) + " (stage " + std::to_string(p.stage) +
+                              ") one of " + std::to_string(p.layout.devices) +
+                              "; every stage has the same devices");
       }
-      devices = p.layout.devices;
     }
   }
-  return devices;
+  return first == nullptr ? 0 : first->layout.devices;
 }
 
 std::string stages_text(const std::vector<weights::stage_strategy>& strategies) {
@@ -178,23 +183,31 @@ weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::pat
 }
 
 weight_source file_weight_source(const fs::path& file) {
+  if (file.extension() != ".safetensors" && file.extension() != ".ckpt") {
+    throw bad_input_error(io::quote(file.string()) +
+                          ": whole weights are a .safetensors or .ckpt file (a model is "
+                          "--input-model)");
+  }
   auto stored =
       std::make_shared<std::map<std::string, weights::stored_tensor>>(weights::read_weights(file));
+  if (stored->empty()) {
+    throw bad_input_error(io::quote(file.string()) + ": holds no tensor");
+  }
   weight_source source;
   source.what = io::quote(file.string());
+  source.name_left_out = true;
   for (const auto& [name, t] : *stored) {
     const weights::stored_tensor* data = &t;
     source.tensors[name] = {t.shape, t.onnx_type,
                             [data](const auto& sink) { sink(data->data.data(), data->data.size()); }};
-    source.required.emplace_back(name, "in " + source.what);
   }
   source.owner = stored;
   return source;
 }
 
-void write_rank_weights(const weight_source& source,
-                        const std::vector<weights::stage_strategy>& strategies,
-                        io::staged_folder& out, bool safetensors) {
+std::vector<std::string> write_rank_weights(const weight_source& source,
+                                            const std::vector<weights::stage_strategy>& strategies,
+                                            io::staged_folder& out, bool safetensors) {
   std::unordered_set<std::string_view> listed;
   for (const auto& s : strategies) {
     for (const auto& p : s.parameters) {
@@ -249,6 +262,15 @@ void write_rank_weights(const weight_source& source,
       }
     }
   }
+  std::set<std::string> left_out(source.left_out.begin(), source.left_out.end());
+  if (source.name_left_out) {
+    for (const auto& [name, t] : source.tensors) {
+      if (listed.count(name) == 0) {
+        left_out.insert(name);
+      }
+    }
+  }
+  return {left_out.begin(), left_out.end()};
 }
 
 // ---- merging ----------------------------------------------------------------------
@@ -279,16 +301,23 @@ public:
   /// Throws bad_input_error when `file` (`relative` to the ranks folder)
   /// holds what split wrote under another name.
   void check(const fs::path& file, const std::string& relative) const {
+    if (recorded_.empty()) {
+      return;
+    }
     const auto it = recorded_.find(relative);
-    if (it == recorded_.end()) {
-      return;
-    }
     const auto print = io::fingerprint(file);
-    if (print == it->second) {
+    if (it != recorded_.end() && print == it->second) {
       return;
     }
+    // Renamed in its own rank folder (ModelCheckpoint's names) is the same
+    // file; what split wrote for another rank is not.
+    const auto folder = relative.substr(0, relative.find('/') + 1);
     const auto [from, to] = written_as_.equal_range(print);
-    if (from != to) {
+    bool own = false; // what split wrote for this rank (or a replica of it)
+    for (auto i = from; i != to; ++i) {
+      own = own || i->second.rfind(folder, 0) == 0;
+    }
+    if (from != to && !own) {
       throw bad_input_error(io::quote(file.string()) + ": holds what shardpoint wrote as " +
                             io::quote(from->second) +
                             " (rank files swapped or copied?); a rank file changed in place, "
@@ -447,28 +476,43 @@ void check_rank_folders(const std::vector<weights::stage_strategy>& strategies, 
   if (!fs::is_directory(ranks_dir, ec)) {
     throw bad_input_error(io::quote(ranks_dir.string()) + ": no such rank folder");
   }
+  std::set<std::int64_t> foreign;
   for (const auto& e : fs::directory_iterator(ranks_dir)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("rank_", 0) != 0 || name.size() == 5 || name.size() > 15 ||
         name.find_first_not_of("0123456789", 5) != std::string::npos) {
       continue;
     }
-    if (expected.count(std::stoll(name.substr(5))) == 0) {
-      throw bad_input_error(io::quote(e.path().string()) + ": no stage of the strategies (" +
-                            std::to_string(D) + " devices a stage, stages " +
-                            stages_text(strategies) +
-                            ") has this rank; ranks cut by another strategy?");
+    if (const auto g = std::stoll(name.substr(5)); expected.count(g) == 0) {
+      foreign.insert(g);
     }
+  }
+  if (!foreign.empty()) {
+    throw bad_input_error(
+        io::quote((ranks_dir / ("rank_" + std::to_string(*foreign.begin()))).string()) +
+        ": no stage of the strategies (" + std::to_string(D) + " devices a stage, stages " +
+        stages_text(strategies) + ") has this rank; ranks cut by another strategy?");
   }
 }
 
 // Every tensor of `strategies`, whole again, in the order first met.
-std::vector<std::shared_ptr<merged_tensor>>
-merge_ranks(const std::vector<weights::stage_strategy>& strategies, const fs::path& ranks_dir) {
+struct merged {
+  std::vector<std::shared_ptr<merged_tensor>> tensors; ///< in the order first met
+  std::set<std::string> left_out; ///< tensors of the rank files no strategy lists
+};
+
+merged merge_ranks(const std::vector<weights::stage_strategy>& strategies,
+                   const fs::path& ranks_dir) {
   const std::int64_t D = devices_of(strategies);
   check_rank_folders(strategies, D, ranks_dir);
   std::map<std::string, std::shared_ptr<merged_tensor>> tensors;
-  std::vector<std::shared_ptr<merged_tensor>> order;
+  merged out;
+  std::set<std::string_view> listed;
+  for (const auto& s : strategies) {
+    for (const auto& p : s.parameters) {
+      listed.insert(p.layout.name);
+    }
+  }
   const rank_file_identity identity(ranks_dir);
   for (const auto& s : strategies) {
     for (std::int64_t r = 0; r < D; ++r) {
@@ -476,18 +520,25 @@ merge_ranks(const std::vector<weights::stage_strategy>& strategies, const fs::pa
       const fs::path file = rank_file_in(ranks_dir, rank);
       identity.check(file, fs::relative(file, ranks_dir).generic_string());
       auto stored = weights::read_weights(file);
+      for (const auto& [name, t] : stored) {
+        if (listed.count(name) == 0) {
+          out.left_out.insert(name);
+        }
+      }
       for (const auto& p : s.parameters) {
         const auto found = stored.find(p.layout.name);
         if (found == stored.end()) {
           throw bad_input_error(io::quote(file.string()) + ": no tensor " +
-                                io::quote(p.layout.name));
+                                io::quote(p.layout.name) + ", which the strategy of stage " +
+                                std::to_string(s.stage) + " gives rank " + std::to_string(rank) +
+                                " (ranks cut by another strategy?)");
         }
         auto& f = tensors[p.layout.name];
         if (!f) {
           f = std::make_shared<merged_tensor>();
           f->layout = whole_layout(p.layout, found->second.shape, file);
           f->placed = place(f->layout);
-          order.push_back(f);
+          out.tensors.push_back(f);
         }
         const tensor_slice slice = slice_of(f->placed, f->layout.shape, r);
         if (found->second.shape != slice.extent()) {
@@ -500,38 +551,44 @@ merge_ranks(const std::vector<weights::stage_strategy>& strategies, const fs::pa
       }
     }
   }
-  return order;
+  return out;
 }
 
 } // namespace
 
 weight_source ranks_weight_source(const std::vector<weights::stage_strategy>& strategies,
                                   const fs::path& ranks_dir) {
-  auto merged = std::make_shared<std::vector<std::shared_ptr<merged_tensor>>>(
-      merge_ranks(strategies, ranks_dir));
+  auto whole = std::make_shared<merged>(merge_ranks(strategies, ranks_dir));
   weight_source source;
   source.what = "the ranks in " + io::quote(ranks_dir.string());
-  for (const auto& f : *merged) {
+  source.name_left_out = true;
+  source.left_out.assign(whole->left_out.begin(), whole->left_out.end());
+  for (const auto& f : whole->tensors) {
     const merged_tensor* t = f.get();
     source.tensors[t->layout.name] = {t->layout.shape, t->onnx_type, [t](const auto& sink) {
                                         sink(t->data.data(), t->data.size());
                                       }};
-    source.required.emplace_back(t->layout.name, "held by " + source.what);
   }
-  source.owner = merged;
+  source.owner = whole;
   return source;
 }
 
-void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
-                        const fs::path& ranks_dir, const fs::path& output) {
-  const auto merged = merge_ranks(strategies, ranks_dir);
+std::vector<std::string> merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
+                                            const fs::path& ranks_dir, const fs::path& output,
+                                            bool checkpoint) {
+  const auto whole = merge_ranks(strategies, ranks_dir);
   std::vector<weights::tensor_source> sources;
-  for (const auto& f : merged) {
+  for (const auto& f : whole.tensors) {
     const merged_tensor* t = f.get();
     sources.push_back({t->layout.name, t->layout.shape, t->onnx_type, t->data.size(),
                        [t](const auto& sink) { sink(t->data.data(), t->data.size()); }});
   }
-  weights::write_safetensors(output, sources);
+  if (checkpoint) {
+    weights::write_checkpoint(output, sources);
+  } else {
+    weights::write_safetensors(output, sources);
+  }
+  return {whole.left_out.begin(), whole.left_out.end()};
 }
 
 } // namespace shardpoint::onnx

@@ -7,7 +7,8 @@
 // finding. Where one command's output is the next one's input, the second
 // must accept it (the differential):
 //   - `weights merge` must accept the ranks `weights split` wrote, from the
-//     strategy `weights strategy` wrote;
+//     strategy `weights strategy` wrote, and `weights split` must re-shard
+//     both the merged weights and the ranks to another strategy;
 //   - `validate` must accept (exit 0) the model `shard` wrote without --force.
 //
 // Input: byte 0 picks the command (low 3 bits; 5-7 are 0-2 again) and its variant (the rest:
@@ -230,6 +231,8 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
                                       "--tensor-parallel", small,      "--output-dir",  out + "-s"};
     if ((variant & 4) != 0) {
       strategy.insert(strategy.end(), {"--format", "json"});
+    } else if ((variant & 1) != 0) {
+      strategy.insert(strategy.end(), {"--layout-form", "tutorial"});
     }
     if ((variant & 8) != 0) {
       strategy.insert(strategy.end(), {"--layout", config});
@@ -248,6 +251,18 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
     must_accept({"weights", "merge", "--strategy-dir", out + "-s", "--ranks-dir", out + "-r",
                  "--output", out + ".safetensors"},
                 "merge refuses the ranks split wrote");
+    // Re-shard to T = 1, from the merged weights and from the ranks: both
+    // must take what merge and split wrote.
+    if (checked({"weights", "strategy", "--input-model", model, "--tensor-parallel", "1",
+                 "--output-dir", out + "-s1"}) != cli::exit_ok) {
+      break;
+    }
+    must_accept({"weights", "split", "--from-weights", out + ".safetensors", "--strategy-dir",
+                 out + "-s1", "--output-dir", out + "-w1"},
+                "split refuses the weights merge wrote");
+    must_accept({"weights", "split", "--from-ranks", out + "-r", "--from-strategy-dir", out + "-s",
+                 "--strategy-dir", out + "-s1", "--output-dir", out + "-r1"},
+                "split refuses the ranks split wrote");
     break;
   }
   case 3: { // memory on the config's stages: inference, training, sharded

@@ -588,3 +588,127 @@ TEST_CASE("strategy files whose layouts do not add up are refused, not overflowe
   CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [2], "tensor_shape": [8]})", "[2]") ==
         "'s.json': parameter 'w': tensor_map entry 2 names no dimension of its dev_matrix");
 }
+
+TEST_CASE("a re-shard never writes over what it reads") {
+  temp_dir dir;
+  const auto model = dir / "m.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto run = [&](const std::string& args) { return shardpoint_cli(args, dir.path()); };
+  REQUIRE(run("weights strategy --input-model " + q(model) + " --tensor-parallel 2 --output-dir " +
+              q(dir / "s2"))
+              .code == 0);
+  REQUIRE(run("weights strategy --input-model " + q(model) + " --tensor-parallel 1 --output-dir " +
+              q(dir / "s1"))
+              .code == 0);
+  REQUIRE(run("weights split --input-model " + q(model) + " --strategy-dir " + q(dir / "s2") +
+              " --output-dir " + q(dir / "r2"))
+              .code == 0);
+  REQUIRE(run("weights merge --strategy-dir " + q(dir / "s2") + " --ranks-dir " + q(dir / "r2") +
+              " --output " + q(dir / "w.safetensors"))
+              .code == 0);
+  const auto before = dir.files();
+  for (const std::string& args :
+       {"weights split --from-ranks " + q(dir / "r2") + " --from-strategy-dir " + q(dir / "s2") +
+            " --strategy-dir " + q(dir / "s1") + " --output-dir " + q(dir / "r2") + " --force",
+        "weights split --from-ranks " + q(dir / "r2") + " --from-strategy-dir " + q(dir / "s2") +
+            " --strategy-dir " + q(dir / "s1") + " --output-dir " + q(dir / "s2") + " --force",
+        "weights split --from-weights " + q(dir / "r2" / "rank_0" / "checkpoint_0.ckpt") +
+            " --strategy-dir " + q(dir / "s1") + " --output-dir " + q(dir / "r2") + " --force",
+        "weights split --from-weights " + q(dir / "w.safetensors") + " --strategy-dir " +
+            q(dir / "s1") + " --output-dir " + q(dir.path()) + " --force"}) {
+    CAPTURE(args);
+    const auto r = run(args);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(dir.files() == before);
+  }
+  // The same re-shard into a folder of its own: T = 2 to T = 1, bit for bit.
+  REQUIRE(run("weights split --from-weights " + q(dir / "w.safetensors") + " --strategy-dir " +
+              q(dir / "s1") + " --output-dir " + q(dir / "r1"))
+              .code == 0);
+  const auto whole = shardpoint::weights::read_weights(dir / "w.safetensors");
+  const auto rank0 = shardpoint::weights::read_weights(dir / "r1" / "rank_0" / "checkpoint_0.ckpt");
+  CHECK(rank0.size() == whole.size());
+  for (const auto& [name, t] : whole) {
+    CHECK(rank0.at(name).data == t.data);
+  }
+}
+
+TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, .ckpt merges") {
+  temp_dir dir;
+  const auto model = dir / "m.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto run = [&](const std::string& args) { return shardpoint_cli(args, dir.path()); };
+  REQUIRE(run("weights strategy --input-model " + q(model) + " --tensor-parallel 2 --output-dir " +
+              q(dir / "s"))
+              .code == 0);
+  REQUIRE(run("weights split --input-model " + q(model) + " --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r"))
+              .code == 0);
+  const auto original = shardpoint::weights::read_weights(dir / "r" / "rank_0" /
+                                                          "checkpoint_0.ckpt");
+  // Renamed as ModelCheckpoint names them, split's manifest kept: merged as
+  // before; swapped across ranks after the rename: still refused.
+  for (int r = 0; r < 2; ++r) {
+    const auto folder = dir / "r" / ("rank_" + std::to_string(r));
+    fs::rename(folder / ("checkpoint_" + std::to_string(r) + ".ckpt"), folder / "CKP-1_4.ckpt");
+  }
+  const auto merge = [&](const std::string& output) {
+    return run("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
+               " --output " + q(dir / output));
+  };
+  REQUIRE(merge("a.safetensors").code == 0);
+  const auto r0 = dir / "r" / "rank_0" / "CKP-1_4.ckpt";
+  const auto r1 = dir / "r" / "rank_1" / "CKP-1_4.ckpt";
+  const auto bytes0 = onnx_test::read_file(r0);
+  const auto bytes1 = onnx_test::read_file(r1);
+  onnx_test::write_file(r0, bytes1);
+  onnx_test::write_file(r1, bytes0);
+  auto r = merge("b.safetensors");
+  CHECK(r.code == 2);
+  CHECK_MESSAGE(r.err.find("CKP-1_4.ckpt': holds what shardpoint wrote as "
+                           "'rank_1/checkpoint_1.ckpt' (rank files swapped or copied?)") !=
+                    std::string::npos,
+                r.err);
+  onnx_test::write_file(r0, bytes0);
+  onnx_test::write_file(r1, bytes1);
+  // A tensor no strategy lists (a training step's counter): left out, named.
+  std::vector<shardpoint::weights::tensor_source> tensors;
+  const std::string step(8, '\1');
+  for (const auto& [name, t] : original) {
+    tensors.push_back({name, t.shape, t.onnx_type, t.data.size(),
+                       [&t](const auto& sink) { sink(t.data.data(), t.data.size()); }});
+  }
+  tensors.push_back({"global_step", {1}, 7, 8, [&](const auto& sink) { sink(step.data(), 8); }});
+  fs::remove(dir / "r" / ".shardpoint-manifest.json"); // the folder is the user's now
+  shardpoint::weights::write_checkpoint(r0, tensors);
+  r = merge("c.ckpt");
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.find("warning: 1 tensor(s) of the source are in no strategy file and left out of '" +
+                   (dir / "c.ckpt").string() + "': 'global_step'") != std::string::npos);
+  // The .ckpt output is a MindSpore checkpoint holding what the .safetensors holds.
+  const auto as_ckpt = shardpoint::weights::read_weights(dir / "c.ckpt");
+  const auto as_st = shardpoint::weights::read_weights(dir / "a.safetensors");
+  CHECK(as_ckpt.size() == as_st.size());
+  for (const auto& [name, t] : as_st) {
+    CHECK(as_ckpt.at(name).data == t.data);
+    CHECK(as_ckpt.at(name).shape == t.shape);
+  }
+  r = run("weights split --from-ranks " + q(dir / "r") + " --from-strategy-dir " + q(dir / "s") +
+          " --strategy-dir " + q(dir / "s") + " --output-dir " + q(dir / "again"));
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(r.err.find("left out of the ranks: 'global_step'") != std::string::npos);
+  // Whole weights are a .safetensors or a .ckpt; a model is --input-model.
+  r = run("weights split --from-weights " + q(model) + " --strategy-dir " + q(dir / "s") +
+          " --output-dir " + q(dir / "x"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("m.onnx': whole weights are a .safetensors or .ckpt file (a model is "
+                   "--input-model)") != std::string::npos);
+  // An output that is a hard link to a file the command reads.
+  fs::create_hard_link(r1, dir / "hard.ckpt");
+  r = run("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
+          " --force --output " + q(dir / "hard.ckpt"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("(a hard link)") != std::string::npos);
+  CHECK(onnx_test::read_file(r1) == bytes1);
+}

@@ -75,6 +75,15 @@ def compile_messages():
     return mindspore_files_pb2
 
 
+def messages_or_skip():
+    """compile_messages(), or the calling test skipped when protoc is missing."""
+    import pytest
+    pb = compile_messages()
+    if pb is None:
+        pytest.skip("protoc (Debian's protobuf-compiler) is not installed")
+    return pb
+
+
 def run(*args, code=0):
     """Run the command line; assert its exit code; return the CompletedProcess."""
     args = [str(a) for a in args]

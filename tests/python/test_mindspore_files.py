@@ -15,10 +15,7 @@ from mindspore_files import run  # noqa: E402
 
 @pytest.fixture(scope="module")
 def messages():
-    pb = msf.compile_messages()
-    if pb is None:
-        pytest.skip("protoc (Debian's protobuf-compiler) is not installed")
-    return pb
+    return msf.messages_or_skip()
 
 
 def test_strategy_and_checkpoints_decode_and_hold_the_slices(messages, tmp_path):

@@ -39,10 +39,7 @@ NP_OF_CKPT = {v: k for k, v in msf.CKPT_TYPES.items()}
 
 @pytest.fixture(scope="module")
 def pb():
-    m = msf.compile_messages()
-    if m is None:
-        pytest.skip("protoc (Debian's protobuf-compiler) is not installed")
-    return m
+    return msf.messages_or_skip()
 
 
 # --------------------------------------------------------------------------------------------

@@ -50,13 +50,13 @@ int run_strategy(const weights_options& a) {
 }
 
 int run_split(const weights_options& a) {
-  split_weights(a);
+  print_warnings(split_weights(a));
   std::cerr << "shardpoint: wrote the weights of every rank to " << a.ranks_dir << '\n';
   return exit_ok;
 }
 
 int run_merge(const weights_options& a) {
-  merge_weights(a);
+  print_warnings(merge_weights(a));
   std::cerr << "shardpoint: wrote " << a.output << '\n';
   return exit_ok;
 }
@@ -117,7 +117,9 @@ action add_weights(CLI::App& app) {
       cmd->add_subcommand("merge", "Re-assemble the full weights from every rank's files");
   merge->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
   merge->add_option("--ranks-dir", a->ranks_dir, "Folder of rank_<r>/")->required();
-  merge->add_option("--output", a->output, "The weights, as safetensors")->required();
+  merge->add_option("--output", a->output,
+                    "The weights: a MindSpore checkpoint when it ends in .ckpt, else safetensors")
+      ->required();
   merge->add_flag("--force", a->force, "Replace the output file when it exists");
 
   return [a, strategy, split] {

@@ -201,11 +201,14 @@ strategy_outcome write_strategy(const weights_options& a);
 
 /// `weights split`: every rank's weights, cut as the strategy files say,
 /// from the model, merged weights (`from_weights`) or the ranks of another
-/// strategy (`from_ranks`, `from_strategy_dir`).
-void split_weights(const weights_options& a);
+/// strategy (`from_ranks`, `from_strategy_dir`). Returns the warnings
+/// (tensors of the source no strategy lists, left out).
+std::vector<std::string> split_weights(const weights_options& a);
 
-/// `weights merge`: the whole weights again, from every rank's files.
-void merge_weights(const weights_options& a);
+/// `weights merge`: the whole weights again, from every rank's files, as
+/// a MindSpore checkpoint when the output ends in .ckpt, else safetensors.
+/// Returns the warnings (tensors of the ranks no strategy lists, left out).
+std::vector<std::string> merge_weights(const weights_options& a);
 
 } // namespace shardpoint::app
 

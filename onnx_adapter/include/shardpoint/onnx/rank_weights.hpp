@@ -72,6 +72,10 @@ struct weight_source {
   /// Tensors that must be in a stage's strategy, with why ("read by node
   /// 'x'"), in the order to name them.
   std::vector<std::pair<std::string, std::string>> required;
+  /// Whole weights or ranks: a tensor no strategy lists is left out of the
+  /// ranks and named (MindSpore's global_step, learning_rate, ...).
+  bool name_left_out = false;
+  std::vector<std::string> left_out; ///< already left out (tensors of ranks no strategy lists)
   std::shared_ptr<const void> owner; ///< keeps what the chunks read alive
 };
 
@@ -90,16 +94,19 @@ weight_source ranks_weight_source(const std::vector<weights::stage_strategy>& st
 
 /// Writes rank_<g>/ into `ranks` (an output folder of the command's
 /// io::output_set, committed with it: all or nothing) for every rank of
-/// every stage with a strategy (see the top).
-void write_rank_weights(const weight_source& source,
-                        const std::vector<weights::stage_strategy>& strategies,
-                        io::staged_folder& ranks, bool safetensors);
+/// every stage with a strategy (see the top). Returns the tensors of a
+/// `name_left_out` source that no strategy lists, left out, in name order.
+std::vector<std::string> write_rank_weights(const weight_source& source,
+                                            const std::vector<weights::stage_strategy>& strategies,
+                                            io::staged_folder& ranks, bool safetensors);
 
 /// Re-assembles the full weights from the per-rank files and the strategies
-/// into one safetensors file, each weight byte for byte the original.
-void merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
-                        const std::filesystem::path& ranks_dir,
-                        const std::filesystem::path& output);
+/// into one file, each weight byte for byte the original: safetensors, or a
+/// MindSpore checkpoint with `checkpoint`. Returns the tensors of the rank
+/// files that no strategy lists, left out, in name order.
+std::vector<std::string> merge_rank_weights(const std::vector<weights::stage_strategy>& strategies,
+                                            const std::filesystem::path& ranks_dir,
+                                            const std::filesystem::path& output, bool checkpoint);
 
 } // namespace shardpoint::onnx
 
