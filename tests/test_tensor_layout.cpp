@@ -198,8 +198,8 @@ TEST_CASE("optimizer sharding cuts dimension 0 inside its model-parallel part") 
   const auto l = read_layout({2, 4, 1}, {{1}, {0}}, {1024, 4096}, 4, 2);
   for (std::int64_t r = 0; r < 8; ++r) {
     const std::int64_t o = r / 4, m = r % 4;
-    CHECK(rows(l, r) == std::pair<std::int64_t, std::int64_t>{m * 256 + o * 128,
-                                                               m * 256 + o * 128 + 128});
+    CHECK(rows(l, r) ==
+          std::pair<std::int64_t, std::int64_t>{m * 256 + o * 128, m * 256 + o * 128 + 128});
   }
   CHECK(rows(read_layout({2, 4, 1}, {{1}, {0}}, {1024, 4096}, 4, -1), 5) == rows(l, 5)); // all
   CHECK_THROWS_AS(slice_of(read_layout({2, 4, 1}, {{1}, {0}}, {1024, 4096}, 2, 2), 0),
@@ -232,7 +232,7 @@ TEST_CASE("optimizer sharding cuts dimension 0 inside its model-parallel part") 
 
 TEST_CASE("param_split_shape: the whole shape, or uneven parts of dimension 0") {
   auto l = read_layout({4}, {{0}, {-1}}, {10, 3});
-  l.split_shape = {10, 3}; // the tutorial's form: the whole shape
+  l.split_shape = {10, 3};                       // the tutorial's form: the whole shape
   CHECK_THROWS_AS(slice_of(l, 0), layout_error); // 10 rows do not cut into 4 even parts
   l.split_shape = {1, 2, 3, 4};
   const std::vector<std::pair<std::int64_t, std::int64_t>> want{{0, 1}, {1, 3}, {3, 6}, {6, 10}};

@@ -28,8 +28,10 @@ std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
   if (names.size() > 5) {
     list += " and " + std::to_string(names.size() - 5) + " more";
   }
-  return {std::to_string(names.size()) + " tensor(s) of the source are in no strategy file and "
-          "left out of " + into + ": " + list +
+  return {std::to_string(names.size()) +
+          " tensor(s) of the source are in no strategy file and "
+          "left out of " +
+          into + ": " + list +
           " (a training step's global_step or learning_rate is such a tensor; a weight among "
           "them means a strategy file is missing)"};
 }
@@ -119,8 +121,8 @@ std::vector<std::string> split_weights(const weights_options& a) {
   const bool safetensors = a.format == "safetensors";
   std::vector<std::string> left_out;
   if (!a.from_weights.empty()) {
-    left_out = onnx::write_rank_weights(onnx::file_weight_source(a.from_weights), strategies,
-                                        ranks, safetensors);
+    left_out = onnx::write_rank_weights(onnx::file_weight_source(a.from_weights), strategies, ranks,
+                                        safetensors);
   } else if (!a.from_ranks.empty()) {
     const auto from = onnx::read_strategies(a.from_strategy_dir);
     left_out = onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies,

@@ -74,9 +74,9 @@ class layout_error : public bad_parameter_error {
 /// A parameter's layout on one pipeline stage.
 struct tensor_layout {
   std::string name;
-  std::vector<std::int64_t> shape; ///< the full shape (meaningful when shape_known)
-  bool shape_known = true;         ///< false: the file gives none (MindSpore's C++ writer)
-  std::vector<std::int64_t> shard; ///< the shard tuple, one entry a dimension
+  std::vector<std::int64_t> shape;         ///< the full shape (meaningful when shape_known)
+  bool shape_known = true;                 ///< false: the file gives none (MindSpore's C++ writer)
+  std::vector<std::int64_t> shard;         ///< the shard tuple, one entry a dimension
   std::vector<std::int64_t> device_matrix; ///< [repeat,] shard
   /// Per tensor dimension, the map values of the device axes cutting it
   /// (value m names axis len - 1 - m), outermost first; {-1}: not cut.

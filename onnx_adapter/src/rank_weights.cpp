@@ -57,8 +57,9 @@ std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
       throw bad_input_error(io::quote(folder.string()) + ": two strategy files for stage " +
                             std::to_string(s.stage) + ", " + io::quote(file_of[s.stage]) + " and " +
                             io::quote(name) +
-                            (s.stage_known ? "" : " (a file without parallel_strategy_item is "
-                                                  "taken as stage 0)"));
+                            (s.stage_known ? ""
+                                           : " (a file without parallel_strategy_item is "
+                                             "taken as stage 0)"));
     }
     file_of[s.stage] = name;
     by_stage.emplace(s.stage, std::move(s));
@@ -164,9 +165,8 @@ weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::pat
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
   for (const auto& t : model.graph().initializer()) {
     source.tensors[t.name()] = {std::vector<std::int64_t>(t.dims().begin(), t.dims().end()),
-                                t.data_type(), [&t, base](const auto& sink) {
-                                  for_each_chunk(t, base, sink);
-                                }};
+                                t.data_type(),
+                                [&t, base](const auto& sink) { for_each_chunk(t, base, sink); }};
   }
   const auto nodes = build_graph(model.graph());
   std::set<std::string_view> named;
@@ -198,8 +198,9 @@ weight_source file_weight_source(const fs::path& file) {
   source.name_left_out = true;
   for (const auto& [name, t] : *stored) {
     const weights::stored_tensor* data = &t;
-    source.tensors[name] = {t.shape, t.onnx_type,
-                            [data](const auto& sink) { sink(data->data.data(), data->data.size()); }};
+    source.tensors[name] = {t.shape, t.onnx_type, [data](const auto& sink) {
+                              sink(data->data.data(), data->data.size());
+                            }};
   }
   source.owner = stored;
   return source;
@@ -248,11 +249,11 @@ std::vector<std::string> write_rank_weights(const weight_source& source,
         auto runs = std::make_shared<std::vector<std::pair<std::uint64_t, std::uint64_t>>>(
             byte_runs(l.shape, slice, *size));
         const auto bytes = static_cast<std::uint64_t>(slice.elements()) * *size;
-        tensors.push_back({l.name, slice.extent(), t.onnx_type, bytes,
-                           [&t, runs](const auto& sink) {
-                             run_filter filter(*runs, sink);
-                             t.chunks([&](const char* d, std::size_t n) { filter(d, n); });
-                           }});
+        tensors.push_back(
+            {l.name, slice.extent(), t.onnx_type, bytes, [&t, runs](const auto& sink) {
+               run_filter filter(*runs, sink);
+               t.chunks([&](const char* d, std::size_t n) { filter(d, n); });
+             }});
       }
       const fs::path file = out.file(rank_file(rank, safetensors));
       if (safetensors) {
@@ -357,8 +358,8 @@ fs::path rank_file_in(const fs::path& ranks_dir, std::int64_t rank) {
                           "; a rank's folder holds .ckpt or .safetensors files, not both");
   }
   if (ckpt.empty() && safetensors.empty()) {
-    throw bad_input_error(io::quote(folder.string()) + ": no *.ckpt or *.safetensors file for rank " +
-                          std::to_string(rank));
+    throw bad_input_error(io::quote(folder.string()) +
+                          ": no *.ckpt or *.safetensors file for rank " + std::to_string(rank));
   }
   return ckpt.empty() ? safetensors : ckpt;
 }
@@ -403,8 +404,8 @@ tensor_layout whole_layout(tensor_layout l, const std::vector<std::int64_t>& pie
     }
   }
   axes_of(l); // a layout no shape can hold says why
-  throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(l.name) +
-                        " has shape " + tuple_text(piece) +
+  throw bad_input_error(io::quote(file.string()) + ": tensor " + io::quote(l.name) + " has shape " +
+                        tuple_text(piece) +
                         ", which no whole shape cut by its layout gives rank 0");
 }
 

@@ -209,9 +209,9 @@ without_unit_axes(const tensor_layout& l) {
   for (const auto& entry : l.tensor_map) {
     const std::int32_t m = entry.empty() ? -1 : entry.front();
     const std::int64_t axis = m < 0 ? -1 : index_of[n - 1 - static_cast<std::size_t>(m)];
-    map.push_back(axis < 0 ? -1
-                           : static_cast<std::int32_t>(static_cast<std::int64_t>(dev.size()) -
-                                                       1 - axis));
+    map.push_back(
+        axis < 0 ? -1
+                 : static_cast<std::int32_t>(static_cast<std::int64_t>(dev.size()) - 1 - axis));
   }
   if (dev.empty()) {
     dev.push_back(1);
@@ -271,9 +271,9 @@ std::string strategy_to_json(const stage_strategy& s) {
                                                   {"parallel_strategy", {p.layout.shard}}};
     const auto [dev_matrix, flat] = without_unit_axes(p.layout);
     j["parallel_layout_item"][p.layout.name] = {
-        {"dev_matrix", dev_matrix},   {"tensor_map", flat}, {"tensor_shape", p.layout.shape},
-        {"field", 0},                 {"opt_weight_shard_step", 0},
-        {"opt_weight_shard_size", 0}};
+        {"dev_matrix", dev_matrix},       {"tensor_map", flat},
+        {"tensor_shape", p.layout.shape}, {"field", 0},
+        {"opt_weight_shard_step", 0},     {"opt_weight_shard_size", 0}};
   }
   return j.dump();
 }
@@ -336,7 +336,8 @@ std::vector<std::int32_t> json_map_entry(const nlohmann::ordered_json& v, const 
 // One TensorMap message's values a tensor dimension (the classic form), or
 // one message a dimension (MindSpore's Layout API; a 1-D tensor's is
 // followed by an empty one).
-std::vector<std::vector<std::int32_t>> tensor_maps(std::vector<std::vector<std::int32_t>> messages) {
+std::vector<std::vector<std::int32_t>>
+tensor_maps(std::vector<std::vector<std::int32_t>> messages) {
   std::vector<std::vector<std::int32_t>> out;
   if (messages.size() == 1) {
     for (const auto m : messages.front()) {
@@ -433,8 +434,8 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
       const auto j = io::detail::parse_json<nlohmann::ordered_json>(data, path.string());
       if (const auto items = j.find("parallel_strategy_item"); items != j.end()) {
         for (const auto& [node, item] : items->items()) {
-          item_stage(node, json_integer<std::int64_t>(item.at("stage"), path,
-                                                      "the stage of " + node));
+          item_stage(node,
+                     json_integer<std::int64_t>(item.at("stage"), path, "the stage of " + node));
         }
       }
       for (const auto& kv : j.at("parallel_layout_item").items()) {
@@ -446,8 +447,7 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
             json_integers<std::int64_t>(item.at("dev_matrix"), path, "the dev_matrix of " + name);
         const auto& map = item.at("tensor_map");
         if (!map.is_array()) {
-          bad(path, "not a MindSpore JSON strategy: the tensor_map of " + name +
-                        " is not a list");
+          bad(path, "not a MindSpore JSON strategy: the tensor_map of " + name + " is not a list");
         }
         for (const auto& e : map) {
           l.tensor_map.push_back(json_map_entry(e, path, "the tensor_map of " + name));
@@ -461,10 +461,11 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
           if (const auto it = item.find(key); it != item.end()) {
             using T = std::decay_t<decltype(out)>;
             if constexpr (std::is_same_v<T, std::int64_t>) {
-              out = json_integer<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
+              out =
+                  json_integer<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
             } else {
-              out = json_integers<std::int64_t>(*it, path,
-                                                std::string("the ") + key + " of " + name);
+              out =
+                  json_integers<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
             }
           }
         };

@@ -645,8 +645,8 @@ TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, 
   REQUIRE(run("weights split --input-model " + q(model) + " --strategy-dir " + q(dir / "s") +
               " --output-dir " + q(dir / "r"))
               .code == 0);
-  const auto original = shardpoint::weights::read_weights(dir / "r" / "rank_0" /
-                                                          "checkpoint_0.ckpt");
+  const auto original =
+      shardpoint::weights::read_weights(dir / "r" / "rank_0" / "checkpoint_0.ckpt");
   // Renamed as ModelCheckpoint names them, split's manifest kept: merged as
   // before; swapped across ranks after the rename: still refused.
   for (int r = 0; r < 2; ++r) {

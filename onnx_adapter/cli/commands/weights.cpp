@@ -117,8 +117,9 @@ action add_weights(CLI::App& app) {
       cmd->add_subcommand("merge", "Re-assemble the full weights from every rank's files");
   merge->add_option("--strategy-dir", a->strategy_dir, "Strategy files")->required();
   merge->add_option("--ranks-dir", a->ranks_dir, "Folder of rank_<r>/")->required();
-  merge->add_option("--output", a->output,
-                    "The weights: a MindSpore checkpoint when it ends in .ckpt, else safetensors")
+  merge
+      ->add_option("--output", a->output,
+                   "The weights: a MindSpore checkpoint when it ends in .ckpt, else safetensors")
       ->required();
   merge->add_flag("--force", a->force, "Replace the output file when it exists");
 

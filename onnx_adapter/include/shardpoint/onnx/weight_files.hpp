@@ -32,8 +32,8 @@ struct strategy_entry {
 
 /// A stage's strategy: ParallelStrategyMap.
 struct stage_strategy {
-  int stage = 0;            ///< the stage of its parallel_strategy_items
-  bool stage_known = true;  ///< false: the file has no parallel_strategy_item
+  int stage = 0;                          ///< the stage of its parallel_strategy_items
+  bool stage_known = true;                ///< false: the file has no parallel_strategy_item
   std::vector<strategy_entry> parameters; ///< in file order
 };
 
