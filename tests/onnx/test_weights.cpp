@@ -675,8 +675,9 @@ TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, 
   // A tensor no strategy lists (a training step's counter): left out, named.
   std::vector<shardpoint::weights::tensor_source> tensors;
   const std::string step(8, '\1');
-  for (const auto& [name, t] : original) {
-    tensors.push_back({name, t.shape, t.onnx_type, t.data.size(),
+  for (const auto& entry : original) { // not a structured binding: the lambda captures it
+    const auto& t = entry.second;
+    tensors.push_back({entry.first, t.shape, t.onnx_type, t.data.size(),
                        [&t](const auto& sink) { sink(t.data.data(), t.data.size()); }});
   }
   tensors.push_back({"global_step", {1}, 7, 8, [&](const auto& sink) { sink(step.data(), 8); }});
