@@ -1,0 +1,272 @@
+// shardpoint/runtime/schedules.hpp -- training pipeline schedules in virtual
+// time: GPipe, 1F1B (PipeDream-Flush) and Megatron-LM's interleaved 1F1B.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE MODEL
+//
+//   S stages on p devices; with v virtual stages a device (interleaved),
+//   S = p * v and stage s runs on device s mod p (chunk s div p of it).
+//   Every micro-batch j (0 <= j < m) passes forward F(s, j) through stages
+//   0 .. S-1, then backward B(s, j) through S-1 .. 0:
+//       F(s, j) after F(s - 1, j);  B(S - 1, j) after F(S - 1, j);
+//       B(s, j) after B(s + 1, j).
+//   A device runs one operation at a time, in the order its schedule gives
+//   (below); an operation starts when the device is free and what it
+//   depends on has ended. Communication takes no time. With recomputation a
+//   backward first runs its forward again and a stage holds only its input
+//   between F and B.
+//
+// THE SCHEDULES (the order of each device d, 0-indexed)
+//
+//   gpipe:       F(d, 0 .. m-1), then B(d, 0 .. m-1).
+//   1f1b:        w = min(p - d - 1, m) warm-up forwards, then m - w pairs
+//                F(d, w + k), B(d, k), then the last w backwards
+//                (PipeDream-Flush; Narayanan et al., 2021).
+//   interleaved: the n = m * v operations of each kind numbered k; the k-th
+//                forward is micro-batch (k div (p v)) p + k mod p of chunk
+//                (k div p) mod v, the k-th backward the same micro-batch of
+//                chunk v - 1 - (k div p) mod v; w = min((p - d - 1) 2 +
+//                (v - 1) p, n) warm-up forwards, then pairs, then the rest
+//                of the backwards, as Megatron-LM's
+//                forward_backward_pipelining_with_interleaving (m a multiple
+//                of p, as it requires).
+//
+// WHAT IT MEASURES
+//
+//   makespan: the end of the last operation. bubble (per device): the share
+//   of the makespan it is idle. in_flight (per stage): the most micro-batches
+//   whose forward has started and whose backward has not ended, at any
+//   time; activation_peak: that count times what a micro-batch holds.
+//
+// CLOSED FORMS (tests/test_schedules.cpp checks them exactly): p equal
+// stages, forward t_f, backward t_b: gpipe and 1f1b take (m + p - 1)(t_f +
+// t_b), bubble (p - 1) / (m + p - 1); in flight on stage i: m (gpipe),
+// min(p - i, m) (1f1b). Interleaved with v chunks of t_f, t_b each (m a
+// multiple of p): m v (t_f + t_b) + (p - 1)(t_f + t_b), a bubble of (p - 1)
+// / (v m) of the ideal time (Narayanan et al., SC'21, section 2.2).
+//
+// Complexity: O(S m) operations, each placed once; O(S m p) time at most.
+#ifndef SHARDPOINT_RUNTIME_SCHEDULES_HPP
+#define SHARDPOINT_RUNTIME_SCHEDULES_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <shardpoint/detail/text.hpp>
+#include <shardpoint/error.hpp>
+
+#include "plan.hpp"
+
+namespace shardpoint::runtime {
+
+enum class schedule_kind { gpipe, one_f_one_b, interleaved };
+
+/// The schedule named `name` (gpipe, 1f1b, interleaved); config_error else.
+inline schedule_kind schedule_named(std::string_view name) {
+  if (name == "gpipe") {
+    return schedule_kind::gpipe;
+  }
+  if (name == "1f1b") {
+    return schedule_kind::one_f_one_b;
+  }
+  if (name == "interleaved") {
+    return schedule_kind::interleaved;
+  }
+  throw config_error(
+      shardpoint::detail::cat("schedule '", name, "' is not one of gpipe, 1f1b, interleaved"));
+}
+
+/// What one stage costs a micro-batch and holds for it.
+struct stage_times {
+  double forward = 1;
+  double backward = 2;
+  std::uint64_t activation_bytes = 0; ///< held from F to B
+  std::uint64_t input_bytes = 0;      ///< held instead, with recomputation
+};
+
+struct schedule_options {
+  schedule_kind kind = schedule_kind::one_f_one_b;
+  int devices = 1;        ///< p
+  int micro_batches = 1;  ///< m
+  int virtual_stages = 1; ///< v (interleaved)
+  bool recompute = false;
+};
+
+/// One operation as it ran.
+struct training_op {
+  char kind = 'F'; ///< 'F' forward, 'B' backward
+  int stage = 0;
+  int device = 0;
+  int micro_batch = 0;
+  double start = 0;
+  double end = 0;
+};
+
+struct schedule_result {
+  double makespan = 0;
+  std::vector<double> bubble;                 ///< per device
+  std::vector<int> in_flight;                 ///< per stage, the peak
+  std::vector<std::uint64_t> activation_peak; ///< per stage, bytes
+  std::vector<training_op> ops;               ///< in the order placed
+};
+
+namespace detail {
+
+// Each device's operations in its schedule's order (see the top).
+inline std::vector<std::vector<training_op>> device_orders(const schedule_options& o) {
+  const int p = o.devices;
+  const int m = o.micro_batches;
+  const int v = o.kind == schedule_kind::interleaved ? o.virtual_stages : 1;
+  std::vector<std::vector<training_op>> order(static_cast<std::size_t>(p));
+  for (int d = 0; d < p; ++d) {
+    auto& ops = order[static_cast<std::size_t>(d)];
+    const auto op = [&](char kind, int chunk, int j) {
+      ops.push_back({kind, chunk * p + d, d, j, 0, 0});
+    };
+    if (o.kind == schedule_kind::gpipe) {
+      for (int j = 0; j < m; ++j) {
+        op('F', 0, j);
+      }
+      for (int j = 0; j < m; ++j) {
+        op('B', 0, j);
+      }
+      continue;
+    }
+    const int n = m * v;
+    const auto micro_batch = [&](int k) { return (k / (p * v)) * p + k % p; };
+    const auto forward = [&](int k) { op('F', (k / p) % v, micro_batch(k)); };
+    const auto backward = [&](int k) { op('B', v - 1 - (k / p) % v, micro_batch(k)); };
+    const int warmup = o.kind == schedule_kind::interleaved
+                           ? std::min((p - d - 1) * 2 + (v - 1) * p, n)
+                           : std::min(p - d - 1, n);
+    for (int k = 0; k < warmup; ++k) {
+      forward(k);
+    }
+    for (int k = 0; k < n - warmup; ++k) {
+      forward(warmup + k);
+      backward(k);
+    }
+    for (int k = n - warmup; k < n; ++k) {
+      backward(k);
+    }
+  }
+  return order;
+}
+
+} // namespace detail
+
+/// Runs schedule `o` over `stages` (p * v of them, by stage number) in
+/// virtual time (see the top). Throws config_error for counts below 1, a
+/// number of stages that is not p * v, v > 1 with another schedule than
+/// interleaved, m not a multiple of p for interleaved, or a time that is
+/// negative or not finite.
+inline schedule_result run_schedule(const std::vector<stage_times>& stages,
+                                    const schedule_options& o) {
+  using shardpoint::detail::cat;
+  const int p = o.devices;
+  const int m = o.micro_batches;
+  const int v = o.virtual_stages;
+  if (p < 1 || m < 1 || v < 1) {
+    throw config_error(cat("devices (", p, "), micro-batches (", m, ") and virtual stages (", v,
+                           ") must be at least 1"));
+  }
+  if (v > 1 && o.kind != schedule_kind::interleaved) {
+    throw config_error(cat(v, " virtual stages a device need the interleaved schedule"));
+  }
+  if (o.kind == schedule_kind::interleaved && m % p != 0) {
+    throw config_error(cat("the interleaved schedule needs micro-batches (", m,
+                           ") a multiple of the devices (", p, "), as Megatron-LM's does"));
+  }
+  const auto S = static_cast<std::size_t>(p) * static_cast<std::size_t>(v);
+  if (stages.size() != S) {
+    throw config_error(cat(stages.size(), " stages for ", p, " devices of ", v,
+                           " virtual stage(s): there must be ", S));
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    const auto& t = stages[s];
+    if (!(t.forward >= 0) || !(t.backward >= 0) || !std::isfinite(t.forward) ||
+        !std::isfinite(t.backward)) {
+      throw config_error(cat("stage ", s, " has a time that is negative or not finite"));
+    }
+  }
+  auto order = detail::device_orders(o);
+  // End times by (stage, micro-batch); -1 while not run.
+  const auto M = static_cast<std::size_t>(m);
+  std::vector<double> f_end(S * M, -1);
+  std::vector<double> b_end(S * M, -1);
+  std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
+  std::vector<double> free_at(static_cast<std::size_t>(p), 0);
+  schedule_result r;
+  const std::size_t total = 2 * S * M;
+  while (r.ops.size() < total) {
+    bool progress = false;
+    for (std::size_t d = 0; d < static_cast<std::size_t>(p); ++d) {
+      while (next[d] < order[d].size()) {
+        auto op = order[d][next[d]];
+        const auto s = static_cast<std::size_t>(op.stage);
+        const auto j = static_cast<std::size_t>(op.micro_batch);
+        double ready = 0;
+        if (op.kind == 'F') {
+          ready = s == 0 ? 0 : f_end[(s - 1) * M + j];
+        } else {
+          ready = s + 1 == S ? f_end[s * M + j] : b_end[(s + 1) * M + j];
+        }
+        if (ready < 0) {
+          break; // waits for another device
+        }
+        const auto& t = stages[s];
+        const double duration =
+            op.kind == 'F' ? t.forward : t.backward + (o.recompute ? t.forward : 0);
+        op.start = std::max(ready, free_at[d]);
+        op.end = op.start + duration;
+        free_at[d] = op.end;
+        (op.kind == 'F' ? f_end : b_end)[s * M + j] = op.end;
+        r.ops.push_back(op);
+        ++next[d];
+        progress = true;
+      }
+    }
+    if (!progress) {
+      throw internal_error("a pipeline schedule deadlocked: its device orders are inconsistent");
+    }
+  }
+  // Figures.
+  std::vector<double> busy(static_cast<std::size_t>(p), 0);
+  for (const auto& op : r.ops) {
+    r.makespan = std::max(r.makespan, op.end);
+    busy[static_cast<std::size_t>(op.device)] += op.end - op.start;
+  }
+  for (std::size_t d = 0; d < static_cast<std::size_t>(p); ++d) {
+    r.bubble.push_back(r.makespan > 0 ? 1 - busy[d] / r.makespan : 0);
+  }
+  // In flight: +1 when a forward starts, -1 when its backward ends; at one
+  // instant, ends before starts.
+  r.in_flight.assign(S, 0);
+  r.activation_peak.assign(S, 0);
+  std::vector<std::vector<std::pair<double, int>>> events(S);
+  for (const auto& op : r.ops) {
+    events[static_cast<std::size_t>(op.stage)].emplace_back(op.kind == 'F' ? op.start : op.end,
+                                                            op.kind == 'F' ? 1 : -1);
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    std::sort(events[s].begin(), events[s].end());
+    int now = 0;
+    for (const auto& e : events[s]) {
+      now += e.second;
+      r.in_flight[s] = std::max(r.in_flight[s], now);
+    }
+    const auto held = o.recompute ? stages[s].input_bytes : stages[s].activation_bytes;
+    r.activation_peak[s] = static_cast<std::uint64_t>(r.in_flight[s]) * held;
+  }
+  return r;
+}
+
+} // namespace shardpoint::runtime
+
+#endif // SHARDPOINT_RUNTIME_SCHEDULES_HPP

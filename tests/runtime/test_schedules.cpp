@@ -1,0 +1,171 @@
+// Training schedules in virtual time against their closed forms (GPipe,
+// 1F1B: Narayanan et al. 2021; interleaved: Narayanan et al., SC'21, §2.2),
+// and, on random stage times, the invariants any schedule keeps.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <tuple>
+
+#include <shardpoint/runtime/schedules.hpp>
+#include <shardpoint/synthetic.hpp>
+
+using namespace shardpoint::runtime;
+
+namespace {
+
+std::vector<stage_times> equal_stages(int n, double forward, double backward) {
+  return std::vector<stage_times>(static_cast<std::size_t>(n),
+                                  stage_times{forward, backward, 1000, 10});
+}
+
+// Every device runs one operation at a time, each operation after what it
+// depends on, each (kind, stage, micro-batch) once.
+void check_invariants(const std::vector<stage_times>& stages, const schedule_options& o,
+                      const schedule_result& r) {
+  const auto S = stages.size();
+  const auto m = static_cast<std::size_t>(o.micro_batches);
+  CHECK(r.ops.size() == 2 * S * m);
+  std::map<std::tuple<char, int, int>, training_op> by_key;
+  std::vector<std::vector<training_op>> on_device(static_cast<std::size_t>(o.devices));
+  for (const auto& op : r.ops) {
+    CHECK(by_key.emplace(std::make_tuple(op.kind, op.stage, op.micro_batch), op).second);
+    CHECK(op.device == op.stage % o.devices);
+    on_device[static_cast<std::size_t>(op.device)].push_back(op);
+  }
+  for (auto& ops : on_device) {
+    std::sort(ops.begin(), ops.end(),
+              [](const auto& a, const auto& b) { return a.start < b.start; });
+    for (std::size_t k = 1; k < ops.size(); ++k) {
+      CHECK(ops[k].start >= ops[k - 1].end);
+    }
+  }
+  for (const auto& entry : by_key) {
+    const auto& op = entry.second;
+    const char kind = std::get<0>(entry.first);
+    const int s = std::get<1>(entry.first);
+    const int j = std::get<2>(entry.first);
+    if (kind == 'F' && s > 0) {
+      CHECK(op.start >= by_key.at({'F', s - 1, j}).end);
+    }
+    if (kind == 'B') {
+      const auto last = static_cast<int>(S) - 1;
+      CHECK(op.start >= (s == last ? by_key.at({'F', s, j}) : by_key.at({'B', s + 1, j})).end);
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("GPipe and 1F1B: (m + p - 1)(t_f + t_b), bubble (p - 1) / (m + p - 1), in flight") {
+  int cases = 0;
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = 1; m <= 12; ++m) {
+      for (const auto& times : {std::pair{1.0, 2.0}, std::pair{3.0, 3.0}, std::pair{2.0, 5.0}}) {
+        const double tf = times.first; // not structured bindings: CAPTURE takes them (clang 14)
+        const double tb = times.second;
+        for (const auto kind : {schedule_kind::gpipe, schedule_kind::one_f_one_b}) {
+          CAPTURE(p);
+          CAPTURE(m);
+          CAPTURE(tf);
+          CAPTURE(tb);
+          const auto stages = equal_stages(p, tf, tb);
+          const schedule_options o{kind, p, m, 1, false};
+          const auto r = run_schedule(stages, o);
+          check_invariants(stages, o, r);
+          CHECK(r.makespan == (m + p - 1) * (tf + tb));
+          for (int d = 0; d < p; ++d) {
+            CHECK(r.bubble[static_cast<std::size_t>(d)] ==
+                  doctest::Approx(double(p - 1) / (m + p - 1)).epsilon(1e-12));
+          }
+          for (int i = 0; i < p; ++i) {
+            const int want = kind == schedule_kind::gpipe ? m : std::min(p - i, m);
+            CHECK(r.in_flight[static_cast<std::size_t>(i)] == want);
+            CHECK(r.activation_peak[static_cast<std::size_t>(i)] ==
+                  static_cast<std::uint64_t>(want) * 1000);
+          }
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases == 6 * 12 * 3 * 2);
+}
+
+TEST_CASE("interleaved: a bubble of (p - 1) / (v m) of the ideal time") {
+  int cases = 0;
+  for (int p = 1; p <= 5; ++p) {
+    for (int v = 1; v <= 4; ++v) {
+      for (int m = p; m <= 4 * p; m += p) {
+        for (const auto& times : {std::pair{1.0, 2.0}, std::pair{2.0, 2.0}, std::pair{1.0, 3.0}}) {
+          const double tf = times.first;
+          const double tb = times.second;
+          CAPTURE(p);
+          CAPTURE(v);
+          CAPTURE(m);
+          CAPTURE(tf);
+          CAPTURE(tb);
+          const auto stages = equal_stages(p * v, tf, tb);
+          const schedule_options o{schedule_kind::interleaved, p, m, v, false};
+          const auto r = run_schedule(stages, o);
+          check_invariants(stages, o, r);
+          const double ideal = m * v * (tf + tb);
+          CHECK(r.makespan == ideal + (p - 1) * (tf + tb));
+          CHECK((r.makespan - ideal) / ideal ==
+                doctest::Approx(double(p - 1) / (v * m)).epsilon(1e-12));
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases == 5 * 4 * 4 * 3);
+}
+
+TEST_CASE("on random stage times every schedule keeps its order and its dependencies") {
+  shardpoint::synthetic::splitmix64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const int p = 1 + static_cast<int>(rng.below(5));
+    const int v = 1 + static_cast<int>(rng.below(3));
+    const int m = p * (1 + static_cast<int>(rng.below(4)));
+    std::vector<stage_times> stages;
+    for (int s = 0; s < p * v; ++s) {
+      stages.push_back({1.0 + static_cast<double>(rng.below(9)),
+                        1.0 + static_cast<double>(rng.below(17)), 64, 8});
+    }
+    const std::vector<stage_times> one_chunk(stages.begin(), stages.begin() + p);
+    for (const auto kind : {schedule_kind::gpipe, schedule_kind::one_f_one_b}) {
+      const schedule_options o{kind, p, m, 1, round % 2 == 0};
+      const auto r = run_schedule(one_chunk, o);
+      check_invariants(one_chunk, o, r);
+      // Every device's work fits in the makespan; the critical path of one
+      // micro-batch too.
+      double path = 0;
+      for (const auto& t : one_chunk) {
+        path += t.forward + t.backward + (o.recompute ? t.forward : 0);
+      }
+      CHECK(r.makespan >= path);
+      if (o.recompute) {
+        CHECK(r.activation_peak[0] == static_cast<std::uint64_t>(r.in_flight[0]) * 8);
+      }
+    }
+    const schedule_options o{schedule_kind::interleaved, p, m, v, false};
+    check_invariants(stages, o, run_schedule(stages, o));
+  }
+}
+
+TEST_CASE("schedules refuse what they cannot run") {
+  const auto four = equal_stages(4, 1, 2);
+  CHECK_THROWS_AS(run_schedule(four, {schedule_kind::one_f_one_b, 2, 4, 1, false}), config_error);
+  CHECK_THROWS_AS(run_schedule(four, {schedule_kind::one_f_one_b, 2, 4, 2, false}), config_error);
+  CHECK_THROWS_WITH_AS(
+      run_schedule(four, {schedule_kind::interleaved, 2, 3, 2, false}),
+      "the interleaved schedule needs micro-batches (3) a multiple of the devices (2), as "
+      "Megatron-LM's does",
+      config_error);
+  CHECK_THROWS_AS(run_schedule(four, {schedule_kind::gpipe, 4, 0, 1, false}), config_error);
+  auto bad = four;
+  bad[2].backward = -1;
+  CHECK_THROWS_AS(run_schedule(bad, {schedule_kind::gpipe, 4, 4, 1, false}), config_error);
+  CHECK(schedule_named("1f1b") == schedule_kind::one_f_one_b);
+  CHECK_THROWS_WITH_AS(schedule_named("zb-h2"),
+                       "schedule 'zb-h2' is not one of gpipe, 1f1b, interleaved", config_error);
+}
