@@ -53,7 +53,9 @@ public:
   message& bytes(int field, std::string_view v) {
     stream().WriteTag(WFL::MakeTag(field, WFL::WIRETYPE_LENGTH_DELIMITED));
     stream().WriteVarint32(static_cast<std::uint32_t>(v.size()));
-    stream().WriteRaw(v.data(), static_cast<int>(v.size()));
+    if (!v.empty()) { // an empty view's data() may be null, which memcpy may not take
+      stream().WriteRaw(v.data(), static_cast<int>(v.size()));
+    }
     return *this;
   }
   message& nested(int field, message& m) { return bytes(field, m.str()); }
