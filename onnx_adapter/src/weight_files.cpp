@@ -413,9 +413,138 @@ void complete_layout(tensor_layout& l, const fs::path& path) {
 
 } // namespace
 
+namespace {
+
+// Called with each parallel_strategy_item's name and stage.
+using item_stages = std::function<void(const std::string&, std::int64_t)>;
+
+// A ParallelLayouts message of parameter `name`.
+tensor_layout protobuf_layout(const std::string& name, std::string_view inner,
+                              const fs::path& path) {
+  tensor_layout l; // ParallelLayoutItem {param_name, ParallelLayouts}
+  l.name = name;
+  l.shape_known = false;
+  bool dev = false;
+  bool split = false;
+  bool offset = false;
+  std::vector<std::vector<std::int32_t>> maps;
+  fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view b) {
+    if (t == WFL::WIRETYPE_VARINT) { // int32: a negative one sign-extended
+      const auto v = static_cast<std::int64_t>(static_cast<std::int32_t>(x));
+      if (f == 5) {
+        l.field = v;
+      } else if (f == 6) {
+        l.opt_shard_step = v;
+      } else if (f == 7) {
+        l.opt_shard_size = v;
+      }
+    } else if (f == 1 && !std::exchange(dev, true)) { // MindSpore reads the first
+      l.device_matrix = read_dims<std::int64_t>(b, path);
+    } else if (f == 2) {
+      maps.push_back(read_dims<std::int32_t>(b, path));
+    } else if (f == 3 && !std::exchange(split, true)) {
+      l.split_shape = read_dims<std::int64_t>(b, path);
+    } else if (f == 4 && !std::exchange(offset, true)) {
+      l.indices_offset = read_dims<std::int64_t>(b, path);
+    }
+  });
+  if (!dev || maps.empty()) { // MindSpore reads dev_matrix[0] and tensor_map[0]
+    bad(path, "parameter '" + name + "' has no dev_matrix or no tensor_map");
+  }
+  l.tensor_map = tensor_maps(std::move(maps));
+  return l;
+}
+
+// The items and layouts of a ParallelStrategyMap.
+std::vector<tensor_layout> protobuf_layouts(std::string_view data, const fs::path& path,
+                                            const item_stages& item_stage) {
+  std::vector<tensor_layout> layouts;
+  fields(data, path, [&](int field, int type, std::uint64_t, std::string_view bytes) {
+    if ((field != 2 && field != 3) || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
+      return; // current_stage (1): a save counter, not the stage
+    }
+    std::string name;
+    std::string_view inner;
+    fields(bytes, path, [&](int f, int t, std::uint64_t, std::string_view b) {
+      if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+        name = std::string(b);
+      } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+        inner = b;
+      }
+    });
+    if (field == 2) { // ParallelStrategyItem {node_name, {stage, [strategy]}}
+      std::int64_t stage = 0;
+      fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view) {
+        if (f == 1 && t == WFL::WIRETYPE_VARINT) {
+          stage = static_cast<std::int64_t>(x);
+        }
+      });
+      item_stage(name, stage);
+      return;
+    }
+    layouts.push_back(protobuf_layout(name, inner, path));
+  });
+  return layouts;
+}
+
+// The items and layouts of MindSpore's JSON form.
+std::vector<tensor_layout> json_layouts(std::string_view data, const fs::path& path,
+                                        const item_stages& item_stage) {
+  std::vector<tensor_layout> layouts;
+  try {
+    const auto j = io::detail::parse_json<nlohmann::ordered_json>(data, path.string());
+    if (const auto items = j.find("parallel_strategy_item"); items != j.end()) {
+      for (const auto& [node, item] : items->items()) {
+        item_stage(node,
+                   json_integer<std::int64_t>(item.at("stage"), path, "the stage of " + node));
+      }
+    }
+    for (const auto& kv : j.at("parallel_layout_item").items()) {
+      const std::string& name = kv.key(); // not a structured binding: the lambda
+      const auto& item = kv.value();      // below captures it (clang 14)
+      auto& l = layouts.emplace_back();
+      l.name = name;
+      l.device_matrix =
+          json_integers<std::int64_t>(item.at("dev_matrix"), path, "the dev_matrix of " + name);
+      const auto& map = item.at("tensor_map");
+      if (!map.is_array()) {
+        bad(path, "not a MindSpore JSON strategy: the tensor_map of " + name + " is not a list");
+      }
+      for (const auto& e : map) {
+        l.tensor_map.push_back(json_map_entry(e, path, "the tensor_map of " + name));
+      }
+      l.shape_known = item.contains("tensor_shape");
+      if (l.shape_known) {
+        l.shape = json_integers<std::int64_t>(item.at("tensor_shape"), path,
+                                              "the tensor_shape of " + name);
+      }
+      const auto optional = [&](const char* key, auto& out) {
+        if (const auto it = item.find(key); it != item.end()) {
+          using T = std::decay_t<decltype(out)>;
+          if constexpr (std::is_same_v<T, std::int64_t>) {
+            out = json_integer<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
+          } else {
+            out = json_integers<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
+          }
+        }
+      };
+      optional("field", l.field);
+      optional("opt_weight_shard_step", l.opt_shard_step);
+      optional("opt_weight_shard_size", l.opt_shard_size);
+      optional("param_split_shape", l.split_shape);
+      optional("indices_offset", l.indices_offset);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    bad(path, "not a MindSpore JSON strategy: " + what.substr(what.find("] ") + 2));
+  }
+  return layouts;
+}
+
+} // namespace
+
 stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool json) {
   stage_strategy s;
-  std::vector<tensor_layout> layouts;
   std::optional<std::pair<std::string, int>> first_item; // the stage, from the items
   const auto item_stage = [&](const std::string& node, std::int64_t stage) {
     if (stage < 0 || stage > INT32_MAX) {
@@ -431,113 +560,8 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
                     "merged? give the strategy file of each stage)");
     }
   };
-  if (json) {
-    try {
-      const auto j = io::detail::parse_json<nlohmann::ordered_json>(data, path.string());
-      if (const auto items = j.find("parallel_strategy_item"); items != j.end()) {
-        for (const auto& [node, item] : items->items()) {
-          item_stage(node,
-                     json_integer<std::int64_t>(item.at("stage"), path, "the stage of " + node));
-        }
-      }
-      for (const auto& kv : j.at("parallel_layout_item").items()) {
-        const std::string& name = kv.key(); // not a structured binding: the lambda
-        const auto& item = kv.value();      // below captures it (clang 14)
-        auto& l = layouts.emplace_back();
-        l.name = name;
-        l.device_matrix =
-            json_integers<std::int64_t>(item.at("dev_matrix"), path, "the dev_matrix of " + name);
-        const auto& map = item.at("tensor_map");
-        if (!map.is_array()) {
-          bad(path, "not a MindSpore JSON strategy: the tensor_map of " + name + " is not a list");
-        }
-        for (const auto& e : map) {
-          l.tensor_map.push_back(json_map_entry(e, path, "the tensor_map of " + name));
-        }
-        l.shape_known = item.contains("tensor_shape");
-        if (l.shape_known) {
-          l.shape = json_integers<std::int64_t>(item.at("tensor_shape"), path,
-                                                "the tensor_shape of " + name);
-        }
-        const auto optional = [&](const char* key, auto& out) {
-          if (const auto it = item.find(key); it != item.end()) {
-            using T = std::decay_t<decltype(out)>;
-            if constexpr (std::is_same_v<T, std::int64_t>) {
-              out =
-                  json_integer<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
-            } else {
-              out =
-                  json_integers<std::int64_t>(*it, path, std::string("the ") + key + " of " + name);
-            }
-          }
-        };
-        optional("field", l.field);
-        optional("opt_weight_shard_step", l.opt_shard_step);
-        optional("opt_weight_shard_size", l.opt_shard_size);
-        optional("param_split_shape", l.split_shape);
-        optional("indices_offset", l.indices_offset);
-      }
-    } catch (const nlohmann::json::exception& e) {
-      std::string what = e.what();
-      bad(path, "not a MindSpore JSON strategy: " + what.substr(what.find("] ") + 2));
-    }
-  } else {
-    fields(data, path, [&](int field, int type, std::uint64_t, std::string_view bytes) {
-      if ((field != 2 && field != 3) || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
-        return; // current_stage (1): a save counter, not the stage
-      }
-      std::string name;
-      std::string_view inner;
-      fields(bytes, path, [&](int f, int t, std::uint64_t, std::string_view b) {
-        if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-          name = std::string(b);
-        } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-          inner = b;
-        }
-      });
-      if (field == 2) { // ParallelStrategyItem {node_name, {stage, [strategy]}}
-        std::int64_t stage = 0;
-        fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view) {
-          if (f == 1 && t == WFL::WIRETYPE_VARINT) {
-            stage = static_cast<std::int64_t>(x);
-          }
-        });
-        item_stage(name, stage);
-        return;
-      }
-      auto& l = layouts.emplace_back(); // ParallelLayoutItem {param_name, ParallelLayouts}
-      l.name = name;
-      l.shape_known = false;
-      bool dev = false;
-      bool split = false;
-      bool offset = false;
-      std::vector<std::vector<std::int32_t>> maps;
-      fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view b) {
-        if (t == WFL::WIRETYPE_VARINT) { // int32: a negative one sign-extended
-          const auto v = static_cast<std::int64_t>(static_cast<std::int32_t>(x));
-          if (f == 5) {
-            l.field = v;
-          } else if (f == 6) {
-            l.opt_shard_step = v;
-          } else if (f == 7) {
-            l.opt_shard_size = v;
-          }
-        } else if (f == 1 && !std::exchange(dev, true)) { // MindSpore reads the first
-          l.device_matrix = read_dims<std::int64_t>(b, path);
-        } else if (f == 2) {
-          maps.push_back(read_dims<std::int32_t>(b, path));
-        } else if (f == 3 && !std::exchange(split, true)) {
-          l.split_shape = read_dims<std::int64_t>(b, path);
-        } else if (f == 4 && !std::exchange(offset, true)) {
-          l.indices_offset = read_dims<std::int64_t>(b, path);
-        }
-      });
-      if (!dev || maps.empty()) { // MindSpore reads dev_matrix[0] and tensor_map[0]
-        bad(path, "parameter '" + name + "' has no dev_matrix or no tensor_map");
-      }
-      l.tensor_map = tensor_maps(std::move(maps));
-    });
-  }
+  auto layouts =
+      json ? json_layouts(data, path, item_stage) : protobuf_layouts(data, path, item_stage);
   s.stage_known = first_item.has_value();
   s.stage = first_item ? first_item->second : 0;
   std::set<std::string> seen;
