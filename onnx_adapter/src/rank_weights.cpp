@@ -183,11 +183,6 @@ weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::pat
 }
 
 weight_source file_weight_source(const fs::path& file) {
-  if (file.extension() != ".safetensors" && file.extension() != ".ckpt") {
-    throw bad_input_error(io::quote(file.string()) +
-                          ": whole weights are a .safetensors or .ckpt file (a model is "
-                          "--input-model)");
-  }
   auto stored =
       std::make_shared<std::map<std::string, weights::stored_tensor>>(weights::read_weights(file));
   if (stored->empty()) {

@@ -750,10 +750,31 @@ void write_safetensors(const fs::path& path, const std::vector<tensor_source>& t
   });
 }
 
+std::optional<weight_file_kind> weight_file_kind_of(std::string_view bytes) {
+  if (bytes.size() >= 9 && bytes[8] == '{') {
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) {
+      n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    }
+    if (n >= 2 && n <= bytes.size() - 8) {
+      return weight_file_kind::safetensors;
+    }
+  }
+  // Checkpoint.value (field 1, length-delimited): tag byte 0x0a.
+  if (bytes.empty() || bytes.front() == 0x0a) {
+    return weight_file_kind::mindspore_checkpoint;
+  }
+  return std::nullopt;
+}
+
 std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
   const std::string data = read_file(path, "weights");
   std::map<std::string, stored_tensor> out;
-  if (path.extension() == ".safetensors") {
+  const auto kind = weight_file_kind_of(data);
+  if (!kind) {
+    bad(path, "neither safetensors nor a MindSpore checkpoint");
+  }
+  if (*kind == weight_file_kind::safetensors) {
     if (data.size() < 8) {
       bad(path, "not a safetensors file (shorter than its 8-byte header size)");
     }

@@ -14,8 +14,12 @@ using namespace shardpoint::runtime;
 namespace {
 
 std::vector<stage_times> equal_stages(int n, double forward, double backward) {
-  return std::vector<stage_times>(static_cast<std::size_t>(n),
-                                  stage_times{forward, backward, 1000, 10});
+  stage_times t;
+  t.forward = forward;
+  t.backward = backward;
+  t.activation_bytes = 1000;
+  t.input_bytes = 10;
+  return std::vector<stage_times>(static_cast<std::size_t>(n), t);
 }
 
 // Every device runs one operation at a time, each operation after what it
@@ -24,7 +28,7 @@ void check_invariants(const std::vector<stage_times>& stages, const schedule_opt
                       const schedule_result& r) {
   const auto S = stages.size();
   const auto m = static_cast<std::size_t>(o.micro_batches);
-  CHECK(r.ops.size() == 2 * S * m);
+  CHECK(r.ops.size() == (o.kind == schedule_kind::zb_h1 ? 3 : 2) * S * m);
   std::map<std::tuple<char, int, int>, training_op> by_key;
   std::vector<std::vector<training_op>> on_device(static_cast<std::size_t>(o.devices));
   for (const auto& op : r.ops) {
@@ -33,8 +37,9 @@ void check_invariants(const std::vector<stage_times>& stages, const schedule_opt
     on_device[static_cast<std::size_t>(op.device)].push_back(op);
   }
   for (auto& ops : on_device) {
-    std::sort(ops.begin(), ops.end(),
-              [](const auto& a, const auto& b) { return a.start < b.start; });
+    std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+      return std::pair{a.start, a.end} < std::pair{b.start, b.end};
+    });
     for (std::size_t k = 1; k < ops.size(); ++k) {
       CHECK(ops[k].start >= ops[k - 1].end);
     }
@@ -46,6 +51,9 @@ void check_invariants(const std::vector<stage_times>& stages, const schedule_opt
     const int j = std::get<2>(entry.first);
     if (kind == 'F' && s > 0) {
       CHECK(op.start >= by_key.at({'F', s - 1, j}).end);
+    }
+    if (kind == 'W') {
+      CHECK(op.start >= by_key.at({'B', s, j}).end);
     }
     if (kind == 'B') {
       const auto last = static_cast<int>(S) - 1;
@@ -120,6 +128,44 @@ TEST_CASE("interleaved: a bubble of (p - 1) / (v m) of the ideal time") {
   CHECK(cases == 5 * 4 * 4 * 3);
 }
 
+TEST_CASE("ZB-H1: m (t_f + t_b + t_w) + (p - 1)(t_f + t_b - t_w), 1F1B's activations") {
+  int cases = 0;
+  // (forward, backward, weight share): B and W take backward (1 - share)
+  // and backward share; W never longer than F or B, as the paper assumes.
+  const std::vector<std::tuple<double, double, double>> times{
+      {1, 2, 0.5}, {2, 4, 0.25}, {2, 4, 0.5}, {3, 4, 0.25}, {1, 2, 0}};
+  for (int p = 1; p <= 6; ++p) {
+    for (int m = p; m <= 3 * p + 1; ++m) {
+      for (const auto& t : times) {
+        const double tf = std::get<0>(t);
+        const double tw = std::get<1>(t) * std::get<2>(t);
+        const double tb = std::get<1>(t) - tw;
+        CAPTURE(p);
+        CAPTURE(m);
+        CAPTURE(tf);
+        CAPTURE(tb);
+        CAPTURE(tw);
+        auto stages = equal_stages(p, tf, std::get<1>(t));
+        for (auto& s : stages) {
+          s.weight_share = std::get<2>(t);
+        }
+        const schedule_options o{schedule_kind::zb_h1, p, m, 1, false};
+        const auto r = run_schedule(stages, o);
+        check_invariants(stages, o, r);
+        CHECK(r.makespan == m * (tf + tb + tw) + (p - 1) * (tf + tb - tw));
+        for (int i = 0; i < p; ++i) {
+          CHECK(r.in_flight[static_cast<std::size_t>(i)] == p - i);
+        }
+        // Against 1F1B with B and W as one: the bubble shrinks by 2 (p - 1) t_w.
+        const auto one = run_schedule(stages, {schedule_kind::one_f_one_b, p, m, 1, false});
+        CHECK(one.makespan - r.makespan == 2 * (p - 1) * tw);
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 5 * 54); // p = 1..6, m = p..3p + 1
+}
+
 TEST_CASE("on random stage times every schedule keeps its order and its dependencies") {
   shardpoint::synthetic::splitmix64 rng(11);
   for (int round = 0; round < 200; ++round) {
@@ -128,8 +174,12 @@ TEST_CASE("on random stage times every schedule keeps its order and its dependen
     const int m = p * (1 + static_cast<int>(rng.below(4)));
     std::vector<stage_times> stages;
     for (int s = 0; s < p * v; ++s) {
-      stages.push_back({1.0 + static_cast<double>(rng.below(9)),
-                        1.0 + static_cast<double>(rng.below(17)), 64, 8});
+      stage_times t;
+      t.forward = 1.0 + static_cast<double>(rng.below(9));
+      t.backward = 1.0 + static_cast<double>(rng.below(17));
+      t.activation_bytes = 64;
+      t.input_bytes = 8;
+      stages.push_back(t);
     }
     const std::vector<stage_times> one_chunk(stages.begin(), stages.begin() + p);
     for (const auto kind : {schedule_kind::gpipe, schedule_kind::one_f_one_b}) {
@@ -149,6 +199,12 @@ TEST_CASE("on random stage times every schedule keeps its order and its dependen
     }
     const schedule_options o{schedule_kind::interleaved, p, m, v, false};
     check_invariants(stages, o, run_schedule(stages, o));
+    auto split = one_chunk;
+    for (auto& s : split) {
+      s.weight_share = static_cast<double>(rng.below(5)) / 4;
+    }
+    const schedule_options zb{schedule_kind::zb_h1, p, m, 1, false};
+    check_invariants(split, zb, run_schedule(split, zb));
   }
 }
 
@@ -166,6 +222,12 @@ TEST_CASE("schedules refuse what they cannot run") {
   bad[2].backward = -1;
   CHECK_THROWS_AS(run_schedule(bad, {schedule_kind::gpipe, 4, 4, 1, false}), config_error);
   CHECK(schedule_named("1f1b") == schedule_kind::one_f_one_b);
+  CHECK(schedule_named("zb-h1") == schedule_kind::zb_h1);
   CHECK_THROWS_WITH_AS(schedule_named("zb-h2"),
-                       "schedule 'zb-h2' is not one of gpipe, 1f1b, interleaved", config_error);
+                       "schedule 'zb-h2' is not one of gpipe, 1f1b, interleaved, zb-h1",
+                       config_error);
+  CHECK_THROWS_AS(run_schedule(four, {schedule_kind::zb_h1, 4, 3, 1, false}), config_error);
+  auto share = four;
+  share[0].weight_share = 1.5;
+  CHECK_THROWS_AS(run_schedule(share, {schedule_kind::zb_h1, 4, 4, 1, false}), config_error);
 }

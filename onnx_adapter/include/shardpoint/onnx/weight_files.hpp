@@ -118,8 +118,17 @@ struct stored_tensor {
   std::string data; ///< row-major, little-endian
 };
 
-/// Every tensor of a .ckpt or .safetensors file (by extension), by name.
-/// Throws bad_input_error naming the file for what does not decode.
+/// The files whole or sliced weights come in, told by their bytes.
+enum class weight_file_kind { safetensors, mindspore_checkpoint };
+
+/// What `bytes` hold: safetensors (an 8-byte little-endian header length,
+/// then a JSON object that fits), a MindSpore checkpoint (empty, or a
+/// Checkpoint protobuf whose first field is a value), or neither.
+std::optional<weight_file_kind> weight_file_kind_of(std::string_view bytes);
+
+/// Every tensor of a safetensors file or a MindSpore checkpoint, whatever
+/// its name (weight_file_kind_of), by name. Throws bad_input_error naming
+/// the file for what is neither or does not decode.
 std::map<std::string, stored_tensor> read_weights(const std::filesystem::path& path);
 
 } // namespace shardpoint::weights

@@ -1,5 +1,6 @@
 // shardpoint/runtime/schedules.hpp -- training pipeline schedules in virtual
-// time: GPipe, 1F1B (PipeDream-Flush) and Megatron-LM's interleaved 1F1B.
+// time: GPipe, 1F1B (PipeDream-Flush), Megatron-LM's interleaved 1F1B and
+// zero-bubble ZB-H1.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 //
@@ -10,7 +11,9 @@
 //   Every micro-batch j (0 <= j < m) passes forward F(s, j) through stages
 //   0 .. S-1, then backward B(s, j) through S-1 .. 0:
 //       F(s, j) after F(s - 1, j);  B(S - 1, j) after F(S - 1, j);
-//       B(s, j) after B(s + 1, j).
+//       B(s, j) after B(s + 1, j);  W(s, j) after B(s, j).
+//   W, the weight gradient, is an operation of its own only in zb-h1 (a
+//   stage's `weight_share` of its backward time); elsewhere B includes it.
 //   A device runs one operation at a time, in the order its schedule gives
 //   (below); an operation starts when the device is free and what it
 //   depends on has ended. Communication takes no time. With recomputation a
@@ -31,6 +34,12 @@
 //                of the backwards, as Megatron-LM's
 //                forward_backward_pipelining_with_interleaving (m a multiple
 //                of p, as it requires).
+//   zb-h1:       1f1b's order of F and B, each W(j) right after B(j + d):
+//                w = p - d - 1 warm-up forwards; for k < m - w: F(w + k),
+//                B(k), and W(k - d) once k >= d; then for the last w: B(k),
+//                W(k - d); then the remaining W, oldest first (m >= p; Qi et
+//                al., "Zero Bubble Pipeline Parallelism", ICLR 2024, fig. 3;
+//                Megatron-DeepSpeed's ZeroBubbleH1Pipeline, exact semantics).
 //
 // WHAT IT MEASURES
 //
@@ -39,12 +48,14 @@
 //   whose forward has started and whose backward has not ended, at any
 //   time; activation_peak: that count times what a micro-batch holds.
 //
-// CLOSED FORMS (tests/test_schedules.cpp checks them exactly): p equal
+// CLOSED FORMS (tests/runtime/test_schedules.cpp checks them exactly): p equal
 // stages, forward t_f, backward t_b: gpipe and 1f1b take (m + p - 1)(t_f +
 // t_b), bubble (p - 1) / (m + p - 1); in flight on stage i: m (gpipe),
 // min(p - i, m) (1f1b). Interleaved with v chunks of t_f, t_b each (m a
 // multiple of p): m v (t_f + t_b) + (p - 1)(t_f + t_b), a bubble of (p - 1)
-// / (v m) of the ideal time (Narayanan et al., SC'21, section 2.2).
+// / (v m) of the ideal time (Narayanan et al., SC'21, section 2.2). ZB-H1,
+// B and W taking t_b and t_w, t_w <= min(t_f, t_b): m (t_f + t_b + t_w) +
+// (p - 1)(t_f + t_b - t_w), in flight p - i as 1F1B (the paper, table 2).
 //
 // Complexity: O(S m) operations, each placed once; O(S m p) time at most.
 #ifndef SHARDPOINT_RUNTIME_SCHEDULES_HPP
@@ -65,9 +76,10 @@
 
 namespace shardpoint::runtime {
 
-enum class schedule_kind { gpipe, one_f_one_b, interleaved };
+enum class schedule_kind { gpipe, one_f_one_b, interleaved, zb_h1 };
 
-/// The schedule named `name` (gpipe, 1f1b, interleaved); config_error else.
+/// The schedule named `name` (gpipe, 1f1b, interleaved, zb-h1); config_error
+/// else.
 inline schedule_kind schedule_named(std::string_view name) {
   if (name == "gpipe") {
     return schedule_kind::gpipe;
@@ -78,14 +90,18 @@ inline schedule_kind schedule_named(std::string_view name) {
   if (name == "interleaved") {
     return schedule_kind::interleaved;
   }
-  throw config_error(
-      shardpoint::detail::cat("schedule '", name, "' is not one of gpipe, 1f1b, interleaved"));
+  if (name == "zb-h1") {
+    return schedule_kind::zb_h1;
+  }
+  throw config_error(shardpoint::detail::cat("schedule '", name,
+                                             "' is not one of gpipe, 1f1b, interleaved, zb-h1"));
 }
 
 /// What one stage costs a micro-batch and holds for it.
 struct stage_times {
   double forward = 1;
-  double backward = 2;
+  double backward = 2;                ///< input and weight gradients together
+  double weight_share = 0;            ///< of `backward`, the weight gradient's (W in zb-h1)
   std::uint64_t activation_bytes = 0; ///< held from F to B
   std::uint64_t input_bytes = 0;      ///< held instead, with recomputation
 };
@@ -100,7 +116,7 @@ struct schedule_options {
 
 /// One operation as it ran.
 struct training_op {
-  char kind = 'F'; ///< 'F' forward, 'B' backward
+  char kind = 'F'; ///< 'F' forward, 'B' backward (input gradient), 'W' weight gradient
   int stage = 0;
   int device = 0;
   int micro_batch = 0;
@@ -138,6 +154,27 @@ inline std::vector<std::vector<training_op>> device_orders(const schedule_option
       }
       continue;
     }
+    if (o.kind == schedule_kind::zb_h1) {
+      const int w = p - d - 1;
+      for (int k = 0; k < w; ++k) {
+        op('F', 0, k);
+      }
+      for (int k = 0; k < m - w; ++k) {
+        op('F', 0, w + k);
+        op('B', 0, k);
+        if (k >= d) {
+          op('W', 0, k - d);
+        }
+      }
+      for (int k = m - w; k < m; ++k) {
+        op('B', 0, k);
+        op('W', 0, k - d);
+      }
+      for (int k = m - d; k < m; ++k) {
+        op('W', 0, k);
+      }
+      continue;
+    }
     const int n = m * v;
     const auto micro_batch = [&](int k) { return (k / (p * v)) * p + k % p; };
     const auto forward = [&](int k) { op('F', (k / p) % v, micro_batch(k)); };
@@ -164,8 +201,8 @@ inline std::vector<std::vector<training_op>> device_orders(const schedule_option
 /// Runs schedule `o` over `stages` (p * v of them, by stage number) in
 /// virtual time (see the top). Throws config_error for counts below 1, a
 /// number of stages that is not p * v, v > 1 with another schedule than
-/// interleaved, m not a multiple of p for interleaved, or a time that is
-/// negative or not finite.
+/// interleaved, m not a multiple of p for interleaved, m < p for zb-h1, a
+/// time that is negative or not finite, or a weight share outside [0, 1].
 inline schedule_result run_schedule(const std::vector<stage_times>& stages,
                                     const schedule_options& o) {
   using shardpoint::detail::cat;
@@ -178,6 +215,10 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
   }
   if (v > 1 && o.kind != schedule_kind::interleaved) {
     throw config_error(cat(v, " virtual stages a device need the interleaved schedule"));
+  }
+  if (o.kind == schedule_kind::zb_h1 && m < p) {
+    throw config_error(
+        cat("zb-h1 needs at least as many micro-batches (", m, ") as devices (", p, ")"));
   }
   if (o.kind == schedule_kind::interleaved && m % p != 0) {
     throw config_error(cat("the interleaved schedule needs micro-batches (", m,
@@ -194,16 +235,20 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
         !std::isfinite(t.backward)) {
       throw config_error(cat("stage ", s, " has a time that is negative or not finite"));
     }
+    if (!(t.weight_share >= 0 && t.weight_share <= 1)) {
+      throw config_error(cat("stage ", s, " has a weight share outside [0, 1]"));
+    }
   }
   auto order = detail::device_orders(o);
   // End times by (stage, micro-batch); -1 while not run.
   const auto M = static_cast<std::size_t>(m);
   std::vector<double> f_end(S * M, -1);
   std::vector<double> b_end(S * M, -1);
+  const bool split_w = o.kind == schedule_kind::zb_h1;
   std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
   std::vector<double> free_at(static_cast<std::size_t>(p), 0);
   schedule_result r;
-  const std::size_t total = 2 * S * M;
+  const std::size_t total = (split_w ? 3 : 2) * S * M;
   while (r.ops.size() < total) {
     bool progress = false;
     for (std::size_t d = 0; d < static_cast<std::size_t>(p); ++d) {
@@ -214,19 +259,25 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
         double ready = 0;
         if (op.kind == 'F') {
           ready = s == 0 ? 0 : f_end[(s - 1) * M + j];
-        } else {
+        } else if (op.kind == 'B') {
           ready = s + 1 == S ? f_end[s * M + j] : b_end[(s + 1) * M + j];
+        } else {
+          ready = b_end[s * M + j];
         }
         if (ready < 0) {
           break; // waits for another device
         }
         const auto& t = stages[s];
-        const double duration =
-            op.kind == 'F' ? t.forward : t.backward + (o.recompute ? t.forward : 0);
+        const double w = split_w ? t.backward * t.weight_share : 0;
+        const double duration = op.kind == 'F'   ? t.forward
+                                : op.kind == 'W' ? w
+                                                 : t.backward - w + (o.recompute ? t.forward : 0);
         op.start = std::max(ready, free_at[d]);
         op.end = op.start + duration;
         free_at[d] = op.end;
-        (op.kind == 'F' ? f_end : b_end)[s * M + j] = op.end;
+        if (op.kind != 'W') {
+          (op.kind == 'F' ? f_end : b_end)[s * M + j] = op.end;
+        }
         r.ops.push_back(op);
         ++next[d];
         progress = true;
@@ -251,8 +302,10 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
   r.activation_peak.assign(S, 0);
   std::vector<std::vector<std::pair<double, int>>> events(S);
   for (const auto& op : r.ops) {
-    events[static_cast<std::size_t>(op.stage)].emplace_back(op.kind == 'F' ? op.start : op.end,
-                                                            op.kind == 'F' ? 1 : -1);
+    if (op.kind != 'W') {
+      events[static_cast<std::size_t>(op.stage)].emplace_back(op.kind == 'F' ? op.start : op.end,
+                                                              op.kind == 'F' ? 1 : -1);
+    }
   }
   for (std::size_t s = 0; s < S; ++s) {
     std::sort(events[s].begin(), events[s].end());
