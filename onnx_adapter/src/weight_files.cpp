@@ -269,6 +269,11 @@ std::string strategy_to_json(const stage_strategy& s) {
   nlohmann::json j; // std::map: keys sorted, as MindSpore's writer
   j["current_stage"] = 1;
   for (const auto& p : s.parameters) {
+    if (!io::is_utf8(p.layout.name)) {
+      throw unsupported_error("parameter " + io::quote(p.layout.name) +
+                              ": its name is not UTF-8, which a JSON strategy cannot carry; "
+                              "the protobuf form can (--format ckpt)");
+    }
     j["parallel_strategy_item"][p.layout.name] = {{"stage", p.stage},
                                                   {"parallel_strategy", {p.layout.shard}}};
     const auto [dev_matrix, flat] = without_unit_axes(p.layout);
@@ -721,6 +726,11 @@ void write_safetensors(const fs::path& path, const std::vector<tensor_source>& t
     if (!type) {
       throw unsupported_error("tensor " + io::quote(t.name) + ": its ONNX type " +
                               std::to_string(t.onnx_type) + " has no safetensors name");
+    }
+    if (!io::is_utf8(t.name)) { // fuzz_commands: nlohmann's dump threw on it, exit 4
+      throw unsupported_error("tensor " + io::quote(t.name) +
+                              ": its name is not UTF-8, which safetensors' JSON header cannot "
+                              "carry; MindSpore checkpoints can (--format ckpt)");
     }
     header[t.name] = {
         {"dtype", type->safetensors}, {"shape", t.shape}, {"data_offsets", {at, at + t.bytes}}};
