@@ -703,8 +703,7 @@ TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, 
   r = run("weights split --from-weights " + q(model) + " --strategy-dir " + q(dir / "s") +
           " --output-dir " + q(dir / "x"));
   CHECK(r.code == 2);
-  CHECK(r.err.find("m.onnx': neither safetensors nor a MindSpore checkpoint") !=
-        std::string::npos);
+  CHECK(r.err.find("m.onnx': neither safetensors nor a MindSpore checkpoint") != std::string::npos);
   // Told by their bytes, not their names: merged safetensors named .bin.
   fs::copy_file(dir / "a.safetensors", dir / "a.bin");
   r = run("weights split --from-weights " + q(dir / "a.bin") + " --strategy-dir " + q(dir / "s") +
