@@ -94,9 +94,9 @@ fi
 echo "== tsan: the runtime's tests under ThreadSanitizer"
 if cmake -S . -B build/tsan -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_SANITIZE=thread >build/tsan.configure.log 2>&1 &&
-  cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline; then
+  cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline test_schedules; then
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline)$' --output-on-failure 2>&1 |
+    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline|schedules)$' --output-on-failure 2>&1 |
     tee build/tsan.ctest.log || status=1
   count build/tsan.ctest.log
 else

@@ -1,4 +1,5 @@
-// simulate on an ONNX model: app/core/simulate.cpp on an onnx_source.
+// simulate on an ONNX model: app/core/simulate.cpp on an onnx_source (or,
+// without a model, on plain stage times).
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <shardpoint/app/commands.hpp>
@@ -7,6 +8,16 @@
 namespace shardpoint::app {
 
 simulate_outcome simulate_model(const simulate_options& a) {
+  if (a.model.input.empty() && a.model.data.data() == nullptr) {
+    if (a.stage_times.empty()) {
+      throw usage_error("--input-model is required (or --stage-times with --schedule)");
+    }
+    if (a.shapes.given() || !a.model.config.empty() || !a.model.shard_flags.empty()) {
+      throw usage_error("--input-shape, --dim, --manual-sharding-config and --shard need "
+                        "--input-model");
+    }
+    return simulate_times(a);
+  }
   onnx_source source(a.model.input, a.model.data, a.shapes.sizes());
   return simulate(source, a.model, a);
 }

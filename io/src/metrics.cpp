@@ -73,4 +73,102 @@ std::string to_json(const runtime::run_metrics& m, const std::vector<std::string
   return detail::document(std::move(j));
 }
 
+namespace {
+
+// Per device, the time it computes.
+std::vector<double> busy_of(const training_run& r) {
+  std::vector<double> busy(static_cast<std::size_t>(r.options.devices), 0);
+  for (const auto& op : r.result.ops) {
+    busy[static_cast<std::size_t>(op.device)] += op.end - op.start;
+  }
+  return busy;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (const double x : v) {
+    sum += x;
+  }
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// A stage's backward split as the schedule runs it: W only in zb-h1.
+double weight_gradient_of(const training_run& r, const runtime::stage_times& t) {
+  return r.options.kind == runtime::schedule_kind::zb_h1 ? t.backward * t.weight_share : 0;
+}
+
+} // namespace
+
+std::string to_table(const training_run& r, const std::vector<std::string>& estimates) {
+  std::ostringstream os;
+  char line[256];
+  const auto& o = r.options;
+  os << "schedule " << r.schedule << " (" << r.mode << "), " << o.micro_batches
+     << " micro-batches, " << r.stages.size() << " stages on " << o.devices << " devices"
+     << (o.recompute ? ", recomputing forwards" : "") << '\n';
+  std::snprintf(line, sizeof line, "%-6s %-7s %9s %9s %9s %9s %14s %14s\n", "stage", "device",
+                "forward", "backward", "weight", "in_flight", "activations/mb", "peak");
+  os << line;
+  for (std::size_t s = 0; s < r.stages.size(); ++s) {
+    const auto& t = r.stages[s];
+    const auto held = o.recompute ? t.input_bytes : t.activation_bytes;
+    std::snprintf(line, sizeof line, "%-6zu %-7d %9.3g %9.3g %9.3g %9d %14llu %14llu\n", s,
+                  static_cast<int>(s) % o.devices, t.forward, t.backward, weight_gradient_of(r, t),
+                  r.result.in_flight[s], static_cast<unsigned long long>(held),
+                  static_cast<unsigned long long>(r.result.activation_peak[s]));
+    os << line;
+  }
+  const auto busy = busy_of(r);
+  for (std::size_t d = 0; d < busy.size(); ++d) {
+    std::snprintf(line, sizeof line, "device %-4zu busy %12.1f  bubble %5.1f%%\n", d, busy[d],
+                  100 * r.result.bubble[d]);
+    os << line;
+  }
+  std::snprintf(line, sizeof line, "makespan %.1f units, bubble %.1f%% (mean of the devices)\n",
+                r.result.makespan, 100 * mean(r.result.bubble));
+  os << line;
+  if (r.mode == "threads") {
+    std::snprintf(line, sizeof line, "wall time %.3f s\n", r.wall_seconds);
+    os << line;
+  }
+  os << "\ntimeline (a row per device; F forward, B backward, W weight gradient, '.' idle):\n"
+     << runtime::timeline(r.result, o.devices);
+  os << detail::estimates_table(estimates);
+  return os.str();
+}
+
+std::string to_json(const training_run& r, const std::vector<std::string>& estimates) {
+  nlohmann::json j;
+  const auto& o = r.options;
+  j["schedule"] = r.schedule;
+  j["mode"] = r.mode;
+  j["micro_batches"] = o.micro_batches;
+  j["virtual_stages"] = o.virtual_stages;
+  j["recompute"] = o.recompute;
+  j["makespan"] = r.result.makespan;
+  j["bubble_fraction"] = mean(r.result.bubble);
+  if (r.mode == "threads") {
+    j["wall_seconds"] = r.wall_seconds;
+  }
+  j["stages"] = nlohmann::json::array();
+  for (std::size_t s = 0; s < r.stages.size(); ++s) {
+    const auto& t = r.stages[s];
+    j["stages"].push_back({{"stage", s},
+                           {"device", static_cast<int>(s) % o.devices},
+                           {"forward", t.forward},
+                           {"backward", t.backward},
+                           {"weight_gradient", weight_gradient_of(r, t)},
+                           {"in_flight", r.result.in_flight[s]},
+                           {"activation_bytes", o.recompute ? t.input_bytes : t.activation_bytes},
+                           {"activation_peak", r.result.activation_peak[s]}});
+  }
+  j["devices"] = nlohmann::json::array();
+  const auto busy = busy_of(r);
+  for (std::size_t d = 0; d < busy.size(); ++d) {
+    j["devices"].push_back({{"device", d}, {"busy", busy[d]}, {"bubble", r.result.bubble[d]}});
+  }
+  detail::add_estimates(j, estimates);
+  return detail::document(std::move(j));
+}
+
 } // namespace shardpoint::io

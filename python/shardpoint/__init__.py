@@ -339,7 +339,7 @@ def inspect(model: Model, grep: Optional[str] = None) -> List[Dict[str, Any]]:
 
 
 def simulate(
-    model: Model,
+    model: Optional[Model] = None,
     config: Optional[PathLike] = None,
     batches_per_step: int = 1,
     mode: str = "virtual",
@@ -352,15 +352,48 @@ def simulate(
     trace: Optional[PathLike] = None,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
+    schedule: Optional[str] = None,
+    virtual_stages: int = 1,
+    backward_ratio: float = 2.0,
+    weight_share: float = 0.5,
+    recompute: bool = False,
+    micro_batch_size: int = 1,
+    stage_times: Optional[Sequence[float]] = None,
+    activation_bytes: Union[None, int, Sequence[int]] = None,
 ) -> Dict[str, Any]:
     """``shardpoint simulate --report json``: runs the sharded model through
     the pipeline emulator (``mode`` "virtual" or "threads"; ``cost`` "unit"
     or "flops") and returns its metrics. The sharding comes from ``config``
     and ``shard`` points, or the model's own attributes. Raises
-    InvalidShardingError when it cannot run as a pipeline."""
+    InvalidShardingError when it cannot run as a pipeline.
+
+    With ``schedule`` ("gpipe", "1f1b", "interleaved", "zb-h1") it runs a
+    training step instead (``simulate --schedule``): ``virtual_stages``,
+    ``backward_ratio``, ``weight_share``, ``recompute`` and
+    ``micro_batch_size`` as their flags; without a model, ``stage_times``
+    (each stage's forward time) and ``activation_bytes`` (one value or one a
+    stage) give the stages."""
+    training: Dict[str, Any] = {}
+    if schedule is not None:
+        training = {
+            "schedule": schedule,
+            "virtual_stages": virtual_stages,
+            "backward_ratio": backward_ratio,
+            "weight_share": weight_share,
+            "recompute": recompute,
+            "micro_batch_size": micro_batch_size,
+        }
+    if stage_times is not None:
+        training["stage_times"] = [float(t) for t in stage_times]
+    if activation_bytes is not None:
+        training["activation_bytes"] = (
+            [int(activation_bytes)]
+            if isinstance(activation_bytes, int)
+            else [int(b) for b in activation_bytes]
+        )
     result = _json.loads(
         _calls.simulate(
-            _model(model),
+            None if model is None else _model(model),
             _text(config),
             [str(s) for s in shard],
             batches_per_step,
@@ -371,6 +404,7 @@ def simulate(
             queue_depth,
             _text(trace),
             *_shapes(input_shapes, dims),
+            training,
         )
     )
     for e in result.get("estimates", []):

@@ -48,7 +48,7 @@ def validate(
 ) -> Tuple[str, List[_Finding]]: ...
 def inspect(model: Union[str, bytes], grep: str) -> str: ...
 def simulate(
-    model: Union[str, bytes],
+    model: Union[None, str, bytes],
     config: str,
     shard: Sequence[str],
     batches_per_step: int,
@@ -60,6 +60,7 @@ def simulate(
     trace: str,
     input_shapes: Sequence[str],
     dims: Sequence[str],
+    training: Dict[str, Any],
 ) -> str: ...
 def suggest(
     model: Union[str, bytes],

@@ -296,16 +296,50 @@ std::string inspect(const py::object& model, const std::string& grep) {
   return app::inspect_model(a);
 }
 
+// A training step's settings (simulate's `schedule` and the rest), from
+// the dict __init__.py builds; the keys are the request's fields.
+void set_training(app::simulate_request& a, const py::dict& t) {
+  for (const auto& item : t) {
+    const auto key = item.first.cast<std::string>();
+    const auto v = py::reinterpret_borrow<py::object>(item.second);
+    if (key == "schedule") {
+      a.schedule = v.cast<std::string>();
+    } else if (key == "virtual_stages") {
+      a.virtual_stages = v.cast<int>();
+    } else if (key == "backward_ratio") {
+      a.backward_ratio = v.cast<double>();
+    } else if (key == "weight_share") {
+      a.weight_share = v.cast<double>();
+    } else if (key == "recompute") {
+      a.recompute = v.cast<bool>();
+    } else if (key == "micro_batch_size") {
+      a.micro_batch_size = v.cast<std::int64_t>();
+    } else if (key == "stage_times") {
+      a.stage_times = v.cast<std::vector<double>>();
+    } else if (key == "activation_bytes") {
+      a.activation_bytes = v.cast<std::vector<std::int64_t>>();
+    } else {
+      throw py::key_error("simulate: no training setting " + key);
+    }
+  }
+}
+
 std::string simulate(const py::object& model, const std::string& config,
                      const std::vector<std::string>& shard, int batches_per_step,
                      std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
                      int unit_us, int queue_depth, const std::string& trace,
                      const std::vector<std::string>& input_shapes,
-                     const std::vector<std::string>& dims) {
-  const auto m = model_from(model);
+                     const std::vector<std::string>& dims, const py::dict& training) {
   app::simulate_options a;
   a.shapes = {input_shapes, dims};
-  set_points(a.model, m, config, shard);
+  std::optional<model_arg> m;
+  if (!model.is_none()) {
+    m = model_from(model);
+    set_points(a.model, *m, config, shard);
+  } else {
+    a.model.config = config;
+    a.model.shard_flags = shard;
+  }
   a.batches_per_step = batches_per_step;
   a.num_ipus = num_ipus;
   a.mode = mode;
@@ -314,6 +348,7 @@ std::string simulate(const py::object& model, const std::string& config,
   a.queue_depth = queue_depth;
   a.report.format = "json";
   a.trace = trace;
+  set_training(a, training);
   py::gil_scoped_release free;
   return app::simulate_model(a).report; // its "estimates" warn in __init__.py
 }
@@ -676,9 +711,10 @@ PYBIND11_MODULE(_core, m) {
         arg("batches_per_step").none(true), arg("enable_pipelining"),
         "shardpoint validate: (report JSON, findings).");
   m.def("inspect", &inspect, arg("model"), arg("grep"), "shardpoint inspect --report json.");
-  m.def("simulate", &simulate, arg("model"), arg("config"), arg("shard"), arg("batches_per_step"),
-        arg("num_ipus").none(true), arg("mode"), arg("cost"), arg("unit_us"), arg("queue_depth"),
-        arg("trace"), arg("input_shapes"), arg("dims"), "shardpoint simulate --report json.");
+  m.def("simulate", &simulate, arg("model").none(true), arg("config"), arg("shard"),
+        arg("batches_per_step"), arg("num_ipus").none(true), arg("mode"), arg("cost"),
+        arg("unit_us"), arg("queue_depth"), arg("trace"), arg("input_shapes"), arg("dims"),
+        arg("training"), "shardpoint simulate --report json.");
   m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
         arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
         arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),

@@ -3,6 +3,7 @@
 #ifndef SHARDPOINT_TESTS_ONNX_SUPPORT_HPP
 #define SHARDPOINT_TESTS_ONNX_SUPPORT_HPP
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -133,6 +134,21 @@ inline run_result shardpoint_cli(const std::string& args, const fs::path& scratc
   fs::remove(out);
   fs::remove(err);
   return r;
+}
+
+/// Runs a command that must fail: exit `code`, one line on stderr holding
+/// `message`, nothing on stdout, and `dir` holding exactly what it held
+/// before (no output, no temporary file).
+inline void expect_failure(const temp_dir& dir, const std::string& args, int code,
+                           const std::string& message) {
+  const auto before = dir.files();
+  const auto r = shardpoint_cli(args, dir.path());
+  CAPTURE(args);
+  CHECK(r.code == code);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(dir.files() == before);
 }
 
 } // namespace onnx_test

@@ -267,6 +267,44 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
     assert ours == json.loads(out)
 
 
+def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
+    # From plain stage times: the closed form of 1F1B and the same JSON.
+    code, out, err = cli(
+        "simulate", "--stage-times", "1,1,1,1", "--schedule", "1f1b",
+        "--batches-per-step", "8", "--activation-bytes", "64", "--report", "json",
+    )
+    assert code == 0, err
+    ours = shardpoint.simulate(
+        schedule="1f1b", stage_times=[1, 1, 1, 1], batches_per_step=8, activation_bytes=64
+    )
+    assert ours == json.loads(out)
+    assert ours["makespan"] == (8 + 4 - 1) * 3.0
+    assert [s["in_flight"] for s in ours["stages"]] == [4, 3, 2, 1]
+    # On a sharded model, zero-bubble, with a trace.
+    model = tmp_path / "r.onnx"
+    assert cli("synth", "resnet50", str(model))[0] == 0
+    config = os.path.join(SOURCE, "examples", "resnet50", "shard.yaml")
+    code, out, err = cli(
+        "simulate", "--input-model", str(model), "--manual-sharding-config", config,
+        "--batches-per-step", "8", "--schedule", "zb-h1", "--weight-share", "0.25",
+        "--micro-batch-size", "2", "--report", "json",
+    )
+    assert code == 0, err
+    ours = shardpoint.simulate(
+        str(model), config, 8, schedule="zb-h1", weight_share=0.25, micro_batch_size=2,
+        trace=tmp_path / "t.json",
+    )
+    assert ours == json.loads(out)
+    names = {e["name"][0] for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+             if e["ph"] == "X"}
+    assert names == {"F", "B", "W"}
+    # Bad settings: the command line's messages.
+    with pytest.raises(ValueError, match="zb-h1 needs at least as many micro-batches"):
+        shardpoint.simulate(schedule="zb-h1", stage_times=[1, 1, 1], batches_per_step=2)
+    with pytest.raises(ValueError, match="stage times need a training schedule"):
+        shardpoint.simulate(stage_times=[1, 1], batches_per_step=2)
+
+
 @needs_models
 def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
     path = os.path.join(MODELS, "light_vgg19.onnx")

@@ -7,11 +7,15 @@
 #include <shardpoint/io/metrics.hpp>
 #include <shardpoint/runtime/pipeline.hpp>
 
+#include "training.hpp"
+
 namespace shardpoint::app {
 
-simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a) {
-  namespace rt = shardpoint::runtime;
-  // The command line checks these as it parses; the bindings come here.
+namespace {
+
+// The checks every run makes: the command line makes them as it parses;
+// the bindings come here.
+void check_run(const simulate_request& a) {
   if (a.mode != "virtual" && a.mode != "threads") {
     throw bad_parameter_error("mode " + io::quote(a.mode) + " is not virtual or threads");
   }
@@ -32,6 +36,16 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
     throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
   }
+}
+
+} // namespace
+
+simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a) {
+  namespace rt = shardpoint::runtime;
+  check_run(a);
+  if (!a.stage_times.empty() || !a.activation_bytes.empty()) {
+    throw usage_error("stage times and activation bytes are for a run without a model");
+  }
   io::output_set outputs;
   source.declare_inputs(outputs);
   if (!where.config.empty()) {
@@ -48,11 +62,23 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   options.batches_per_step = a.batches_per_step;
   options.num_devices = a.num_ipus;
   options.spelling = flag_spelling;
+  if (!a.schedule.empty()) {
+    // A training schedule has its own rule for the micro-batches
+    // (run_schedule's), not PopRT's multiple of the stages.
+    options.batches_per_step = std::max(result.num_stages(), 1);
+  }
   rt::pipeline_plan plan;
   try {
     plan = rt::make_plan(result, costs.data(), options);
   } catch (const rt::config_error& e) {
     throw check_failed(std::string("cannot run as a pipeline: ") + e.what());
+  }
+  if (!a.schedule.empty()) {
+    detail::check_placement(plan, a);
+    std::vector<std::string> notes; // what the bytes assume: the memory report's
+    const auto activations = source.activations(a.micro_batch_size, notes, out.warnings);
+    auto stages = detail::training_stages(plan, result, source.graph(), activations, a);
+    return detail::run_training(std::move(stages), a, trace, outputs, std::move(out.warnings));
   }
   const rt::session session(plan, rt::device_manager(plan.num_devices));
   rt::run_options run;
@@ -69,6 +95,17 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   out.report =
       a.report.format == "json" ? io::to_json(m, out.warnings) : io::to_table(m, out.warnings);
   return out;
+}
+
+simulate_outcome simulate_times(const simulate_request& a) {
+  check_run(a);
+  if (a.schedule.empty()) {
+    throw usage_error("stage times need a training schedule (--schedule)");
+  }
+  auto stages = detail::given_stages(a);
+  io::output_set outputs;
+  const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
+  return detail::run_training(std::move(stages), a, trace, outputs, {});
 }
 
 } // namespace shardpoint::app

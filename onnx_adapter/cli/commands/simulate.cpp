@@ -1,6 +1,7 @@
 // shardpoint simulate: run a sharded model through the pipeline emulator.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
@@ -28,10 +29,11 @@ action add_simulate(CLI::App& app) {
   auto a = std::make_shared<simulate_options>();
   auto* cmd = app.add_subcommand(
       "simulate", "Emulate the pipelined execution of a sharded model (virtual or threads mode)");
-  add_to(*cmd, a->model, "Model to shard and run");
+  add_to(*cmd, a->model, "Model to shard and run (or give --stage-times)", false);
   add_to(*cmd, a->shapes);
-  cmd->add_option("--batches-per-step,--batches_per_step", a->batches_per_step,
-                  "Micro-batches to run (a multiple of the stages)")
+  cmd->add_option(
+         "--batches-per-step,--batches_per_step", a->batches_per_step,
+         "Micro-batches to run (a multiple of the stages; with --schedule, the schedule's rule)")
       ->required()
       ->check(batch_count);
   cmd->add_option("--num-ipus,--num_ipus", a->num_ipus, "Devices available (checked)")
@@ -50,6 +52,32 @@ action add_simulate(CLI::App& app) {
   add_to(*cmd, a->report, {"table", "json"});
   cmd->add_option("--trace", a->trace,
                   "Write Chrome trace-event JSON (Perfetto, chrome://tracing)");
+  auto* t = cmd->add_option_group("training step", "A training schedule's forward and backward "
+                                                   "passes instead of forward passes");
+  t->add_option("--schedule", a->schedule, "gpipe, 1f1b, interleaved or zb-h1 (zero-bubble H1)")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb-h1"}));
+  t->add_option("--virtual-stages", a->virtual_stages,
+                "v: the stages are virtual stages, stage s on device s mod (stages / v) "
+                "(interleaved)")
+      ->check(CLI::Range(1, 4096));
+  t->add_option("--backward-ratio", a->backward_ratio,
+                "A stage's backward time in forward times (default 2)")
+      ->check(CLI::Range(0.0, 1e6));
+  t->add_option("--weight-share", a->weight_share,
+                "zb-h1: the weight gradient's part of the backward (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  t->add_flag("--recompute", a->recompute,
+              "Backwards recompute their forward; a stage holds only its inputs");
+  t->add_option("--micro-batch-size", a->micro_batch_size,
+                "Samples a micro-batch, for the activation bytes (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 31));
+  t->add_option("--stage-times", a->stage_times,
+                "Without a model: each stage's forward time, e.g. 1,1,2,1")
+      ->delimiter(',');
+  t->add_option("--activation-bytes", a->activation_bytes,
+                "With --stage-times: a stage's activation bytes a micro-batch (one value, or "
+                "one a stage)")
+      ->delimiter(',');
   return [a] { return run(*a); };
 }
 

@@ -8,6 +8,7 @@
 #ifndef SHARDPOINT_APP_PLANS_HPP
 #define SHARDPOINT_APP_PLANS_HPP
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,22 @@ struct simulate_request {
   int queue_depth = 4;
   report_flag report;
   std::string trace; ///< a Chrome trace file to write
+
+  // A training step (runtime/schedules.hpp) instead of forward passes:
+  /// gpipe, 1f1b, interleaved or zb-h1; empty: forward passes only.
+  std::string schedule;
+  /// v: the stages are virtual stages, stage s on device s mod (S / v).
+  int virtual_stages = 1;
+  double backward_ratio = 2; ///< a stage's backward time, in forward times
+  double weight_share = 0.5; ///< zb-h1: the weight gradient's part of the backward
+  bool recompute = false;    ///< backwards recompute their forward; stages hold their inputs
+  /// Samples a micro-batch, for the activation bytes a stage holds.
+  std::int64_t micro_batch_size = 1;
+  /// Without a model (simulate_times): each stage's forward time.
+  std::vector<double> stage_times;
+  /// With stage_times: each stage's activation bytes a micro-batch (one
+  /// value: every stage's; none: 0).
+  std::vector<std::int64_t> activation_bytes;
 };
 
 struct simulate_outcome {
@@ -78,6 +95,10 @@ struct simulate_outcome {
 /// pipeline emulator. check_failed when the sharding cannot run as a
 /// pipeline.
 simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a);
+
+/// A training schedule (`a.schedule`) on `a.stage_times` alone: a
+/// synthetic study, no model.
+simulate_outcome simulate_times(const simulate_request& a);
 
 // ---- memory -------------------------------------------------------------
 

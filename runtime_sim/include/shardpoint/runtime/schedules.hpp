@@ -57,20 +57,32 @@
 // B and W taking t_b and t_w, t_w <= min(t_f, t_b): m (t_f + t_b + t_w) +
 // (p - 1)(t_f + t_b - t_w), in flight p - i as 1F1B (the paper, table 2).
 //
+// THREADS: run_schedule_threads runs the same orders with a thread per
+// device, in real time (its comment); the makespan comes within the last
+// wake-up's latency of the virtual one.
+//
 // Complexity: O(S m) operations, each placed once; O(S m p) time at most.
 #ifndef SHARDPOINT_RUNTIME_SCHEDULES_HPP
 #define SHARDPOINT_RUNTIME_SCHEDULES_HPP
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/error.hpp>
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "plan.hpp"
 
@@ -198,13 +210,10 @@ inline std::vector<std::vector<training_op>> device_orders(const schedule_option
 
 } // namespace detail
 
-/// Runs schedule `o` over `stages` (p * v of them, by stage number) in
-/// virtual time (see the top). Throws config_error for counts below 1, a
-/// number of stages that is not p * v, v > 1 with another schedule than
-/// interleaved, m not a multiple of p for interleaved, m < p for zb-h1, a
-/// time that is negative or not finite, or a weight share outside [0, 1].
-inline schedule_result run_schedule(const std::vector<stage_times>& stages,
-                                    const schedule_options& o) {
+namespace detail {
+
+// The checks of run_schedule (its comment).
+inline void check_schedule(const std::vector<stage_times>& stages, const schedule_options& o) {
   using shardpoint::detail::cat;
   const int p = o.devices;
   const int m = o.micro_batches;
@@ -239,61 +248,46 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
       throw config_error(cat("stage ", s, " has a weight share outside [0, 1]"));
     }
   }
-  auto order = detail::device_orders(o);
-  // End times by (stage, micro-batch); -1 while not run.
-  const auto M = static_cast<std::size_t>(m);
-  std::vector<double> f_end(S * M, -1);
-  std::vector<double> b_end(S * M, -1);
-  const bool split_w = o.kind == schedule_kind::zb_h1;
-  std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
-  std::vector<double> free_at(static_cast<std::size_t>(p), 0);
-  schedule_result r;
-  const std::size_t total = (split_w ? 3 : 2) * S * M;
-  while (r.ops.size() < total) {
-    bool progress = false;
-    for (std::size_t d = 0; d < static_cast<std::size_t>(p); ++d) {
-      while (next[d] < order[d].size()) {
-        auto op = order[d][next[d]];
-        const auto s = static_cast<std::size_t>(op.stage);
-        const auto j = static_cast<std::size_t>(op.micro_batch);
-        double ready = 0;
-        if (op.kind == 'F') {
-          ready = s == 0 ? 0 : f_end[(s - 1) * M + j];
-        } else if (op.kind == 'B') {
-          ready = s + 1 == S ? f_end[s * M + j] : b_end[(s + 1) * M + j];
-        } else {
-          ready = b_end[s * M + j];
-        }
-        if (ready < 0) {
-          break; // waits for another device
-        }
-        const auto& t = stages[s];
-        const double w = split_w ? t.backward * t.weight_share : 0;
-        const double duration = op.kind == 'F'   ? t.forward
-                                : op.kind == 'W' ? w
-                                                 : t.backward - w + (o.recompute ? t.forward : 0);
-        op.start = std::max(ready, free_at[d]);
-        op.end = op.start + duration;
-        free_at[d] = op.end;
-        if (op.kind != 'W') {
-          (op.kind == 'F' ? f_end : b_end)[s * M + j] = op.end;
-        }
-        r.ops.push_back(op);
-        ++next[d];
-        progress = true;
-      }
-    }
-    if (!progress) {
-      throw internal_error("a pipeline schedule deadlocked: its device orders are inconsistent");
-    }
+}
+
+// How long `op` takes (see the top: W only in zb-h1, recomputation in B).
+inline double duration_of(const training_op& op, const std::vector<stage_times>& stages,
+                          const schedule_options& o) {
+  const auto& t = stages[static_cast<std::size_t>(op.stage)];
+  const double w = o.kind == schedule_kind::zb_h1 ? t.backward * t.weight_share : 0;
+  return op.kind == 'F'   ? t.forward
+         : op.kind == 'W' ? w
+                          : t.backward - w + (o.recompute ? t.forward : 0);
+}
+
+// The index, into the (stage, micro-batch) tables of F and B ends, of what
+// `op` waits for; nullopt when it waits for nothing. `b` says which table.
+inline std::optional<std::size_t> dependency_of(const training_op& op, std::size_t S, std::size_t M,
+                                                bool& b) {
+  const auto s = static_cast<std::size_t>(op.stage);
+  const auto j = static_cast<std::size_t>(op.micro_batch);
+  b = op.kind == 'W' || (op.kind == 'B' && s + 1 < S);
+  if (op.kind == 'F') {
+    return s == 0 ? std::nullopt : std::optional<std::size_t>((s - 1) * M + j);
   }
-  // Figures.
-  std::vector<double> busy(static_cast<std::size_t>(p), 0);
+  if (op.kind == 'B') {
+    return s + 1 == S ? s * M + j : (s + 1) * M + j;
+  }
+  return s * M + j;
+}
+
+// The figures of a run whose ops are set (see WHAT IT MEASURES).
+inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
+                    const schedule_options& o) {
+  const auto p = static_cast<std::size_t>(o.devices);
+  const auto S = stages.size();
+  std::vector<double> busy(p, 0);
   for (const auto& op : r.ops) {
     r.makespan = std::max(r.makespan, op.end);
     busy[static_cast<std::size_t>(op.device)] += op.end - op.start;
   }
-  for (std::size_t d = 0; d < static_cast<std::size_t>(p); ++d) {
+  r.bubble.clear();
+  for (std::size_t d = 0; d < p; ++d) {
     r.bubble.push_back(r.makespan > 0 ? 1 - busy[d] / r.makespan : 0);
   }
   // In flight: +1 when a forward starts, -1 when its backward ends; at one
@@ -317,6 +311,162 @@ inline schedule_result run_schedule(const std::vector<stage_times>& stages,
     const auto held = o.recompute ? stages[s].input_bytes : stages[s].activation_bytes;
     r.activation_peak[s] = static_cast<std::uint64_t>(r.in_flight[s]) * held;
   }
+}
+
+} // namespace detail
+
+/// Runs schedule `o` over `stages` (p * v of them, by stage number) in
+/// virtual time (see the top). Throws config_error for counts below 1, a
+/// number of stages that is not p * v, v > 1 with another schedule than
+/// interleaved, m not a multiple of p for interleaved, m < p for zb-h1, a
+/// time that is negative or not finite, or a weight share outside [0, 1].
+inline schedule_result run_schedule(const std::vector<stage_times>& stages,
+                                    const schedule_options& o) {
+  detail::check_schedule(stages, o);
+  auto order = detail::device_orders(o);
+  const auto p = static_cast<std::size_t>(o.devices);
+  const auto S = stages.size();
+  const auto M = static_cast<std::size_t>(o.micro_batches);
+  // End times of F and B by (stage, micro-batch); -1 while not run.
+  std::vector<double> f_end(S * M, -1);
+  std::vector<double> b_end(S * M, -1);
+  std::vector<std::size_t> next(p, 0);
+  std::vector<double> free_at(p, 0);
+  schedule_result r;
+  const std::size_t total = (o.kind == schedule_kind::zb_h1 ? 3 : 2) * S * M;
+  while (r.ops.size() < total) {
+    bool progress = false;
+    for (std::size_t d = 0; d < p; ++d) {
+      while (next[d] < order[d].size()) {
+        auto op = order[d][next[d]];
+        bool from_b = false;
+        const auto dep = detail::dependency_of(op, S, M, from_b);
+        const double ready = dep ? (from_b ? b_end : f_end)[*dep] : 0;
+        if (ready < 0) {
+          break; // waits for another device
+        }
+        op.start = std::max(ready, free_at[d]);
+        op.end = op.start + detail::duration_of(op, stages, o);
+        free_at[d] = op.end;
+        const auto at =
+            static_cast<std::size_t>(op.stage) * M + static_cast<std::size_t>(op.micro_batch);
+        if (op.kind != 'W') {
+          (op.kind == 'F' ? f_end : b_end)[at] = op.end;
+        }
+        r.ops.push_back(op);
+        ++next[d];
+        progress = true;
+      }
+    }
+    if (!progress) {
+      throw internal_error("a pipeline schedule deadlocked: its device orders are inconsistent");
+    }
+  }
+  detail::measure(r, stages, o);
+  return r;
+}
+
+/// Runs schedule `o` as run_schedule does, with a thread per device and
+/// `unit` of real time per unit of the stages' times, and reports, in
+/// units from the common start, each operation's real end and its start:
+/// the latest of its start on the schedule's clock and the real ends of its
+/// device's last operation and of what it waits for. Its deadline is its
+/// start on the schedule's clock -- the later of its device's last deadline
+/// and the deadline of what it waits for, which the other thread publishes
+/// -- plus its duration; the thread sleeps until it (not spinning, so more
+/// devices than cores are emulated faithfully), and waking late delays the
+/// run only where the schedule has no room for it: the makespan comes
+/// within the last wake-up's latency of run_schedule's. Throws as
+/// run_schedule, and config_error for a unit below 1 us or for more than
+/// 4096 devices.
+inline schedule_result run_schedule_threads(const std::vector<stage_times>& stages,
+                                            const schedule_options& o,
+                                            std::chrono::microseconds unit) {
+  detail::check_schedule(stages, o);
+  if (unit.count() < 1 || o.devices > 4096) {
+    throw config_error("a threaded schedule needs a unit of at least 1 us and at most 4096 "
+                       "devices");
+  }
+  using clock = std::chrono::steady_clock;
+  using ns = std::chrono::nanoseconds;
+  const auto order = detail::device_orders(o);
+  const auto p = static_cast<std::size_t>(o.devices);
+  const auto S = stages.size();
+  const auto M = static_cast<std::size_t>(o.micro_batches);
+  // Per (stage, micro-batch), F's and B's deadline and real end (ns from
+  // t0); the deadline -1 until both are published.
+  struct ended {
+    std::atomic<std::int64_t> deadline{-1};
+    std::atomic<std::int64_t> real{0};
+  };
+  std::vector<ended> f_end(S * M);
+  std::vector<ended> b_end(S * M);
+  std::atomic<bool> abandon{false};
+  std::vector<std::vector<training_op>> ran(p);
+  const auto t0 = clock::now() + std::chrono::milliseconds(20);
+  const double unit_ns = static_cast<double>(ns(unit).count());
+  const auto device = [&](std::size_t d) {
+#if defined(__linux__)
+    // Sleeps end up to 50 us late by default (timer slack); ask for 1 ns.
+    ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
+    std::this_thread::sleep_until(t0);
+    std::int64_t free = 0;      // on the schedule's clock
+    std::int64_t free_real = 0; // when the last operation really ended
+    for (auto op : order[d]) {
+      bool from_b = false;
+      const auto dep = detail::dependency_of(op, S, M, from_b);
+      std::int64_t ready = 0;
+      std::int64_t ready_real = 0;
+      if (dep) {
+        auto& cell = (from_b ? b_end : f_end)[*dep];
+        while ((ready = cell.deadline.load(std::memory_order_acquire)) < 0) {
+          if (abandon.load(std::memory_order_relaxed)) {
+            return;
+          }
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        ready_real = cell.real.load(std::memory_order_relaxed);
+      }
+      const auto start = std::max(free, ready);
+      const auto deadline = start + std::llround(detail::duration_of(op, stages, o) * unit_ns);
+      std::this_thread::sleep_until(t0 + ns(deadline));
+      const auto end = ns(clock::now() - t0).count();
+      free = deadline;
+      const auto at =
+          static_cast<std::size_t>(op.stage) * M + static_cast<std::size_t>(op.micro_batch);
+      if (op.kind != 'W') {
+        auto& cell = (op.kind == 'F' ? f_end : b_end)[at];
+        cell.real.store(end, std::memory_order_relaxed);
+        cell.deadline.store(deadline, std::memory_order_release);
+      }
+      // It started, really, no earlier than the schedule says, than its
+      // device was free and than its input was there.
+      op.start = static_cast<double>(std::max({start, free_real, ready_real})) / unit_ns;
+      op.end = static_cast<double>(end) / unit_ns;
+      free_real = end;
+      ran[d].push_back(op);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(p);
+    try {
+      for (std::size_t d = 0; d < p; ++d) {
+        threads.emplace_back(device, d);
+      }
+    } catch (...) {
+      abandon = true; // the threads started return; then the error goes on
+      throw;
+    }
+  }
+  schedule_result r;
+  for (auto& ops : ran) {
+    r.ops.insert(r.ops.end(), ops.begin(), ops.end());
+  }
+  std::sort(r.ops.begin(), r.ops.end(),
+            [](const training_op& a, const training_op& b) { return a.start < b.start; });
+  detail::measure(r, stages, o);
   return r;
 }
 

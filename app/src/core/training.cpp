@@ -1,0 +1,188 @@
+// A training step through a pipeline schedule: training.hpp's procedure.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include "training.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <shardpoint/app/errors.hpp>
+#include <shardpoint/detail/text.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/metrics.hpp>
+#include <shardpoint/runtime/trace.hpp>
+
+namespace shardpoint::app::detail {
+
+namespace {
+
+using shardpoint::detail::cat;
+
+// Operations kept for the report and the trace: 3 x stages x micro-batches
+// of them; beyond this product a run is refused rather than run out of
+// memory.
+constexpr std::int64_t max_stage_batches = 4'000'000;
+
+// The request's own numbers, for the callers that do not parse a command
+// line (Python) and for what a command line cannot check alone.
+void check_request(const simulate_request& a, std::size_t stages) {
+  if (a.virtual_stages < 1 || a.virtual_stages > 4096) {
+    throw bad_parameter_error(cat("--virtual-stages must be in [1, 4096], not ", a.virtual_stages));
+  }
+  if (!std::isfinite(a.backward_ratio) || a.backward_ratio < 0 || a.backward_ratio > 1e6) {
+    throw bad_parameter_error(cat("--backward-ratio must be in [0, 1e6], not ",
+                                  shardpoint::detail::number(a.backward_ratio)));
+  }
+  if (!(a.weight_share >= 0 && a.weight_share <= 1)) {
+    throw bad_parameter_error(
+        cat("--weight-share must be in [0, 1], not ", shardpoint::detail::number(a.weight_share)));
+  }
+  if (a.micro_batch_size < 1 || a.micro_batch_size > (std::int64_t{1} << 31)) {
+    throw bad_parameter_error(
+        cat("--micro-batch-size must be in [1, 2^31], not ", a.micro_batch_size));
+  }
+  if (static_cast<std::int64_t>(stages) * a.batches_per_step > max_stage_batches) {
+    throw bad_parameter_error(cat(stages, " stages x ", a.batches_per_step,
+                                  " micro-batches is more than a training schedule runs (",
+                                  max_stage_batches, " stage micro-batches)"));
+  }
+  if (stages % static_cast<std::size_t>(a.virtual_stages) != 0) {
+    throw check_failed(cat(stages, " stages are not ", a.virtual_stages,
+                           " virtual stages a device: the stages must be a multiple of them"));
+  }
+}
+
+runtime::stage_times times_of(double forward, const simulate_request& a) {
+  runtime::stage_times t;
+  t.forward = forward;
+  t.backward = forward * a.backward_ratio;
+  t.weight_share = a.weight_share;
+  return t;
+}
+
+} // namespace
+
+std::vector<runtime::stage_times> training_stages(const runtime::pipeline_plan& plan,
+                                                  const sharding_result& result,
+                                                  const model_source::graph_type& graph,
+                                                  const std::vector<std::int64_t>& activations,
+                                                  const simulate_request& a) {
+  std::vector<runtime::stage_times> stages;
+  for (const auto& s : plan.stages) {
+    stages.push_back(times_of(static_cast<double>(s.cost), a));
+  }
+  const auto saturating_add = [](std::uint64_t& sum, std::int64_t bytes) {
+    const auto b = static_cast<std::uint64_t>(std::max<std::int64_t>(bytes, 0));
+    sum = sum > UINT64_MAX - b ? UINT64_MAX : sum + b;
+  };
+  // What a stage's nodes output; what it reads of other stages' nodes, each
+  // producer once a stage.
+  std::vector<std::pair<std::size_t, int>> reads;
+  for (std::size_t u = 0; u < result.size(); ++u) {
+    const auto su = *result.stage(u);
+    saturating_add(stages[static_cast<std::size_t>(su)].activation_bytes, activations[u]);
+    for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
+      const auto sv = *result.stage(boost::target(*e, graph));
+      if (sv != su) {
+        reads.emplace_back(u, sv);
+      }
+    }
+  }
+  std::sort(reads.begin(), reads.end());
+  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  for (const auto& [u, s] : reads) {
+    saturating_add(stages[static_cast<std::size_t>(s)].input_bytes, activations[u]);
+  }
+  return stages;
+}
+
+std::vector<runtime::stage_times> given_stages(const simulate_request& a) {
+  const auto S = a.stage_times.size();
+  if (S < 1 || S > 4096) {
+    throw bad_parameter_error(cat("give 1 to 4096 stage times, not ", S));
+  }
+  if (a.activation_bytes.size() > 1 && a.activation_bytes.size() != S) {
+    throw bad_parameter_error(cat(a.activation_bytes.size(), " activation sizes for ", S,
+                                  " stages: give one, or one a stage"));
+  }
+  std::vector<runtime::stage_times> stages;
+  for (std::size_t s = 0; s < S; ++s) {
+    const double f = a.stage_times[s];
+    if (!std::isfinite(f) || f < 0 || f > 1e12) {
+      throw bad_parameter_error(
+          cat("stage ", s, "'s time must be in [0, 1e12], not ", shardpoint::detail::number(f)));
+    }
+    auto t = times_of(f, a);
+    if (!a.activation_bytes.empty()) {
+      const auto b = a.activation_bytes[a.activation_bytes.size() == 1 ? 0 : s];
+      if (b < 0) {
+        throw bad_parameter_error(cat("stage ", s, "'s activation bytes are negative"));
+      }
+      // Given bytes are all a stage holds, with or without recomputation.
+      t.activation_bytes = t.input_bytes = static_cast<std::uint64_t>(b);
+    }
+    stages.push_back(t);
+  }
+  return stages;
+}
+
+void check_placement(const runtime::pipeline_plan& plan, const simulate_request& a) {
+  const auto S = plan.stages.size();
+  check_request(a, S);
+  const auto p = S / static_cast<std::size_t>(a.virtual_stages);
+  for (std::size_t s = 0; s < p; ++s) {
+    for (std::size_t t = 0; t < s; ++t) {
+      if (plan.stages[t].device == plan.stages[s].device) {
+        throw check_failed(cat("stages ", t, " and ", s, " share device ", plan.stages[s].device,
+                               ": the ", a.schedule, " schedule runs the first ", p, " stages on ",
+                               p, " devices (see --virtual-stages)"));
+      }
+    }
+  }
+  for (std::size_t s = p; s < S; ++s) {
+    const auto& first = plan.stages[s % p];
+    if (plan.stages[s].device != first.device) {
+      throw check_failed(cat("stage ", s, " is on device ", plan.stages[s].device, ", but with ",
+                             a.virtual_stages, " virtual stages a device it runs on stage ", s % p,
+                             "'s device (", first.device, ")"));
+    }
+  }
+}
+
+simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
+                              const io::staged_file* trace, io::output_set& outputs,
+                              std::vector<std::string> warnings) {
+  check_request(a, stages.size());
+  io::training_run run;
+  run.schedule = a.schedule;
+  run.mode = a.mode;
+  run.options.kind = runtime::schedule_named(a.schedule);
+  run.options.virtual_stages = a.virtual_stages;
+  run.options.devices = static_cast<int>(stages.size()) / a.virtual_stages;
+  run.options.micro_batches = a.batches_per_step;
+  run.options.recompute = a.recompute;
+  run.stages = std::move(stages);
+  if (a.mode == "threads") {
+    const auto t0 = std::chrono::steady_clock::now();
+    run.result = runtime::run_schedule_threads(run.stages, run.options,
+                                               std::chrono::microseconds(a.unit_us));
+    run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    run.result = runtime::run_schedule(run.stages, run.options);
+  }
+  if (trace != nullptr) {
+    io::write_file_atomically(trace->staging(),
+                              runtime::chrome_trace(run.result, run.options.devices,
+                                                    a.mode == "threads" ? a.unit_us : 1.0));
+    outputs.commit();
+  }
+  simulate_outcome out;
+  out.report = a.report.format == "json" ? io::to_json(run, warnings) : io::to_table(run, warnings);
+  out.warnings = std::move(warnings);
+  return out;
+}
+
+} // namespace shardpoint::app::detail

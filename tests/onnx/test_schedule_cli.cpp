@@ -1,0 +1,227 @@
+// `simulate --schedule`: training steps on a sharded model and on plain
+// stage times, through the command line -- the closed forms, the placement
+// rules, the trace's F/B/W events, and every bad input with its exit code
+// and no file left behind.
+#include <nlohmann/json.hpp>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::expect_failure;
+using onnx_test::q;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+using onnx_test::write_file;
+
+namespace {
+
+nlohmann::json run_json(const std::string& args, const temp_dir& dir) {
+  const auto r = shardpoint_cli(args + " --report json", dir.path());
+  CAPTURE(args);
+  CAPTURE(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+} // namespace
+
+TEST_CASE("stage times: GPipe and 1F1B meet (m + p - 1)(t_f + t_b), in flight m and p - i") {
+  temp_dir dir;
+  for (const int p : {1, 3, 4}) {
+    for (const int m : {1, 4, 7}) {
+      std::string times = "2";
+      for (int s = 1; s < p; ++s) {
+        times += ",2";
+      }
+      for (const std::string schedule : {"gpipe", "1f1b"}) {
+        CAPTURE(p);
+        CAPTURE(m);
+        CAPTURE(schedule);
+        const auto j = run_json("simulate --stage-times " + times + " --schedule " + schedule +
+                                    " --batches-per-step " + std::to_string(m) +
+                                    " --backward-ratio 1.5 --activation-bytes 100",
+                                dir);
+        CHECK(j["makespan"] == (m + p - 1) * (2 + 3.0));
+        CHECK(j["bubble_fraction"].get<double>() == doctest::Approx(double(p - 1) / (m + p - 1)));
+        REQUIRE(j["stages"].size() == static_cast<std::size_t>(p));
+        for (int i = 0; i < p; ++i) {
+          const auto& st = j["stages"][static_cast<std::size_t>(i)];
+          const int want = schedule == "gpipe" ? m : std::min(p - i, m);
+          CHECK(st["in_flight"] == want);
+          CHECK(st["activation_peak"] == 100 * want);
+          CHECK(st["backward"] == 3.0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("stage times: interleaved and zb-h1 meet theirs; the trace holds F, B and W") {
+  temp_dir dir;
+  // p = 2 devices, v = 2: four stages of forward 1, backward 2.
+  auto j = run_json("simulate --stage-times 1,1,1,1 --schedule interleaved --virtual-stages 2 "
+                    "--batches-per-step 4 --trace " +
+                        q(dir / "i.json"),
+                    dir);
+  CHECK(j["makespan"] == 4 * 2 * 3.0 + (2 - 1) * 3.0); // m v (t_f + t_b) + (p - 1)(t_f + t_b)
+  CHECK(j["devices"].size() == 2);
+  CHECK(j["stages"][3]["device"] == 1);
+  auto trace = nlohmann::json::parse(onnx_test::read_file(dir / "i.json"));
+  CHECK(trace["traceEvents"].size() == 2 + 2 * 4 * 4); // thread names + F and B of 4 x 4
+
+  // zb-h1, p = 4, m = 8, t_f = 1, B = W = 1: m (t_f + t_b + t_w) + (p - 1)(t_f + t_b - t_w).
+  j = run_json("simulate --stage-times 1,1,1,1 --schedule zb-h1 --weight-share 0.5 "
+               "--batches-per-step 8 --trace " +
+                   q(dir / "z.json"),
+               dir);
+  CHECK(j["makespan"] == 8 * 3.0 + 3 * 1.0);
+  CHECK(j["stages"][0]["weight_gradient"] == 1.0);
+  trace = nlohmann::json::parse(onnx_test::read_file(dir / "z.json"));
+  std::map<std::string, int> by_category;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M") {
+      continue;
+    }
+    // Chrome's trace-event format: a complete event has ts and dur in us.
+    CHECK(e["ph"] == "X");
+    CHECK(e["dur"].get<double>() >= 0);
+    CHECK(e["ts"].get<double>() >= 0);
+    const std::string name = e["name"];
+    CHECK(std::string(1, name[0]) == (e["cat"] == "forward"    ? "F"
+                                      : e["cat"] == "backward" ? "B"
+                                                               : "W"));
+    CHECK(name.substr(1) == std::to_string(e["args"]["stage"].get<int>()));
+    ++by_category[e["cat"]];
+  }
+  CHECK(by_category ==
+        std::map<std::string, int>{{"forward", 32}, {"backward", 32}, {"weight-gradient", 32}});
+
+  // Threads: within 2% of virtual time.
+  const auto threads = run_json("simulate --stage-times 1,1,1,1 --schedule 1f1b "
+                                "--batches-per-step 8 --mode threads --unit-us 4000",
+                                dir);
+  CHECK(threads["mode"] == "threads");
+  CHECK(threads["makespan"].get<double>() >= 33.0);
+  CHECK(threads["makespan"].get<double>() <= 33.0 * 1.02);
+}
+
+TEST_CASE("a sharded model: forward = the stage's cost, backward its ratio, activations") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const std::string base = "simulate --input-model " + q(dir / "resnet50.onnx") +
+                           " --manual-sharding-config " +
+                           q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml");
+  const auto forward = run_json(base + " --batches-per-step 8", dir);
+  const auto j = run_json(base + " --batches-per-step 8 --schedule 1f1b", dir);
+  REQUIRE(j["stages"].size() == 4);
+  double path = 0;
+  double slowest = 0;
+  for (std::size_t s = 0; s < 4; ++s) {
+    const auto& st = j["stages"][s];
+    CHECK(st["forward"] == forward["stages"][s]["cost"].get<double>());
+    CHECK(st["backward"] == 2 * st["forward"].get<double>());
+    CHECK(st["in_flight"] == 4 - static_cast<int>(s));
+    CHECK(st["activation_bytes"].get<std::int64_t>() > 0);
+    CHECK(st["activation_peak"] ==
+          st["activation_bytes"].get<std::int64_t>() * st["in_flight"].get<std::int64_t>());
+    path += 3 * st["forward"].get<double>();
+    slowest = std::max(slowest, 3 * st["forward"].get<double>());
+  }
+  // Bounds any schedule meets: one micro-batch's path; the slowest stage's work.
+  CHECK(j["makespan"].get<double>() >= path);
+  CHECK(j["makespan"].get<double>() >= 8 * slowest);
+  CHECK(j["makespan"].get<double>() <= path + 7 * slowest * 2);
+
+  // With recomputation a stage holds only what it reads of the others, and
+  // its backward runs its forward again.
+  const auto r = run_json(base + " --batches-per-step 8 --schedule 1f1b --recompute", dir);
+  CHECK(r["makespan"].get<double>() > j["makespan"].get<double>());
+  for (std::size_t s = 0; s < 4; ++s) {
+    CHECK(r["stages"][s]["activation_bytes"].get<std::int64_t>() <=
+          j["stages"][s]["activation_bytes"].get<std::int64_t>());
+  }
+  CHECK(r["stages"][0]["activation_bytes"] == 0); // the model's input is not a stage's output
+  CHECK(r["stages"][1]["activation_bytes"].get<std::int64_t>() <
+        j["stages"][1]["activation_bytes"].get<std::int64_t>() / 10);
+  // A micro-batch of 4 samples holds 4 times the bytes of one (the seed
+  // model's batch is its free dimension).
+  const auto four =
+      run_json(base + " --batches-per-step 8 --schedule 1f1b --micro-batch-size 4", dir);
+  CHECK(four["stages"][0]["activation_bytes"] ==
+        4 * j["stages"][0]["activation_bytes"].get<std::int64_t>());
+  // The table.
+  const auto table = shardpoint_cli(base + " --batches-per-step 8 --schedule zb-h1", dir.path());
+  CHECK(table.code == 0);
+  CHECK(table.out.find("schedule zb-h1 (virtual), 8 micro-batches, 4 stages on 4 devices") !=
+        std::string::npos);
+  CHECK(table.out.find("device 3 |") != std::string::npos);
+}
+
+TEST_CASE("placement: stages on the schedule's devices, or exit 3 naming the stage") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const auto model = q(dir / "resnet50.onnx");
+  // Stage s on device s mod 2: interleaved with two virtual stages a device.
+  write_file(dir / "v2.yaml", "- {node: resnetv17_stage1__plus0, device: 0, stage: 0}\n"
+                              "- {node: resnetv17_stage4_batchnorm2_fwd, device: 1, stage: 1}\n"
+                              "- {node: resnetv17_stage4__plus0, device: 0, stage: 2}\n"
+                              "- {node: resnetv17_dense0_fwd, device: 1, stage: 3}\n");
+  const std::string v2 = "simulate --input-model " + model + " --manual-sharding-config " +
+                         q(dir / "v2.yaml") + " --batches-per-step 4";
+  const auto j = run_json(v2 + " --schedule interleaved --virtual-stages 2", dir);
+  CHECK(j["devices"].size() == 2);
+  CHECK(j["virtual_stages"] == 2);
+  expect_failure(dir, v2 + " --schedule 1f1b", 3,
+                 "stages 0 and 2 share device 0: the 1f1b schedule runs the first 4 stages on 4 "
+                 "devices (see --virtual-stages)");
+  expect_failure(dir,
+                 "simulate --input-model " + model + " --manual-sharding-config " +
+                     q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml") +
+                     " --batches-per-step 4 --schedule interleaved --virtual-stages 2",
+                 3,
+                 "stage 2 is on device 2, but with 2 virtual stages a device it runs on stage 0's "
+                 "device (0)");
+  expect_failure(dir, v2 + " --schedule interleaved --virtual-stages 3", 3,
+                 "4 stages are not 3 virtual stages a device");
+}
+
+TEST_CASE("bad input: one line, its exit code, no output") {
+  temp_dir dir;
+  const std::string t = " --trace " + q(dir / "t.json");
+  expect_failure(dir, "simulate --stage-times 1,1 --batches-per-step 4" + t, 1,
+                 "stage times need a training schedule (--schedule)");
+  expect_failure(dir, "simulate --schedule 1f1b --batches-per-step 4" + t, 1,
+                 "--input-model is required (or --stage-times with --schedule)");
+  expect_failure(dir, "simulate --stage-times 1,1 --schedule zb-h2 --batches-per-step 4" + t, 2,
+                 "--schedule: zb-h2 not in {gpipe,1f1b,interleaved,zb-h1}");
+  expect_failure(dir, "simulate --stage-times 1,1,1 --schedule zb-h1 --batches-per-step 2" + t, 2,
+                 "zb-h1 needs at least as many micro-batches (2) as devices (3)");
+  expect_failure(dir, "simulate --stage-times 1,-1 --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "stage 1's time must be in [0, 1e12], not -1");
+  expect_failure(dir, "simulate --stage-times 1,nan --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "stage 1's time must be in [0, 1e12], not nan");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --activation-bytes 1,2,3 --schedule 1f1b "
+                 "--batches-per-step 2" +
+                     t,
+                 2, "3 activation sizes for 2 stages");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1,1 --schedule interleaved --virtual-stages 2 "
+                 "--batches-per-step 2" +
+                     t,
+                 3, "3 stages are not 2 virtual stages a device");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 1000000000" + t, 2,
+                 "more than a training schedule runs");
+  expect_failure(dir,
+                 "simulate --stage-times 1 --schedule 1f1b --backward-ratio -1 "
+                 "--batches-per-step 2" +
+                     t,
+                 2, "--backward-ratio");
+  sp::save_model(sp::synth_resnet50(), dir / "m.onnx");
+  expect_failure(dir,
+                 "simulate --input-model " + q(dir / "m.onnx") +
+                     " --stage-times 1 --schedule 1f1b --batches-per-step 2" + t,
+                 1, "stage times and activation bytes are for a run without a model");
+}
