@@ -228,4 +228,15 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
   return out;
 }
 
+std::vector<std::string> onnx_source::write_tensor_parallel(const sharding_result& r,
+                                                            int tensor_parallel,
+                                                            io::staged_folder& folder,
+                                                            const std::string& prefix) {
+  const onnx::weight_options options{tensor_parallel, std::nullopt,
+                                     true}; // a tied weight: both stages
+  const auto decisions = onnx::decide(proto().graph(), nodes(), r, options, nullptr);
+  return write_strategy_files(onnx::strategies(decisions, options, r.num_stages()), folder, prefix,
+                              false, weights::layout_form::mindspore);
+}
+
 } // namespace shardpoint::app

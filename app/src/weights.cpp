@@ -38,6 +38,23 @@ std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
 
 } // namespace
 
+std::vector<std::string>
+write_strategy_files(const std::vector<weights::stage_strategy>& strategies,
+                     io::staged_folder& folder, const std::string& prefix, bool json,
+                     weights::layout_form form) {
+  std::vector<std::string> names;
+  for (const auto& s : strategies) {
+    if (s.parameters.empty()) {
+      continue; // no file for a stage without weights: MindSpore refuses an empty one
+    }
+    names.push_back(prefix + "stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt"));
+    io::write_file_atomically(folder.file(names.back()),
+                              json ? weights::strategy_to_json(s)
+                                   : weights::strategy_to_protobuf(s, form));
+  }
+  return names;
+}
+
 strategy_outcome write_strategy(const weights_options& a) {
   if (a.tensor_parallel < 1 || (a.devices_per_stage && *a.devices_per_stage < 1)) {
     throw bad_parameter_error("the tensor-parallel degree and the devices per stage must be "
@@ -73,16 +90,7 @@ strategy_outcome write_strategy(const weights_options& a) {
   const auto decisions =
       onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
   const auto strategies = onnx::strategies(decisions, options, result.num_stages());
-  std::size_t files = 0;
-  for (const auto& s : strategies) {
-    if (s.parameters.empty()) {
-      continue; // no file for a stage without weights: MindSpore refuses an empty one
-    }
-    io::write_file_atomically(
-        out.file("stage" + std::to_string(s.stage) + (json ? ".json" : ".ckpt")),
-        json ? weights::strategy_to_json(s) : weights::strategy_to_protobuf(s, form));
-    ++files;
-  }
+  const std::size_t files = write_strategy_files(strategies, out, "", json, form).size();
   if (files == 0) {
     throw bad_input_error("the model has no initializers to split (weights held in Constant "
                           "nodes are not cut)");

@@ -75,15 +75,6 @@ std::string to_json(const runtime::run_metrics& m, const std::vector<std::string
 
 namespace {
 
-// Per device, the time it computes.
-std::vector<double> busy_of(const training_run& r) {
-  std::vector<double> busy(static_cast<std::size_t>(r.options.devices), 0);
-  for (const auto& op : r.result.ops) {
-    busy[static_cast<std::size_t>(op.device)] += op.end - op.start;
-  }
-  return busy;
-}
-
 double mean(const std::vector<double>& v) {
   double sum = 0;
   for (const double x : v) {
@@ -118,7 +109,7 @@ std::string to_table(const training_run& r, const std::vector<std::string>& esti
                   static_cast<unsigned long long>(r.result.activation_peak[s]));
     os << line;
   }
-  const auto busy = busy_of(r);
+  const auto& busy = r.result.busy;
   for (std::size_t d = 0; d < busy.size(); ++d) {
     std::snprintf(line, sizeof line, "device %-4zu busy %12.1f  bubble %5.1f%%\n", d, busy[d],
                   100 * r.result.bubble[d]);
@@ -163,7 +154,7 @@ std::string to_json(const training_run& r, const std::vector<std::string>& estim
                            {"activation_peak", r.result.activation_peak[s]}});
   }
   j["devices"] = nlohmann::json::array();
-  const auto busy = busy_of(r);
+  const auto& busy = r.result.busy;
   for (std::size_t d = 0; d < busy.size(); ++d) {
     j["devices"].push_back({{"device", d}, {"busy", busy[d]}, {"bubble", r.result.bubble[d]}});
   }

@@ -22,6 +22,7 @@
   X(inspect)                                                                                       \
   X(validate)                                                                                      \
   X(simulate)                                                                                      \
+  X(plan)                                                                                          \
   X(strip)                                                                                         \
   X(synth)
 

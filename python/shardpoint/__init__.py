@@ -54,6 +54,7 @@ __all__ = [
     "inspect",
     "simulate",
     "suggest",
+    "plan",
     "memory_plan",
     "weights_strategy",
     "manual_shard",
@@ -407,6 +408,88 @@ def simulate(
             training,
         )
     )
+    for e in result.get("estimates", []):
+        _warnings.warn(e, EstimateWarning, stacklevel=2)
+    return result
+
+
+def plan(
+    model: Optional[Model] = None,
+    *,
+    global_batch: int,
+    devices: Optional[int] = None,
+    device_memory: Union[None, int, str] = None,
+    device_flops: Union[None, float, str] = None,
+    devices_per_node: Optional[int] = None,
+    intra_node_bandwidth: Union[None, float, str] = None,
+    inter_node_bandwidth: Union[None, float, str] = None,
+    cluster: Optional[PathLike] = None,
+    layers: Optional[int] = None,
+    hidden: Optional[int] = None,
+    sequence: Optional[int] = None,
+    vocabulary: Optional[int] = None,
+    heads: Optional[int] = None,
+    dtype: str = "fp16",
+    optimizer: str = "adam",
+    max_micro_batch_size: int = 64,
+    schedules: Optional[Sequence[str]] = None,
+    virtual_stages: int = 2,
+    backward_ratio: float = 2.0,
+    weight_share: float = 0.5,
+    top_k: Union[int, str] = 10,
+    emit: Optional[PathLike] = None,
+    force: bool = False,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
+) -> Dict[str, Any]:
+    """``shardpoint plan --report json``: the training layouts of ``model``
+    (or, without one, of the transformer ``layers``, ``hidden``,
+    ``sequence``, ``vocabulary``, ``heads`` count) on the cluster --
+    ``devices``, ``device_memory``, ``device_flops``, ``devices_per_node``,
+    the two bandwidths, or a ``cluster`` YAML file -- best first. Sizes take
+    numbers or the command line's text ("80GiB", "312T", "300GB/s"). With
+    ``emit`` it writes the files that run the best layout; the report's
+    ``"written"`` lists them. Nothing fitting is ``"feasible": 0`` (the
+    command exits 3), not raised."""
+    settings: Dict[str, Any] = {
+        "global_batch": _integer("global_batch", global_batch),
+        "dtype": dtype,
+        "optimizer": optimizer,
+        "max_micro_batch_size": _integer("max_micro_batch_size", max_micro_batch_size),
+        "virtual_stages": _integer("virtual_stages", virtual_stages),
+        "backward_ratio": float(backward_ratio),
+        "weight_share": float(weight_share),
+        "top_k": str(top_k),
+        "force": bool(force),
+    }
+    for key, value in (
+        ("devices", devices),
+        ("devices_per_node", devices_per_node),
+        ("layers", layers),
+        ("hidden", hidden),
+        ("sequence", sequence),
+        ("vocabulary", vocabulary),
+        ("heads", heads),
+    ):
+        if value is not None:
+            settings[key] = _integer(key, value)
+    for key, value in (
+        ("device_memory", device_memory),
+        ("device_flops", device_flops),
+        ("intra_node_bandwidth", intra_node_bandwidth),
+        ("inter_node_bandwidth", inter_node_bandwidth),
+        ("cluster", cluster),
+        ("emit", emit),
+    ):
+        if value is not None:
+            settings[key] = _text(value)
+    if schedules is not None:
+        settings["schedules"] = [str(s) for s in schedules]
+    report, written = _calls.plan(
+        None if model is None else _model(model), settings, *_shapes(input_shapes, dims)
+    )
+    result = _json.loads(report)
+    result["written"] = list(written)
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     return result

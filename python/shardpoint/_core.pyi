@@ -62,6 +62,12 @@ def simulate(
     dims: Sequence[str],
     training: Dict[str, Any],
 ) -> str: ...
+def plan(
+    model: Union[None, str, bytes],
+    settings: Dict[str, Any],
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
+) -> Tuple[str, List[str]]: ...
 def suggest(
     model: Union[str, bytes],
     stages: int,

@@ -13,6 +13,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -296,32 +298,40 @@ std::string inspect(const py::object& model, const std::string& grep) {
   return app::inspect_model(a);
 }
 
-// A training step's settings (simulate's `schedule` and the rest), from
-// the dict __init__.py builds; the keys are the request's fields.
-void set_training(app::simulate_request& a, const py::dict& t) {
-  for (const auto& item : t) {
+// Reads every entry of `d` with the setter its key names (the request's
+// field of that name); KeyError naming `what` for another key.
+using setters = std::map<std::string, std::function<void(const py::object&)>>;
+void read_settings(const py::dict& d, const char* what, const setters& set) {
+  for (const auto& item : d) {
     const auto key = item.first.cast<std::string>();
-    const auto v = py::reinterpret_borrow<py::object>(item.second);
-    if (key == "schedule") {
-      a.schedule = v.cast<std::string>();
-    } else if (key == "virtual_stages") {
-      a.virtual_stages = v.cast<int>();
-    } else if (key == "backward_ratio") {
-      a.backward_ratio = v.cast<double>();
-    } else if (key == "weight_share") {
-      a.weight_share = v.cast<double>();
-    } else if (key == "recompute") {
-      a.recompute = v.cast<bool>();
-    } else if (key == "micro_batch_size") {
-      a.micro_batch_size = v.cast<std::int64_t>();
-    } else if (key == "stage_times") {
-      a.stage_times = v.cast<std::vector<double>>();
-    } else if (key == "activation_bytes") {
-      a.activation_bytes = v.cast<std::vector<std::int64_t>>();
-    } else {
-      throw py::key_error("simulate: no training setting " + key);
+    const auto it = set.find(key);
+    if (it == set.end()) {
+      throw py::key_error(std::string(what) + ": no setting " + key);
     }
+    it->second(py::reinterpret_borrow<py::object>(item.second));
   }
+}
+
+// Setters of a field from a Python value: as T, or as the text str() gives.
+template <class T>
+std::function<void(const py::object&)> as(T& field) {
+  return [&field](const py::object& v) { field = v.cast<T>(); };
+}
+std::function<void(const py::object&)> as_text(std::string& field) {
+  return [&field](const py::object& v) { field = py::str(v).cast<std::string>(); };
+}
+
+// A training step's settings (simulate's `schedule` and the rest).
+void set_training(app::simulate_request& a, const py::dict& t) {
+  read_settings(t, "simulate",
+                {{"schedule", as(a.schedule)},
+                 {"virtual_stages", as(a.virtual_stages)},
+                 {"backward_ratio", as(a.backward_ratio)},
+                 {"weight_share", as(a.weight_share)},
+                 {"recompute", as(a.recompute)},
+                 {"micro_batch_size", as(a.micro_batch_size)},
+                 {"stage_times", as(a.stage_times)},
+                 {"activation_bytes", as(a.activation_bytes)}});
 }
 
 std::string simulate(const py::object& model, const std::string& config,
@@ -351,6 +361,50 @@ std::string simulate(const py::object& model, const std::string& config,
   set_training(a, training);
   py::gil_scoped_release free;
   return app::simulate_model(a).report; // its "estimates" warn in __init__.py
+}
+
+// `plan --report json`: the request's fields from the dict __init__.py
+// builds (its keys are the fields' names).
+std::tuple<std::string, std::vector<std::string>> plan(const py::object& model,
+                                                       const py::dict& settings,
+                                                       const std::vector<std::string>& input_shapes,
+                                                       const std::vector<std::string>& dims) {
+  app::plan_options a;
+  a.shapes = {input_shapes, dims};
+  std::optional<model_arg> m;
+  if (!model.is_none()) {
+    m = model_from(model);
+    a.input = m->path;
+    a.data = m->data();
+  }
+  read_settings(settings, "plan",
+                {{"layers", as(a.layers)},
+                 {"hidden", as(a.hidden)},
+                 {"sequence", as(a.sequence)},
+                 {"vocabulary", as(a.vocabulary)},
+                 {"heads", as(a.heads)},
+                 {"cluster", as_text(a.cluster_file)},
+                 {"devices", as(a.devices)},
+                 {"devices_per_node", as(a.devices_per_node)},
+                 {"device_memory", as_text(a.device_memory)},
+                 {"device_flops", as_text(a.device_flops)},
+                 {"intra_node_bandwidth", as_text(a.intra_node_bandwidth)},
+                 {"inter_node_bandwidth", as_text(a.inter_node_bandwidth)},
+                 {"global_batch", as(a.global_batch)},
+                 {"dtype", as_text(a.dtype)},
+                 {"optimizer", as_text(a.optimizer)},
+                 {"max_micro_batch_size", as(a.max_micro_batch_size)},
+                 {"schedules", as(a.schedules)},
+                 {"virtual_stages", as(a.virtual_stages)},
+                 {"backward_ratio", as(a.backward_ratio)},
+                 {"weight_share", as(a.weight_share)},
+                 {"top_k", as_text(a.top_k)},
+                 {"emit", as_text(a.emit)},
+                 {"force", as(a.force)}});
+  a.report.format = "json";
+  py::gil_scoped_release free;
+  auto r = app::plan_model(a);
+  return {std::move(r.report), std::move(r.written)};
 }
 
 // The memory planner's options, as the command line's text (so that the
@@ -715,6 +769,8 @@ PYBIND11_MODULE(_core, m) {
         arg("batches_per_step"), arg("num_ipus").none(true), arg("mode"), arg("cost"),
         arg("unit_us"), arg("queue_depth"), arg("trace"), arg("input_shapes"), arg("dims"),
         arg("training"), "shardpoint simulate --report json.");
+  m.def("plan", &plan, arg("model").none(true), arg("settings"), arg("input_shapes"), arg("dims"),
+        "shardpoint plan --report json: (report, files written).");
   m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
         arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
         arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <shardpoint/onnx/adapter.hpp>
@@ -134,6 +135,14 @@ inline run_result shardpoint_cli(const std::string& args, const fs::path& scratc
   fs::remove(out);
   fs::remove(err);
   return r;
+}
+
+/// Runs a command with --report json, which must exit `expected`; its report.
+inline nlohmann::json run_json(const std::string& args, const temp_dir& dir, int expected = 0) {
+  const auto r = shardpoint_cli(args + " --report json", dir.path());
+  CAPTURE(args);
+  REQUIRE_MESSAGE(r.code == expected, r.err);
+  return nlohmann::json::parse(r.out);
 }
 
 /// Runs a command that must fail: exit `code`, one line on stderr holding

@@ -16,17 +16,11 @@ namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
 using nlohmann::json;
 using onnx_test::q;
+using onnx_test::run_json;
 using onnx_test::shardpoint_cli;
 using onnx_test::temp_dir;
 
 namespace {
-
-json run_json(const std::string& args, const temp_dir& dir, int expected = 0) {
-  const auto r = shardpoint_cli(args + " --report json", dir.path());
-  CAPTURE(args);
-  REQUIRE_MESSAGE(r.code == expected, r.err);
-  return json::parse(r.out);
-}
 
 void add_value(::onnx::ValueInfoProto& v, const std::string& name,
                const std::vector<std::int64_t>& dims, const std::string& batch = "") {

@@ -10,21 +10,10 @@ namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
 using onnx_test::expect_failure;
 using onnx_test::q;
+using onnx_test::run_json;
 using onnx_test::shardpoint_cli;
 using onnx_test::temp_dir;
 using onnx_test::write_file;
-
-namespace {
-
-nlohmann::json run_json(const std::string& args, const temp_dir& dir) {
-  const auto r = shardpoint_cli(args + " --report json", dir.path());
-  CAPTURE(args);
-  CAPTURE(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
-
-} // namespace
 
 TEST_CASE("stage times: GPipe and 1F1B meet (m + p - 1)(t_f + t_b), in flight m and p - i") {
   temp_dir dir;

@@ -305,6 +305,40 @@ def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
         shardpoint.simulate(stage_times=[1, 1], batches_per_step=2)
 
 
+def test_plan_returns_what_the_command_line_reports(tmp_path):
+    counts = ["--layers", "8", "--hidden", "512", "--sequence", "256", "--vocabulary", "8000",
+              "--heads", "8"]
+    cluster = ["--devices", "8", "--devices-per-node", "4", "--device-memory", "4GiB",
+               "--device-flops", "50T", "--intra-node-bandwidth", "100GB/s",
+               "--inter-node-bandwidth", "10GB/s"]
+    code, out, err = cli("plan", *counts, *cluster, "--global-batch", "32", "--top-k", "all",
+                         "--report", "json")
+    assert code == 0, err
+    ours = shardpoint.plan(
+        layers=8, hidden=512, sequence=256, vocabulary=8000, heads=8, devices=8,
+        devices_per_node=4, device_memory="4GiB", device_flops=50e12,
+        intra_node_bandwidth="100GB/s", inter_node_bandwidth=10e9, global_batch=32, top_k="all",
+    )
+    assert ours.pop("written") == []
+    assert ours == json.loads(out)
+    steps = [c["step_time"] for c in ours["candidates"]]
+    # Best first (step times within 1e-9 are ties, broken by memory).
+    assert all(a <= b * (1 + 1e-9) for a, b in zip(steps, steps[1:]))
+    assert len(steps) == ours["feasible"]
+    # --emit from a model; the files it names exist.
+    model = tmp_path / "d.onnx"
+    assert cli("synth", "decoder", "--layers", "2", "--hidden", "64", str(model))[0] == 0
+    result = shardpoint.plan(
+        str(model), devices=2, device_memory=1 << 30, device_flops="1T",
+        intra_node_bandwidth="10GB/s", global_batch=4, emit=tmp_path / "out",
+    )
+    assert result["written"] and all(os.path.exists(f) for f in result["written"])
+    # Bad settings raise with the command line's message.
+    with pytest.raises(ValueError, match="is not a FLOP/s rate"):
+        shardpoint.plan(model=str(model), devices=2, device_memory="1GiB", device_flops="lots",
+                        global_batch=4)
+
+
 @needs_models
 def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
     path = os.path.join(MODELS, "light_vgg19.onnx")

@@ -50,6 +50,13 @@ void model_source::write_sharded(const sharding_result& /*r*/,
   throw unsupported_error("this graph format cannot store a sharding: give no output model");
 }
 
+std::vector<std::string> model_source::write_tensor_parallel(const sharding_result& /*r*/,
+                                                             int /*tensor_parallel*/,
+                                                             io::staged_folder& /*folder*/,
+                                                             const std::string& /*prefix*/) {
+  return {};
+}
+
 sharding_result sharding_of(model_source& source, const points& where, bool unsharded_ok) {
   if (where.has_points()) {
     const std::vector<config::entry> entries = where.read();

@@ -119,6 +119,15 @@ struct simulate_options : simulate_request {
 
 simulate_outcome simulate_model(const simulate_options& a);
 
+/// `plan` on an ONNX model, or (no model) on a transformer's counts.
+struct plan_options : plan_request {
+  std::string input;
+  std::string_view data;
+  shape_flags shapes;
+};
+
+plan_outcome plan_model(const plan_options& a);
+
 struct memory_options : memory_request {
   model_points model; ///< none given: planned from `parameters`
   shape_flags shapes;

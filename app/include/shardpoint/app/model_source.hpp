@@ -86,6 +86,9 @@ public:
   [[nodiscard]] virtual std::vector<std::string> names() = 0;
   /// Costs, parameter and output bytes, the weights.
   [[nodiscard]] virtual node_measures measure(cost_model how) = 0;
+  /// Floating-point operations in one unit of measure(cost_model::flops)'s
+  /// costs (ONNX: 10^6); by default 1.
+  [[nodiscard]] virtual double flops_per_cost_unit() const { return 1; }
   /// Only the costs (the emulator's), and what of them is a guess; by
   /// default measure(how)'s.
   [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how,
@@ -103,9 +106,18 @@ public:
                                                          const pipeline_options& options);
   /// Whether write_sharded can store a sharding in this format.
   [[nodiscard]] virtual bool writes_sharding() const { return false; }
+  /// The name a sharded model takes in a folder of outputs (`plan --emit`).
+  [[nodiscard]] virtual std::string sharded_file_name() const { return "sharded_model"; }
   /// Writes the model with `r` stored in it to `path` (a staging file of
   /// the output set). By default unsupported_error: the format cannot.
   virtual void write_sharded(const sharding_result& r, const std::filesystem::path& path);
+  /// Writes into `folder`, under `prefix`, what runs the stages of `r` with
+  /// `tensor_parallel` ranks each (ONNX: MindSpore strategy files), and
+  /// returns the files' names; by default nothing.
+  virtual std::vector<std::string> write_tensor_parallel(const sharding_result& r,
+                                                         int tensor_parallel,
+                                                         io::staged_folder& folder,
+                                                         const std::string& prefix);
 
   // ---- the memory planner
 

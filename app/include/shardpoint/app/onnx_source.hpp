@@ -11,6 +11,8 @@
 
 #include <shardpoint/app/model_source.hpp>
 #include <shardpoint/app/requests.hpp>
+#include <shardpoint/io/outputs.hpp>
+#include <shardpoint/onnx/weight_files.hpp>
 
 namespace shardpoint::app {
 
@@ -35,6 +37,11 @@ public:
   std::vector<diagnostic> validate(const sharding_result& r,
                                    const pipeline_options& options) override;
   bool writes_sharding() const override { return true; }
+  std::string sharded_file_name() const override { return "sharded.onnx"; }
+  double flops_per_cost_unit() const override { return 1e6; } // estimate_costs' MFLOPs
+  std::vector<std::string> write_tensor_parallel(const sharding_result& r, int tensor_parallel,
+                                                 io::staged_folder& folder,
+                                                 const std::string& prefix) override;
   void write_sharded(const sharding_result& r, const std::filesystem::path& path) override;
 
   parameter_uses parameters(const sharding_result& stages, std::int64_t tensor_parallel,
@@ -54,6 +61,14 @@ private:
   std::optional<onnx::loaded_model> model_;
   std::optional<onnx::node_graph> nodes_; ///< built when first asked for
 };
+
+/// MindSpore strategy files of `strategies` into `folder`, under `prefix`:
+/// stage<N>.ckpt (or .json), none for a stage without weights (MindSpore
+/// refuses an empty one). Returns their names (with the prefix).
+std::vector<std::string>
+write_strategy_files(const std::vector<weights::stage_strategy>& strategies,
+                     io::staged_folder& folder, const std::string& prefix, bool json,
+                     weights::layout_form form);
 
 } // namespace shardpoint::app
 

@@ -137,6 +137,61 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   return o.shortfall.empty() ? verdict::ok : verdict::rule_broken;
 }
 
+// ---- plan ---------------------------------------------------------------
+
+struct plan_request {
+  /// Without a model: a GPT-like transformer by its counts (layers, hidden
+  /// size, sequence length, vocabulary; heads: hidden / 64 when 0, a guess
+  /// the report marks).
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t sequence = 0;
+  std::int64_t vocabulary = 0;
+  std::int64_t heads = 0;
+  /// The cluster: a YAML file (io/cluster_file.hpp), then the flags over it,
+  /// as typed ("80GiB", "312e12", "300GB/s").
+  std::string cluster_file;
+  std::optional<int> devices;
+  std::optional<int> devices_per_node;
+  std::string device_memory;
+  std::string device_flops;
+  std::string intra_node_bandwidth;
+  std::string inter_node_bandwidth;
+  /// Training.
+  std::int64_t global_batch = 0;
+  std::string dtype = "fp16";     ///< or bf16, fp32
+  std::string optimizer = "adam"; ///< or sgd, none
+  std::int64_t max_micro_batch_size = 64;
+  std::vector<std::string> schedules; ///< empty: all four
+  int virtual_stages = 2;             ///< v of the interleaved schedule
+  double backward_ratio = 2;
+  double weight_share = 0.5;
+  /// Feasible layouts listed: a number or "all".
+  std::string top_k = "10";
+  report_flag report;
+  /// A new folder for the files that run the best layout (plan.json and,
+  /// from a model, shard.yaml, the sharded model, tensor-parallel files).
+  std::string emit;
+  bool force = false;
+};
+
+struct plan_outcome {
+  std::string report;
+  std::vector<std::string> written; ///< files --emit wrote
+  /// What the figures rest on that is a guess (also in the report).
+  std::vector<std::string> warnings;
+  bool fits = false; ///< some layout fits the devices' memory
+};
+
+/// The layouts of `source` (or, when null, of the transformer the request
+/// counts) on the request's cluster, best first; writes --emit's files for
+/// the best. Nothing fits: rule broken, nothing written.
+plan_outcome plan_layouts(model_source* source, const plan_request& a);
+
+[[nodiscard]] inline verdict verdict_of(const plan_outcome& o) {
+  return o.fits ? verdict::ok : verdict::rule_broken;
+}
+
 } // namespace shardpoint::app
 
 #endif // SHARDPOINT_APP_PLANS_HPP

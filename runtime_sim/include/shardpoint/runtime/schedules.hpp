@@ -44,7 +44,8 @@
 // WHAT IT MEASURES
 //
 //   makespan: the end of the last operation. bubble (per device): the share
-//   of the makespan it is idle. in_flight (per stage): the most micro-batches
+//   of the makespan it is not running its operations (1 - the sum of their
+//   durations / makespan). in_flight (per stage): the most micro-batches
 //   whose forward has started and whose backward has not ended, at any
 //   time; activation_peak: that count times what a micro-batch holds.
 //
@@ -138,6 +139,7 @@ struct training_op {
 
 struct schedule_result {
   double makespan = 0;
+  std::vector<double> busy;                   ///< per device: its operations' durations
   std::vector<double> bubble;                 ///< per device
   std::vector<int> in_flight;                 ///< per stage, the peak
   std::vector<std::uint64_t> activation_peak; ///< per stage, bytes
@@ -276,7 +278,10 @@ inline std::optional<std::size_t> dependency_of(const training_op& op, std::size
   return s * M + j;
 }
 
-// The figures of a run whose ops are set (see WHAT IT MEASURES).
+// The figures of a run whose ops are set (see WHAT IT MEASURES). A
+// device's busy time is the sum of its operations' durations: in virtual
+// time exactly their spans; in a threaded run, the work it was given,
+// whatever the threads' wake-ups added around it.
 inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
                     const schedule_options& o) {
   const auto p = static_cast<std::size_t>(o.devices);
@@ -284,12 +289,13 @@ inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
   std::vector<double> busy(p, 0);
   for (const auto& op : r.ops) {
     r.makespan = std::max(r.makespan, op.end);
-    busy[static_cast<std::size_t>(op.device)] += op.end - op.start;
+    busy[static_cast<std::size_t>(op.device)] += duration_of(op, stages, o);
   }
   r.bubble.clear();
   for (std::size_t d = 0; d < p; ++d) {
     r.bubble.push_back(r.makespan > 0 ? 1 - busy[d] / r.makespan : 0);
   }
+  r.busy = std::move(busy);
   // In flight: +1 when a forward starts, -1 when its backward ends; at one
   // instant, ends before starts.
   r.in_flight.assign(S, 0);

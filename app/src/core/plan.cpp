@@ -1,0 +1,406 @@
+// plan: the best training layout of a graph, in any format, or of a
+// transformer given by its counts, on a cluster (runtime/layout_search.hpp).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE PROCEDURE
+//
+//   1. The cluster: the --cluster file's entries, each flag over its key.
+//   2. The model, per vertex and for one sample:
+//      - a model_source: flops = its FLOP costs (measure) x
+//        flops_per_cost_unit; activation and output bytes = activations(1);
+//        weights = parameters() at tensor-parallel degree 2, a weight
+//        splitting when it is cut in two. A vertex splits when it reads a
+//        weight that does; the splitting vertices, in index order, pair up
+//        as Megatron-LM's column- then row-parallel layers: a column one's
+//        output is held split over the ranks, a row one's is all-reduced
+//        (its bytes, once forward and once backward) and held whole.
+//      - counts (layers l, hidden h, sequence s, vocabulary V, heads a, d
+//        bytes an element of the dtype): a chain embedding -> l layers ->
+//        head. A layer: forward 24 s h^2 + 4 s^2 h FLOPs, 12 h^2 weights
+//        split and 13 h whole, activations s h (10 + 24 / t + 5 a s / (h t))
+//        bytes at tp = t (10 s h whole, the rest split), two all-reduces of
+//        s h d bytes, s h d bytes sent on (Narayanan et al., SC'21;
+//        Korthikanti et al., 2022). Embedding: V h weights split (vocabulary
+//        parallel), one all-reduce of s h d. Head: 2 s h V FLOPs, its own
+//        V h weights split, s V d bytes of logits held split.
+//   3. search_layouts; the report; --emit for the best: plan.json, and from
+//      a model the split as shard.yaml (stage s on device s mod pp), the
+//      sharded model and the format's tensor-parallel files.
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <shardpoint/app/errors.hpp>
+#include <shardpoint/app/plans.hpp>
+#include <shardpoint/detail/text.hpp>
+#include <shardpoint/io/cluster_file.hpp>
+#include <shardpoint/io/files.hpp>
+#include <shardpoint/io/plan_report.hpp>
+#include <shardpoint/io/units.hpp>
+#include <shardpoint/runtime/layout_search.hpp>
+
+namespace shardpoint::app {
+
+namespace {
+
+namespace rt = shardpoint::runtime;
+using shardpoint::detail::cat;
+
+// ---- 1. the cluster
+
+rt::cluster_spec cluster_of(const plan_request& a) {
+  io::cluster_entries file;
+  if (!a.cluster_file.empty()) {
+    file = io::read_cluster_file(a.cluster_file);
+  }
+  // A value by its flag, else by the file's key: (text, where it was given).
+  const auto value = [&](const std::string& flag, const std::string& given,
+                         const char* key) -> std::optional<std::pair<std::string, std::string>> {
+    if (!given.empty()) {
+      return std::pair{given, flag};
+    }
+    const auto it = file.values.find(key);
+    if (it == file.values.end()) {
+      return std::nullopt;
+    }
+    return std::pair{it->second.first, it->second.second + " (" + key + ")"};
+  };
+  const auto count = [&](const std::string& flag, std::optional<int> given,
+                         const char* key) -> std::optional<int> {
+    const auto v = value(flag, given ? std::to_string(*given) : std::string(), key);
+    if (!v) {
+      return std::nullopt;
+    }
+    int n = 0;
+    try {
+      std::size_t end = 0;
+      n = std::stoi(v->first, &end);
+      if (end != v->first.size()) {
+        n = 0;
+      }
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1 || n > (1 << 20)) {
+      throw bad_parameter_error(v->second + ": '" + v->first.substr(0, 32) +
+                                "' is not a count in [1, 2^20]");
+    }
+    return n;
+  };
+  const auto rate = [&](const std::string& flag, const std::string& given, const char* key,
+                        bool bandwidth, const char* example) -> std::optional<double> {
+    const auto v = value(flag, given, key);
+    if (!v) {
+      return std::nullopt;
+    }
+    const auto r = bandwidth ? io::parse_bandwidth(v->first) : io::parse_flops(v->first);
+    if (!r) {
+      throw bad_parameter_error(v->second + ": '" + v->first.substr(0, 32) + "' is not " + example);
+    }
+    return r;
+  };
+  rt::cluster_spec c;
+  const auto devices = count("--devices", a.devices, "devices");
+  if (!devices) {
+    throw usage_error("plan needs the number of devices (--devices, or devices: in --cluster)");
+  }
+  c.devices = *devices;
+  c.devices_per_node =
+      count("--devices-per-node", a.devices_per_node, "devices_per_node").value_or(c.devices);
+  const auto memory = value("--device-memory", a.device_memory, "device_memory");
+  const auto flops = rate("--device-flops", a.device_flops, "device_flops", false,
+                          "a FLOP/s rate (e.g. 312e12, 312T, 19.5 TFLOPS)");
+  if (!memory || !flops) {
+    throw usage_error("plan needs each device's memory and FLOP/s (--device-memory, "
+                      "--device-flops, or in --cluster)");
+  }
+  c.device_memory = io::parse_size(memory->second, memory->first);
+  c.device_flops = *flops;
+  const char* bw = "a bandwidth (e.g. 300GB/s, 25e9)";
+  const auto intra =
+      rate("--intra-node-bandwidth", a.intra_node_bandwidth, "intra_node_bandwidth", true, bw);
+  const auto inter =
+      rate("--inter-node-bandwidth", a.inter_node_bandwidth, "inter_node_bandwidth", true, bw);
+  if (c.devices > 1 && !intra) {
+    throw usage_error("plan on more than one device needs --intra-node-bandwidth");
+  }
+  if (c.devices > c.devices_per_node && !inter) {
+    throw usage_error("plan on more than one node needs --inter-node-bandwidth");
+  }
+  c.intra_node_bandwidth = intra.value_or(1);
+  c.inter_node_bandwidth = inter.value_or(c.intra_node_bandwidth);
+  return c;
+}
+
+// ---- 2. the model
+
+struct laid_out {
+  rt::layout_model model;
+  model_source::graph_type graph;
+  std::string description;
+  std::vector<std::string> estimates;
+};
+
+laid_out from_source(model_source& source) {
+  laid_out out;
+  node_measures m = source.measure(cost_model::flops);
+  out.estimates = std::move(m.estimates);
+  std::vector<std::string> notes;
+  const auto act = source.activations(1, notes, out.estimates);
+  const auto V = m.cost.size();
+  const sharding_result one(V, std::vector<int>(V, 0), std::vector<int>(V, 0));
+  const parameter_uses uses = source.parameters(one, 2, nullptr);
+  for (auto& e : source.weight_estimates()) {
+    out.estimates.push_back(std::move(e));
+  }
+  for (const auto& t : uses.tensors) {
+    out.model.weights.push_back(
+        {t.elements, t.tensor_parallel_parts > 1, t.trainable, t.stored_element_bytes});
+  }
+  const double unit = source.flops_per_cost_unit();
+  bool row = false; // the next splitting vertex is row-parallel
+  for (std::size_t v = 0; v < V; ++v) {
+    rt::layout_vertex x;
+    x.flops = static_cast<double>(m.cost[v]) * unit;
+    x.output_bytes = act[v];
+    x.weights = uses.used[v];
+    for (const auto w : x.weights) {
+      x.splits = x.splits || out.model.weights[w].splits;
+    }
+    if (x.splits && !row) {
+      x.split_activation_bytes = act[v];
+    } else {
+      x.activation_bytes = act[v];
+      x.allreduce_bytes = x.splits ? act[v] : 0;
+    }
+    row = x.splits ? !row : row;
+    out.model.vertices.push_back(std::move(x));
+  }
+  out.graph = source.graph();
+  out.description = cat("a model of ", V, " nodes");
+  return out;
+}
+
+laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
+  const std::int64_t l = a.layers;
+  const std::int64_t h = a.hidden;
+  const std::int64_t s = a.sequence;
+  const std::int64_t V = a.vocabulary;
+  for (const auto& [name, n] : {std::pair{"--layers", l}, std::pair{"--hidden", h},
+                                std::pair{"--sequence", s}, std::pair{"--vocabulary", V}}) {
+    if (n < 1 || n > (std::int64_t{1} << 24)) {
+      throw bad_parameter_error(cat(name, " must be in [1, 2^24], not ", n));
+    }
+  }
+  laid_out out;
+  std::int64_t heads = a.heads;
+  if (heads == 0) {
+    heads = std::max<std::int64_t>(1, h / 64);
+    out.estimates.push_back(
+        cat("--heads not given: ", heads, " assumed (hidden / 64) for the attention activations"));
+  } else if (heads < 1 || heads > h) {
+    throw bad_parameter_error(cat("--heads must be in [1, hidden], not ", heads));
+  }
+  const double hd = static_cast<double>(h);
+  const double sd = static_cast<double>(s);
+  const double Vd = static_cast<double>(V);
+  const auto bytes = [](double x) {
+    if (!(x < 9e18)) {
+      throw bad_parameter_error("the transformer's counts overflow 64-bit byte counts");
+    }
+    return static_cast<std::int64_t>(x);
+  };
+  const auto d = static_cast<double>(element_bytes);
+  auto& m = out.model;
+  // Embedding.
+  m.weights.push_back({V * h, true, true, element_bytes});
+  rt::layout_vertex embed;
+  embed.splits = true;
+  embed.weights = {0};
+  embed.activation_bytes = bytes(sd * hd * d);
+  embed.output_bytes = bytes(sd * hd * d);
+  embed.allreduce_bytes = bytes(sd * hd * d);
+  m.vertices.push_back(embed);
+  for (std::int64_t i = 0; i < l; ++i) {
+    const auto w = static_cast<std::uint32_t>(m.weights.size());
+    m.weights.push_back({12 * h * h, true, true, element_bytes});
+    m.weights.push_back({13 * h, false, true, element_bytes});
+    rt::layout_vertex x;
+    x.flops = 24 * sd * hd * hd + 4 * sd * sd * hd;
+    x.splits = true;
+    x.weights = {w, w + 1};
+    x.activation_bytes = bytes(10 * sd * hd);
+    x.split_activation_bytes = bytes(24 * sd * hd + 5 * static_cast<double>(heads) * sd * sd);
+    x.allreduce_bytes = bytes(2 * sd * hd * d);
+    x.output_bytes = bytes(sd * hd * d);
+    m.vertices.push_back(std::move(x));
+  }
+  const auto w = static_cast<std::uint32_t>(m.weights.size());
+  m.weights.push_back({V * h, true, true, element_bytes});
+  rt::layout_vertex head;
+  head.flops = 2 * sd * hd * Vd;
+  head.splits = true;
+  head.weights = {w};
+  head.split_activation_bytes = bytes(sd * Vd * d);
+  m.vertices.push_back(std::move(head));
+  // The chain.
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  for (std::size_t v = 0; v + 1 < m.vertices.size(); ++v) {
+    edges.emplace_back(v, v + 1);
+  }
+  out.graph = model_source::graph_type(boost::edges_are_unsorted_multi_pass, edges.begin(),
+                                       edges.end(), m.vertices.size());
+  out.description = cat("a transformer of ", l, " layers, hidden ", h, ", sequence ", s,
+                        ", vocabulary ", V, ", ", heads, " heads");
+  return out;
+}
+
+// ---- 3. the search
+
+rt::search_space space_of(const plan_request& a) {
+  rt::search_space s;
+  if (a.global_batch < 1 || a.global_batch > (std::int64_t{1} << 31)) {
+    throw bad_parameter_error(cat("--global-batch must be in [1, 2^31], not ", a.global_batch));
+  }
+  if (a.max_micro_batch_size < 1) {
+    throw bad_parameter_error(
+        cat("--max-micro-batch-size must be at least 1, not ", a.max_micro_batch_size));
+  }
+  s.global_batch = a.global_batch;
+  s.max_micro_batch_size = a.max_micro_batch_size;
+  if (!a.schedules.empty()) {
+    s.schedules.clear();
+    for (const auto& name : a.schedules) {
+      s.schedules.push_back(rt::schedule_named(name));
+    }
+  }
+  if (a.virtual_stages < 2 || a.virtual_stages > 64) {
+    throw bad_parameter_error(cat("--virtual-stages must be in [2, 64], not ", a.virtual_stages));
+  }
+  s.interleave = a.virtual_stages;
+  s.backward_ratio = a.backward_ratio;
+  s.weight_share = a.weight_share;
+  if (a.dtype == "fp16" || a.dtype == "bf16" || a.dtype == "fp32") {
+    s.training.fp16 = a.dtype == "fp16";
+    s.training.bf16 = a.dtype == "bf16";
+  } else {
+    throw bad_parameter_error("--dtype " + io::quote(a.dtype) + " is not fp16, bf16 or fp32");
+  }
+  if (a.optimizer == "adam" || a.optimizer == "sgd" || a.optimizer == "none") {
+    s.training.optimizer = a.optimizer == "adam"  ? optimizer_kind::adam
+                           : a.optimizer == "sgd" ? optimizer_kind::sgd
+                                                  : optimizer_kind::none;
+  } else {
+    throw bad_parameter_error("--optimizer " + io::quote(a.optimizer) +
+                              " is not adam, sgd or none");
+  }
+  return s;
+}
+
+std::optional<std::size_t> top_k_of(const std::string& text) {
+  if (text == "all") {
+    return std::nullopt;
+  }
+  std::size_t end = 0;
+  long long k = 0;
+  try {
+    k = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end == 0 || end != text.size() || k < 1) {
+    throw bad_parameter_error("--top-k " + io::quote(text) + " is not a positive count or all");
+  }
+  return static_cast<std::size_t>(k);
+}
+
+// The split of the best layout as the points of a shard.yaml and a
+// sharding (stage s on device s mod pp).
+sharding_result emit_split(const rt::layout_search_result& r, const rt::layout& at,
+                           model_source& source, std::vector<config::entry>& points) {
+  const auto& split = r.splits[r.candidates.front().split];
+  const auto names = source.names();
+  std::vector<int> devices;
+  std::vector<int> stages;
+  for (std::size_t v = 0; v < split.result.size(); ++v) {
+    stages.push_back(*split.result.stage(v));
+    devices.push_back(stages.back() % at.pipeline);
+  }
+  for (const auto& p : split.points) {
+    const int stage = p.stage.value_or(0);
+    points.push_back({names[p.vertex], stage % at.pipeline, stage, ""});
+  }
+  return {split.result.size(), std::move(devices), std::move(stages)};
+}
+
+} // namespace
+
+plan_outcome plan_layouts(model_source* source, const plan_request& a) {
+  const bool counts = a.layers != 0 || a.hidden != 0 || a.sequence != 0 || a.vocabulary != 0;
+  if ((source != nullptr) == counts) {
+    throw usage_error("plan takes a model (--input-model) or a transformer's counts (--layers, "
+                      "--hidden, --sequence, --vocabulary), one of the two");
+  }
+  io::output_set outputs;
+  if (source != nullptr) {
+    source->declare_inputs(outputs);
+  }
+  if (!a.cluster_file.empty()) {
+    outputs.input(a.cluster_file, "the cluster file");
+  }
+  io::staged_folder* emit = a.emit.empty() ? nullptr : &outputs.folder(a.emit, "--emit", a.force);
+  const rt::cluster_spec cluster = cluster_of(a);
+  const rt::search_space space = space_of(a);
+  const auto top_k = top_k_of(a.top_k);
+  if (source != nullptr) {
+    source->load(outputs);
+    if (emit != nullptr) {
+      source->name_nodes(false);
+    }
+  }
+  const auto element_bytes = a.dtype == "fp32" ? 4 : 2;
+  laid_out m = source != nullptr ? from_source(*source) : from_counts(a, element_bytes);
+  io::plan_report report;
+  report.model = m.description;
+  report.cluster = cluster;
+  report.space = space;
+  report.dtype = a.dtype;
+  report.optimizer = a.optimizer;
+  report.top_k = top_k;
+  report.estimates = m.estimates;
+  report.result = rt::search_layouts(m.graph, m.model, cluster, space);
+  plan_outcome out;
+  out.fits = report.result.feasible > 0;
+  out.warnings = m.estimates;
+  out.report = a.report.format == "json" ? io::to_json(report) : io::to_table(report);
+  if (emit == nullptr || !out.fits) {
+    return out;
+  }
+  const auto& best = report.result.candidates.front();
+  io::write_file_atomically(emit->file("plan.json"), io::to_json(report));
+  out.written.push_back("plan.json");
+  if (source != nullptr) {
+    std::vector<config::entry> points;
+    const sharding_result split = emit_split(report.result, best.at, *source, points);
+    io::write_file_atomically(emit->file("shard.yaml"), config::to_shard_yaml(points));
+    out.written.push_back("shard.yaml");
+    if (source->writes_sharding()) {
+      const auto name = source->sharded_file_name();
+      source->write_sharded(split, emit->file(name));
+      out.written.push_back(name);
+    }
+    if (best.at.tensor > 1) {
+      for (auto& f : source->write_tensor_parallel(split, best.at.tensor, *emit, "strategy/")) {
+        out.written.push_back(std::move(f));
+      }
+    }
+  }
+  outputs.commit();
+  for (auto& f : out.written) {
+    f = (std::filesystem::path(a.emit) / f).string();
+  }
+  return out;
+}
+
+} // namespace shardpoint::app

@@ -1,0 +1,20 @@
+// plan on an ONNX model (or on a transformer's counts): app/core/plan.cpp.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <shardpoint/app/commands.hpp>
+#include <shardpoint/app/onnx_source.hpp>
+
+namespace shardpoint::app {
+
+plan_outcome plan_model(const plan_options& a) {
+  if (a.input.empty() && a.data.data() == nullptr) {
+    if (a.shapes.given()) {
+      throw usage_error("--input-shape and --dim need --input-model");
+    }
+    return plan_layouts(nullptr, a);
+  }
+  onnx_source source(a.input, a.data, a.shapes.sizes());
+  return plan_layouts(&source, a);
+}
+
+} // namespace shardpoint::app

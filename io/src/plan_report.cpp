@@ -1,0 +1,162 @@
+// `shardpoint plan`'s report.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "json_support.hpp"
+
+#include <shardpoint/io/plan_report.hpp>
+#include <shardpoint/io/units.hpp>
+
+namespace shardpoint::io {
+
+namespace {
+
+std::size_t listed(const plan_report& r) {
+  return r.top_k ? std::min(*r.top_k, r.result.feasible) : r.result.feasible;
+}
+
+std::string layout_name(const runtime::layout& at) {
+  return "pp" + std::to_string(at.pipeline) + " tp" + std::to_string(at.tensor) + " dp" +
+         std::to_string(at.data) + (at.zero > 0 ? " zero" + std::to_string(at.zero) : "");
+}
+
+nlohmann::json layout_json(const runtime::layout& at) {
+  return {{"pipeline", at.pipeline},
+          {"tensor", at.tensor},
+          {"data", at.data},
+          {"zero", at.zero},
+          {"micro_batch_size", at.micro_batch_size},
+          {"micro_batches", at.micro_batches},
+          {"schedule", runtime::schedule_name(at.schedule)},
+          {"virtual_stages", at.virtual_stages}};
+}
+
+} // namespace
+
+std::string to_table(const plan_report& r) {
+  std::ostringstream os;
+  char line[320];
+  const auto& c = r.cluster;
+  os << "plan for " << r.model << "\n  on " << c.devices << " devices (" << c.devices_per_node
+     << " a node), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
+     << c.device_flops / 1e12 << " TFLOP/s each; global batch " << r.space.global_batch << ", "
+     << r.dtype << ", " << r.optimizer << "\n";
+  const auto& all = r.result.candidates;
+  os << all.size() << " layouts costed, " << r.result.feasible << " fit";
+  if (r.result.feasible == 0) {
+    os << ": none\n";
+  } else {
+    os << "; the best " << listed(r) << ":\n";
+    std::snprintf(line, sizeof line, "%4s  %-22s %-11s %5s %6s %12s %12s %7s %12s %12s\n", "rank",
+                  "layout", "schedule", "mb", "m", "step (s)", "samples/s", "bubble", "peak",
+                  "headroom");
+    os << line;
+    for (std::size_t i = 0; i < listed(r); ++i) {
+      const auto& x = all[i];
+      const std::string schedule =
+          std::string(runtime::schedule_name(x.at.schedule)) +
+          (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
+      std::snprintf(line, sizeof line,
+                    "%4zu  %-22s %-11s %5lld %6lld %12.6g %12.6g %6.1f%% %12s %12s\n", i + 1,
+                    layout_name(x.at).c_str(), schedule.c_str(),
+                    static_cast<long long>(x.at.micro_batch_size),
+                    static_cast<long long>(x.at.micro_batches), x.step_time, x.throughput,
+                    100 * x.bubble, human_bytes(static_cast<double>(x.peak_memory)).c_str(),
+                    human_bytes(static_cast<double>(x.headroom)).c_str());
+      os << line;
+    }
+    const auto& best = all.front();
+    os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)
+       << ", micro-batch " << best.at.micro_batch_size << " x " << best.at.micro_batches
+       << ": step " << best.step_time << " s = pipeline " << best.makespan
+       << " s + data-parallel sync " << best.sync_time << " s\n";
+    std::snprintf(line, sizeof line, "%6s %12s %12s %9s %12s %12s %12s\n", "stage", "forward",
+                  "backward", "in_flight", "states", "activations", "total");
+    os << line;
+    for (std::size_t s = 0; s < best.stages.size(); ++s) {
+      const auto& st = best.stages[s];
+      std::snprintf(line, sizeof line, "%6zu %12.4g %12.4g %9d %12s %12s %12s\n", s, st.forward,
+                    st.backward, st.in_flight,
+                    human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
+                    human_bytes(static_cast<double>(st.activation_bytes)).c_str(),
+                    human_bytes(static_cast<double>(st.total_bytes)).c_str());
+      os << line;
+    }
+  }
+  // Why the others were refused: a count and an example per rule.
+  std::map<std::string, std::pair<std::size_t, std::string>> reasons;
+  for (std::size_t i = r.result.feasible; i < all.size(); ++i) {
+    auto& [n, example] = reasons[all[i].refused_by];
+    if (n++ == 0) {
+      example = layout_name(all[i].at) + ": " + all[i].reason;
+    }
+  }
+  if (!reasons.empty()) {
+    os << "\nrefused " << all.size() - r.result.feasible << " (--report json lists each):\n";
+    for (const auto& [rule, seen] : reasons) {
+      os << "  " << seen.first << " by " << rule << ", e.g. " << seen.second << "\n";
+    }
+  }
+  os << detail::estimates_table(r.estimates);
+  return os.str();
+}
+
+std::string to_json(const plan_report& r) {
+  nlohmann::json j;
+  j["model"] = r.model;
+  const auto& c = r.cluster;
+  j["cluster"] = {{"devices", c.devices},
+                  {"devices_per_node", c.devices_per_node},
+                  {"device_memory", c.device_memory},
+                  {"device_flops", c.device_flops},
+                  {"intra_node_bandwidth", c.intra_node_bandwidth},
+                  {"inter_node_bandwidth", c.inter_node_bandwidth}};
+  j["global_batch"] = r.space.global_batch;
+  j["dtype"] = r.dtype;
+  j["optimizer"] = r.optimizer;
+  j["costed"] = r.result.candidates.size();
+  j["feasible"] = r.result.feasible;
+  j["candidates"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < listed(r); ++i) {
+    const auto& x = r.result.candidates[i];
+    auto e = layout_json(x.at);
+    e["step_time"] = x.step_time;
+    e["makespan"] = x.makespan;
+    e["sync_time"] = x.sync_time;
+    e["throughput"] = x.throughput;
+    e["bubble"] = x.bubble;
+    e["peak_memory"] = x.peak_memory;
+    e["headroom"] = x.headroom;
+    e["stages"] = nlohmann::json::array();
+    for (const auto& st : x.stages) {
+      e["stages"].push_back({{"forward", st.forward},
+                             {"backward", st.backward},
+                             {"in_flight", st.in_flight},
+                             {"model_state_bytes", st.model_state_bytes},
+                             {"activation_bytes", st.activation_bytes},
+                             {"total_bytes", st.total_bytes}});
+    }
+    j["candidates"].push_back(std::move(e));
+  }
+  j["infeasible"] = nlohmann::json::array();
+  for (std::size_t i = r.result.feasible; i < r.result.candidates.size(); ++i) {
+    const auto& x = r.result.candidates[i];
+    auto e = layout_json(x.at);
+    e["refused_by"] = x.refused_by;
+    e["reason"] = x.reason;
+    if (x.peak_memory > 0) {
+      e["peak_memory"] = x.peak_memory;
+    }
+    j["infeasible"].push_back(std::move(e));
+  }
+  detail::add_estimates(j, r.estimates);
+  return detail::document(std::move(j));
+}
+
+} // namespace shardpoint::io

@@ -1,0 +1,159 @@
+// `shardpoint plan` through the command line: the ranked layouts of a
+// transformer by its counts and of an ONNX model, --top-k, the cluster
+// file, --emit's files (runnable: validate accepts the sharded model, the
+// strategy files cover the tensor-parallel layout), and every bad input
+// with its exit code and nothing written.
+#include <nlohmann/json.hpp>
+
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+using onnx_test::expect_failure;
+using onnx_test::q;
+using onnx_test::run_json;
+using onnx_test::shardpoint_cli;
+using onnx_test::temp_dir;
+using onnx_test::write_file;
+
+namespace {
+
+const std::string gpt = "plan --layers 12 --hidden 1024 --sequence 1024 --vocabulary 32000 "
+                        "--heads 16 --global-batch 64 ";
+const std::string cluster = "--devices 8 --devices-per-node 4 --device-memory 24GiB "
+                            "--device-flops 100T --intra-node-bandwidth 200GB/s "
+                            "--inter-node-bandwidth 10GB/s ";
+
+} // namespace
+
+TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-k all") {
+  temp_dir dir;
+  const auto j = run_json(gpt + cluster + "--top-k all", dir);
+  const auto& all = j["candidates"];
+  REQUIRE(all.size() == j["feasible"].get<std::size_t>());
+  REQUIRE(all.size() > 10);
+  CHECK(j["costed"] == all.size() + j["infeasible"].size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& x = all[i];
+    CHECK(x["pipeline"].get<int>() * x["tensor"].get<int>() * x["data"].get<int>() == 8);
+    CHECK(x["micro_batch_size"].get<int>() * x["micro_batches"].get<int>() * x["data"].get<int>() ==
+          64);
+    CHECK(x["peak_memory"].get<std::int64_t>() <= std::int64_t{24} << 30);
+    CHECK(x["headroom"].get<std::int64_t>() ==
+          (std::int64_t{24} << 30) - x["peak_memory"].get<std::int64_t>());
+    CHECK(x["throughput"].get<double>() == doctest::Approx(64 / x["step_time"].get<double>()));
+    CHECK(x["step_time"].get<double>() ==
+          doctest::Approx(x["makespan"].get<double>() + x["sync_time"].get<double>()));
+    if (i > 0) {
+      CHECK(all[i - 1]["step_time"].get<double>() <= x["step_time"].get<double>() * (1 + 1e-9));
+    }
+  }
+  for (const auto& x : j["infeasible"]) {
+    CHECK(!x["reason"].get<std::string>().empty());
+  }
+  // --top-k 3: the same first three.
+  const auto top = run_json(gpt + cluster + "--top-k 3", dir);
+  REQUIRE(top["candidates"].size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(top["candidates"][i] == all[i]);
+  }
+  // The table names the best and its stages.
+  const auto t = shardpoint_cli(gpt + cluster, dir.path());
+  CHECK(t.code == 0);
+  CHECK(t.out.find("layouts costed") != std::string::npos);
+  CHECK(t.out.find("best: pp" + std::to_string(all[0]["pipeline"].get<int>())) !=
+        std::string::npos);
+  // A cluster file gives the same; a flag wins over its key.
+  write_file(dir / "c.yaml", "devices: 8\ndevices_per_node: 4\ndevice_memory: 24GiB\n"
+                             "device_flops: 100 TFLOPS\nintra_node_bandwidth: 200GB/s\n"
+                             "inter_node_bandwidth: 1GB/s\n");
+  const auto f = run_json(
+      gpt + "--top-k all --cluster " + q(dir / "c.yaml") + " --inter-node-bandwidth 10GB/s", dir);
+  CHECK(f["candidates"] == all);
+  // Heads not given: a guess, warned and marked.
+  const auto h = shardpoint_cli("plan --layers 2 --hidden 256 --sequence 64 --vocabulary 1000 "
+                                "--global-batch 8 --devices 2 --device-memory 8GiB "
+                                "--device-flops 1T --intra-node-bandwidth 10GB/s",
+                                dir.path());
+  CHECK(h.code == 0);
+  CHECK(h.err.find("warning: --heads not given: 4 assumed") != std::string::npos);
+  CHECK(h.out.find("estimated: --heads not given") != std::string::npos);
+}
+
+TEST_CASE("plan --emit on a model: the split, the sharded model, strategy files for tp") {
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(4, 256, 64), dir / "d.onnx");
+  // One sample a step: no data parallelism, and tensor parallelism beats a
+  // pipeline that cannot fill.
+  const std::string args = "plan --input-model " + q(dir / "d.onnx") +
+                           " --devices 4 --device-memory 64MiB --device-flops 1T "
+                           "--intra-node-bandwidth 1000GB/s --global-batch 1 --emit " +
+                           q(dir / "out");
+  const auto r = shardpoint_cli(args, dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("best: pp1 tp4 dp1") != std::string::npos);
+  const auto plan = nlohmann::json::parse(onnx_test::read_file(dir / "out/plan.json"));
+  CHECK(plan["candidates"][0]["tensor"] == 4);
+  CHECK(fs::exists(dir / "out/shard.yaml"));
+  CHECK(fs::exists(dir / "out/sharded.onnx"));
+  CHECK(fs::file_size(dir / "out/strategy/stage0.ckpt") > 0);
+  // The strategy is what `weights strategy` writes for the same split.
+  const auto w = shardpoint_cli("weights strategy --input-model " + q(dir / "out/sharded.onnx") +
+                                    " --tensor-parallel 4 --output-dir " + q(dir / "ws"),
+                                dir.path());
+  REQUIRE(w.code == 0);
+  CHECK(onnx_test::read_file(dir / "ws/stage0.ckpt") ==
+        onnx_test::read_file(dir / "out/strategy/stage0.ckpt"));
+  // A pipeline: its split validates as a pipelined run.
+  const auto p = shardpoint_cli(
+      "plan --input-model " + q(dir / "d.onnx") +
+          " --devices 2 --device-memory 64MiB --device-flops 1T --intra-node-bandwidth 1GB/s "
+          "--global-batch 8 --schedules 1f1b --emit " +
+          q(dir / "pp"),
+      dir.path());
+  REQUIRE(p.code == 0);
+  const auto pj = nlohmann::json::parse(onnx_test::read_file(dir / "pp/plan.json"));
+  const int stages = pj["candidates"][0]["pipeline"].get<int>();
+  const auto v =
+      shardpoint_cli("validate " + q(dir / "pp/sharded.onnx") +
+                         " --enable-pipelining --batches-per-step " + std::to_string(2 * stages),
+                     dir.path());
+  CHECK(v.code == 0);
+  // The folder is ours: --force replaces it, nothing else does.
+  expect_failure(dir, args, 2, "the output folder exists and is not empty");
+  CHECK(shardpoint_cli(args + " --force", dir.path()).code == 0);
+}
+
+TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
+  temp_dir dir;
+  const std::string emit = " --emit " + q(dir / "e");
+  expect_failure(dir, "plan --global-batch 8 --devices 2" + emit, 1,
+                 "plan takes a model (--input-model) or a transformer's counts");
+  expect_failure(dir, gpt + "--device-memory 1GiB --device-flops 1T" + emit, 1,
+                 "plan needs the number of devices");
+  expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops lots" + emit, 2,
+                 "--device-flops: 'lots' is not a FLOP/s rate");
+  expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1T" + emit, 1,
+                 "plan on more than one device needs --intra-node-bandwidth");
+  expect_failure(dir, gpt + cluster + "--top-k none" + emit, 2, "--top-k 'none'");
+  expect_failure(dir, gpt + cluster + "--schedules 2f2b" + emit, 2, "2f2b");
+  write_file(dir / "c.yaml", "devices: 8\nnodes: 2\n");
+  expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,
+                 "c.yaml:2:1: 'nodes' is not a cluster key");
+  // Nothing fits: exit 3, the report says why, nothing emitted.
+  const auto r = shardpoint_cli(gpt +
+                                    "--devices 2 --device-memory 1GiB --device-flops 1T "
+                                    "--intra-node-bandwidth 1GB/s" +
+                                    emit,
+                                dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("0 fit: none") != std::string::npos);
+  CHECK(r.out.find("by memory") != std::string::npos);
+  CHECK(!fs::exists(dir / "e"));
+  // --emit never replaces what it did not write: the current folder.
+  sp::save_model(sp::synth_decoder(2, 64, 8), dir / "m.onnx");
+  expect_failure(dir,
+                 "plan --input-model m.onnx --devices 1 --device-memory 1GiB --device-flops 1T "
+                 "--global-batch 1 --emit .",
+                 2, "--emit");
+}
