@@ -1,5 +1,6 @@
 // A graph format that is not ONNX, planned by shardpoint's application:
-// `suggest`, `simulate` and `memory` run on it through app/plans.hpp, with
+// `suggest`, `simulate` (forward passes, or a training step), `memory` and
+// `plan` run on it through app/plans.hpp, with
 // points read by shardpoint::config -- the same `--shard` flags and
 // shard.yaml files the ONNX command line takes -- and no ONNX code at all.
 // Adding a format is this one file: a model_source (app/model_source.hpp).
@@ -7,7 +8,9 @@
 //   custom_format [MODEL.txt] [NAME=DEVICE[:STAGE] | shard.yaml] ...
 //   custom_format [MODEL.txt] suggest STAGES
 //   custom_format [MODEL.txt] simulate NAME=DEVICE:STAGE ...
+//   custom_format [MODEL.txt] train NAME=DEVICE:STAGE ...   (1F1B)
 //   custom_format [MODEL.txt] memory [NAME=DEVICE:STAGE ...]
+//   custom_format [MODEL.txt] plan                          (on 4 devices)
 //
 // The first form prints each node's device and stage. The format (see
 // model.txt): `NAME <- INPUT ... [| flops=N out=BYTES weight=NAME:ELEMENTS]`.
@@ -235,6 +238,26 @@ int run(const std::string& path, const std::vector<std::string>& words) {
     std::cout << app::simulate(source, points_of(rest), a).report;
     return 0;
   }
+  if (command == "train") { // a training step through the 1F1B schedule
+    app::simulate_request a;
+    a.batches_per_step = 8;
+    a.cost = "flops";
+    a.schedule = "1f1b";
+    std::cout << app::simulate(source, points_of(rest), a).report;
+    return 0;
+  }
+  if (command == "plan") { // the best training layout on four devices
+    app::plan_request a;
+    a.devices = 4;
+    a.device_memory = "1GiB";
+    a.device_flops = "1T";
+    a.intra_node_bandwidth = "10GB/s";
+    a.global_batch = 8;
+    a.top_k = "3";
+    const auto r = app::plan_layouts(&source, a);
+    std::cout << r.report;
+    return r.fits ? 0 : 3;
+  }
   if (command == "memory") {
     app::memory_request a;
     const auto r = app::plan_memory(&source, points_of(rest), a);
@@ -271,7 +294,9 @@ int main(int argc, char** argv) {
            std::vector<std::vector<std::string>>{{"add1=0:0", "add2=1:1"},
                                                  {"suggest", "2"},
                                                  {"simulate", "add1=0:0", "add2=1:1"},
-                                                 {"memory", "add1=0:0", "add2=1:1"}}) {
+                                                 {"train", "add1=0:0", "add2=1:1"},
+                                                 {"memory", "add1=0:0", "add2=1:1"},
+                                                 {"plan"}}) {
         if (const int code = run(path, command); code != 0) {
           return code;
         }

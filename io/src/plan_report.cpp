@@ -138,6 +138,10 @@ std::string to_json(const plan_report& r) {
       e["stages"].push_back({{"forward", st.forward},
                              {"backward", st.backward},
                              {"in_flight", st.in_flight},
+                             {"parameter_bytes", st.parameter_bytes},
+                             {"gradient_bytes", st.gradient_bytes},
+                             {"optimizer_bytes", st.optimizer_bytes},
+                             {"gathered_bytes", st.gathered_bytes},
                              {"model_state_bytes", st.model_state_bytes},
                              {"activation_bytes", st.activation_bytes},
                              {"total_bytes", st.total_bytes}});
@@ -156,6 +160,42 @@ std::string to_json(const plan_report& r) {
     j["infeasible"].push_back(std::move(e));
   }
   detail::add_estimates(j, r.estimates);
+  return detail::document(std::move(j));
+}
+
+std::string memory_json(const plan_report& r) {
+  if (r.result.feasible == 0) {
+    return {};
+  }
+  const auto& best = r.result.candidates.front();
+  nlohmann::json j;
+  j["layout"] = layout_json(best.at);
+  j["device_memory"] = r.cluster.device_memory;
+  j["devices"] = nlohmann::json::array();
+  for (int g = 0; g < best.at.pipeline; ++g) {
+    nlohmann::json d;
+    d["pipeline_rank"] = g;
+    d["stages"] = nlohmann::json::array();
+    std::int64_t sums[6] = {0, 0, 0, 0, 0, 0};
+    for (std::size_t s = static_cast<std::size_t>(g); s < best.stages.size();
+         s += static_cast<std::size_t>(best.at.pipeline)) {
+      const auto& st = best.stages[s];
+      d["stages"].push_back(s);
+      const std::int64_t parts[6] = {st.parameter_bytes, st.gradient_bytes,   st.optimizer_bytes,
+                                     st.gathered_bytes,  st.activation_bytes, st.total_bytes};
+      for (int k = 0; k < 6; ++k) {
+        sums[k] += parts[k];
+      }
+    }
+    d["parameter_bytes"] = sums[0];
+    d["gradient_bytes"] = sums[1];
+    d["optimizer_bytes"] = sums[2];
+    d["gathered_bytes"] = sums[3];
+    d["activation_bytes"] = sums[4];
+    d["total_bytes"] = sums[5];
+    d["headroom"] = r.cluster.device_memory - sums[5];
+    j["devices"].push_back(std::move(d));
+  }
   return detail::document(std::move(j));
 }
 

@@ -361,6 +361,8 @@ def simulate(
     micro_batch_size: int = 1,
     stage_times: Optional[Sequence[float]] = None,
     activation_bytes: Union[None, int, Sequence[int]] = None,
+    backward_times: Optional[Sequence[float]] = None,
+    weight_times: Optional[Sequence[float]] = None,
 ) -> Dict[str, Any]:
     """``shardpoint simulate --report json``: runs the sharded model through
     the pipeline emulator (``mode`` "virtual" or "threads"; ``cost`` "unit"
@@ -373,7 +375,8 @@ def simulate(
     ``backward_ratio``, ``weight_share``, ``recompute`` and
     ``micro_batch_size`` as their flags; without a model, ``stage_times``
     (each stage's forward time) and ``activation_bytes`` (one value or one a
-    stage) give the stages."""
+    stage) give the stages; ``backward_times`` and ``weight_times``, one a
+    stage, replace the ratio and the share with measured times."""
     training: Dict[str, Any] = {}
     if schedule is not None:
         training = {
@@ -386,6 +389,10 @@ def simulate(
         }
     if stage_times is not None:
         training["stage_times"] = [float(t) for t in stage_times]
+    if backward_times is not None:
+        training["backward_times"] = [float(t) for t in backward_times]
+    if weight_times is not None:
+        training["weight_times"] = [float(t) for t in weight_times]
     if activation_bytes is not None:
         training["activation_bytes"] = (
             [int(activation_bytes)]

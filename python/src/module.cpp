@@ -331,6 +331,8 @@ void set_training(app::simulate_request& a, const py::dict& t) {
                  {"recompute", as(a.recompute)},
                  {"micro_batch_size", as(a.micro_batch_size)},
                  {"stage_times", as(a.stage_times)},
+                 {"backward_times", as(a.backward_times)},
+                 {"weight_times", as(a.weight_times)},
                  {"activation_bytes", as(a.activation_bytes)}});
 }
 

@@ -1,6 +1,7 @@
 // Fuzzes the commands as a user runs them: `split`, `suggest`, `weights`
-// (strategy, then split, then merge) and `memory` (and `shard` then
-// `validate`), each on a mutated small model and config, through the same
+// (strategy, then split, then merge), `memory`, `shard` then `validate`,
+// `simulate` (training schedules) and `plan` (then `validate` of the model
+// it emits), each on a mutated small model and config, through the same
 // CLI11 parsing, command functions and exception-to-exit-code map as the
 // program (cli/exit_codes.hpp). A command may succeed (0), refuse (2) or
 // find a rule broken (3); exit 4 (a bug), a crash or a sanitizer report is a
@@ -9,9 +10,10 @@
 //   - `weights merge` must accept the ranks `weights split` wrote, from the
 //     strategy `weights strategy` wrote, and `weights split` must re-shard
 //     both the merged weights and the ranks to another strategy;
-//   - `validate` must accept (exit 0) the model `shard` wrote without --force.
+//   - `validate` must accept (exit 0) the model `shard` wrote without --force,
+//     and the sharded model `plan --emit` wrote.
 //
-// Input: byte 0 picks the command (low 3 bits; 5-7 are 0-2 again) and its variant (the rest:
+// Input: byte 0 picks the command (low 3 bits; 7 is 0 again) and its variant (the rest:
 // stage count, cost, tensor-parallel degree, ...); bytes 1-2 the length of
 // the config (little endian); then the config (YAML or JSON, byte 0 says
 // which); the rest is the model. tests/fuzz/make_seeds.py makes the seeds.
@@ -47,7 +49,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace cli = shardpoint::cli;
 
-constexpr const char* command_names[] = {"split", "suggest", "weights", "memory", "shard"};
+constexpr const char* command_names[] = {"split", "suggest",  "weights", "memory",
+                                         "shard", "simulate", "plan"};
 // Executions per command, printed every 1,000 executions (libFuzzer ends a
 // timed run without running exit handlers).
 std::uint64_t executions[std::size(command_names)] = {};
@@ -187,7 +190,7 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
   put(config, config_bytes);
   const unsigned variant = pick >> 3;
   const std::string small = std::to_string(1 + (variant & 3)); // 1..4
-  // 5, 6, 7 run split, suggest and weights again: the commands that write.
+  // 7 runs split again.
   const unsigned command = (pick & 7) % std::size(command_names);
   count(command);
 
@@ -290,7 +293,50 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
     checked(args);
     break;
   }
-  default: { // shard, then validate what it wrote with the same checks
+  case 5: { // simulate a training step on the config's stages
+    static const char* const schedules[] = {"gpipe", "1f1b", "interleaved", "zb-h1"};
+    std::vector<std::string> args{"simulate",
+                                  "--input-model",
+                                  model,
+                                  "--manual-sharding-config",
+                                  config,
+                                  "--schedule",
+                                  schedules[variant & 3],
+                                  "--batches-per-step",
+                                  std::to_string(2 * (1 + ((variant >> 2) & 3))),
+                                  "--trace",
+                                  out + ".json"};
+    if ((variant & 16) != 0) {
+      args.insert(args.end(), {"--virtual-stages", "2", "--recompute", "--cost", "flops"});
+    }
+    checked(args);
+    break;
+  }
+  case 6: { // plan on a small cluster; validate the sharded model it emits
+    std::vector<std::string> args{"plan",
+                                  "--input-model",
+                                  model,
+                                  "--devices",
+                                  small,
+                                  "--device-memory",
+                                  (variant & 4) != 0 ? "64KB" : "1GB",
+                                  "--device-flops",
+                                  "1T",
+                                  "--intra-node-bandwidth",
+                                  "10GB/s",
+                                  "--global-batch",
+                                  std::to_string(1 + ((variant >> 3) & 7)),
+                                  "--top-k",
+                                  "all",
+                                  "--emit",
+                                  out};
+    if (checked(args) != cli::exit_ok || !fs::exists(out + "/sharded.onnx")) {
+      break;
+    }
+    must_accept({"validate", out + "/sharded.onnx"}, "validate rejects the model plan emitted");
+    break;
+  }
+  case 4: { // shard, then validate what it wrote with the same checks
     std::vector<std::string> checks;
     if ((variant & 1) != 0) {
       checks = {"--enable-pipelining", "--batches-per-step", small};
@@ -307,6 +353,8 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
     must_accept(validate, "validate rejects the model shard wrote");
     break;
   }
+  default:
+    break;
   }
 }
 

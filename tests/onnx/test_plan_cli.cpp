@@ -94,6 +94,16 @@ TEST_CASE("plan --emit on a model: the split, the sharded model, strategy files 
   CHECK(r.out.find("best: pp1 tp4 dp1") != std::string::npos);
   const auto plan = nlohmann::json::parse(onnx_test::read_file(dir / "out/plan.json"));
   CHECK(plan["candidates"][0]["tensor"] == 4);
+  // memory.json: the best layout's devices, each the sum of its stages.
+  const auto mem = nlohmann::json::parse(onnx_test::read_file(dir / "out/memory.json"));
+  REQUIRE(mem["devices"].size() == 1);
+  const auto& st = plan["candidates"][0]["stages"][0];
+  CHECK(mem["devices"][0]["total_bytes"] == st["total_bytes"]);
+  CHECK(mem["devices"][0]["total_bytes"].get<std::int64_t>() ==
+        st["parameter_bytes"].get<std::int64_t>() + st["gradient_bytes"].get<std::int64_t>() +
+            st["optimizer_bytes"].get<std::int64_t>() + st["gathered_bytes"].get<std::int64_t>() +
+            st["activation_bytes"].get<std::int64_t>());
+  CHECK(mem["devices"][0]["headroom"] == plan["candidates"][0]["headroom"]);
   CHECK(fs::exists(dir / "out/shard.yaml"));
   CHECK(fs::exists(dir / "out/sharded.onnx"));
   CHECK(fs::file_size(dir / "out/strategy/stage0.ckpt") > 0);

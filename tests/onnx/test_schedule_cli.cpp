@@ -86,6 +86,15 @@ TEST_CASE("stage times: interleaved and zb-h1 meet theirs; the trace holds F, B 
   CHECK(by_category ==
         std::map<std::string, int>{{"forward", 32}, {"backward", 32}, {"weight-gradient", 32}});
 
+  // Measured times: the same as the ratio and the share that give them.
+  const std::string zb = "simulate --stage-times 1,2,1,1 --schedule zb-h1 --batches-per-step 8";
+  CHECK(run_json(zb + " --backward-times 2,4,2,2 --weight-times 1,2,1,1", dir) ==
+        run_json(zb + " --backward-ratio 2 --weight-share 0.5", dir));
+  const auto slow = run_json(zb + " --backward-times 2,9,2,2", dir);
+  CHECK(slow["stages"][1]["backward"] == 9.0);
+  CHECK(slow["stages"][1]["weight_gradient"] == 4.5); // the share of the measured backward
+  CHECK(slow["makespan"].get<double>() > j["makespan"].get<double>());
+
   // Threads: within 2% of virtual time.
   const auto threads = run_json("simulate --stage-times 1,1,1,1 --schedule 1f1b "
                                 "--batches-per-step 8 --mode threads --unit-us 4000",

@@ -24,7 +24,8 @@
 //        Korthikanti et al., 2022). Embedding: V h weights split (vocabulary
 //        parallel), one all-reduce of s h d. Head: 2 s h V FLOPs, its own
 //        V h weights split, s V d bytes of logits held split.
-//   3. search_layouts; the report; --emit for the best: plan.json, and from
+//   3. search_layouts; the report; --emit for the best: plan.json,
+//      memory.json (its memory device by device), and from
 //      a model the split as shard.yaml (stage s on device s mod pp), the
 //      sharded model and the format's tensor-parallel files.
 #include <cmath>
@@ -379,7 +380,8 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   }
   const auto& best = report.result.candidates.front();
   io::write_file_atomically(emit->file("plan.json"), io::to_json(report));
-  out.written.push_back("plan.json");
+  io::write_file_atomically(emit->file("memory.json"), io::memory_json(report));
+  out.written.insert(out.written.end(), {"plan.json", "memory.json"});
   if (source != nullptr) {
     std::vector<config::entry> points;
     const sharding_result split = emit_split(report.result, best.at, *source, points);

@@ -152,10 +152,46 @@ void check_placement(const runtime::pipeline_plan& plan, const simulate_request&
   }
 }
 
+namespace {
+
+// The measured backward and weight-gradient times over the ratio's.
+void apply_measured(std::vector<runtime::stage_times>& stages, const simulate_request& a) {
+  const auto S = stages.size();
+  for (const auto& [flag, times] : {std::pair{"--backward-times", &a.backward_times},
+                                    std::pair{"--weight-times", &a.weight_times}}) {
+    if (!times->empty() && times->size() != S) {
+      throw bad_parameter_error(
+          cat(flag, " gives ", times->size(), " times for ", S, " stages: give one a stage"));
+    }
+    for (std::size_t s = 0; s < times->size(); ++s) {
+      const double t = (*times)[s];
+      if (!std::isfinite(t) || t < 0 || t > 1e12) {
+        throw bad_parameter_error(cat(flag, ": stage ", s, "'s time must be in [0, 1e12], not ",
+                                      shardpoint::detail::number(t)));
+      }
+    }
+  }
+  for (std::size_t s = 0; s < a.backward_times.size(); ++s) {
+    stages[s].backward = a.backward_times[s];
+  }
+  for (std::size_t s = 0; s < a.weight_times.size(); ++s) {
+    const double w = a.weight_times[s];
+    if (w > stages[s].backward) {
+      throw bad_parameter_error(cat(
+          "--weight-times: stage ", s, "'s weight gradient (", shardpoint::detail::number(w),
+          ") is longer than its backward (", shardpoint::detail::number(stages[s].backward), ")"));
+    }
+    stages[s].weight_share = stages[s].backward > 0 ? w / stages[s].backward : 0;
+  }
+}
+
+} // namespace
+
 simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
                               const io::staged_file* trace, io::output_set& outputs,
                               std::vector<std::string> warnings) {
   check_request(a, stages.size());
+  apply_measured(stages, a);
   io::training_run run;
   run.schedule = a.schedule;
   run.mode = a.mode;

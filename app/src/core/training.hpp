@@ -9,7 +9,8 @@
 //   1. Stage times: forward = the stage's cost (the model's costs, as the
 //      forward emulator uses them, or the given times); backward =
 //      backward_ratio x forward, of which weight_share is the weight
-//      gradient (zb-h1 runs it as W). Activation bytes a micro-batch: what
+//      gradient (zb-h1 runs it as W) -- or, measured, backward_times and
+//      weight_times, one a stage. Activation bytes a micro-batch: what
 //      the stage's nodes output for micro_batch_size samples (the model's
 //      activations()), or the given bytes; with recomputation, only the
 //      outputs of other stages' nodes it reads.

@@ -66,6 +66,13 @@ action add_simulate(CLI::App& app) {
   t->add_option("--weight-share", a->weight_share,
                 "zb-h1: the weight gradient's part of the backward (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));
+  t->add_option("--backward-times", a->backward_times,
+                "Measured backward times, one a stage (instead of --backward-ratio)")
+      ->delimiter(',');
+  t->add_option("--weight-times", a->weight_times,
+                "Measured weight-gradient times, one a stage, each part of its backward "
+                "(zb-h1's W; instead of --weight-share)")
+      ->delimiter(',');
   t->add_flag("--recompute", a->recompute,
               "Backwards recompute their forward; a stage holds only its inputs");
   t->add_option("--micro-batch-size", a->micro_batch_size,

@@ -78,6 +78,11 @@ struct simulate_request {
   bool recompute = false;    ///< backwards recompute their forward; stages hold their inputs
   /// Samples a micro-batch, for the activation bytes a stage holds.
   std::int64_t micro_batch_size = 1;
+  /// Measured times instead of the ratio and the share, one a stage (with
+  /// or without a model): each stage's backward time, and of it the
+  /// weight gradient's (zb-h1's W).
+  std::vector<double> backward_times;
+  std::vector<double> weight_times;
   /// Without a model (simulate_times): each stage's forward time.
   std::vector<double> stage_times;
   /// With stage_times: each stage's activation bytes a micro-batch (one

@@ -40,6 +40,13 @@ std::string to_table(const plan_report& r);
 ///  best first, "infeasible": [{..the layout.., "reason"}], "estimated",
 ///  "estimates"}
 std::string to_json(const plan_report& r);
+/// The best layout's memory, device by device (`plan --emit`'s
+/// memory.json): {"layout": {...}, "device_memory", "devices":
+/// [{"pipeline_rank", "stages", "parameter_bytes", "gradient_bytes",
+/// "optimizer_bytes", "gathered_bytes", "activation_bytes", "total_bytes",
+/// "headroom"}]}; every tensor- and data-parallel rank of a pipeline rank
+/// holds the same. Empty when nothing fits.
+std::string memory_json(const plan_report& r);
 
 } // namespace shardpoint::io
 

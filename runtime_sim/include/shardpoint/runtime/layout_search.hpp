@@ -160,6 +160,10 @@ struct stage_cost {
   double forward = 0;
   double backward = 0;
   int in_flight = 0;
+  std::int64_t parameter_bytes = 0; ///< the memory planner's model states, in parts
+  std::int64_t gradient_bytes = 0;
+  std::int64_t optimizer_bytes = 0;
+  std::int64_t gathered_bytes = 0; ///< ZeRO-3's working set
   std::int64_t model_state_bytes = 0;
   std::int64_t activation_bytes = 0; ///< at the in-flight peak
   std::int64_t total_bytes = 0;
@@ -427,6 +431,10 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
     sc.forward = times[i].forward;
     sc.backward = times[i].backward;
     sc.in_flight = r.in_flight[i];
+    sc.parameter_bytes = st.parameters;
+    sc.gradient_bytes = st.gradients;
+    sc.optimizer_bytes = st.optimizer;
+    sc.gathered_bytes = st.gathered;
     sc.model_state_bytes =
         mem::add(mem::add(st.parameters, st.gradients), mem::add(st.optimizer, st.gathered));
     const double held = static_cast<double>(r.in_flight[i]) * b * (sums[i].held + sums[i].received);
