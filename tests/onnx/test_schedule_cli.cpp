@@ -97,7 +97,7 @@ TEST_CASE("stage times: interleaved and zb-h1 meet theirs; the trace holds F, B 
 
   // Threads: within 2% of virtual time.
   const auto threads = run_json("simulate --stage-times 1,1,1,1 --schedule 1f1b "
-                                "--batches-per-step 8 --mode threads --unit-us 4000",
+                                "--batches-per-step 8 --mode threads --unit-us 10000",
                                 dir);
   CHECK(threads["mode"] == "threads");
   CHECK(threads["makespan"].get<double>() >= 33.0);

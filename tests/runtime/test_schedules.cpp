@@ -235,10 +235,10 @@ TEST_CASE("schedules refuse what they cannot run") {
 }
 
 TEST_CASE("threaded: every schedule within 2% of its virtual makespan, the same in flight") {
-  // 5 ms a unit: the run's one unabsorbed wake-up (tens of microseconds,
+  // 10 ms a unit: the run's one unabsorbed wake-up (tens of microseconds,
   // a few milliseconds under a sanitizer on a loaded machine) stays well
-  // under 2% of makespans of 60-100 units.
-  const std::chrono::microseconds unit(5000);
+  // under 2% of makespans of 27 to 57 units (5 ms under load on 2 cores).
+  const std::chrono::microseconds unit(10000);
   auto zb = equal_stages(4, 1, 2);
   for (auto& s : zb) {
     s.weight_share = 0.5;
