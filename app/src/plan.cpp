@@ -8,12 +8,14 @@ namespace shardpoint::app {
 
 plan_outcome plan_model(const plan_options& a) {
   if (a.input.empty() && a.data.data() == nullptr) {
-    if (a.shapes.given()) {
-      throw usage_error("--input-shape and --dim need --input-model");
+    if (a.shapes.given() || !a.batch_dim.empty()) {
+      throw usage_error("--input-shape, --dim and --batch-dim need --input-model");
     }
     return plan_layouts(nullptr, a);
   }
-  onnx_source source(a.input, a.data, a.shapes.sizes());
+  onnx::input_sizes sizes = a.shapes.sizes();
+  sizes.batch_dim = a.batch_dim;
+  onnx_source source(a.input, a.data, std::move(sizes));
   return plan_layouts(&source, a);
 }
 

@@ -12,13 +12,19 @@ simulate_outcome simulate_model(const simulate_options& a) {
     if (a.stage_times.empty()) {
       throw usage_error("--input-model is required (or --stage-times with --schedule)");
     }
-    if (a.shapes.given() || !a.model.config.empty() || !a.model.shard_flags.empty()) {
-      throw usage_error("--input-shape, --dim, --manual-sharding-config and --shard need "
-                        "--input-model");
+    if (a.shapes.given() || !a.model.config.empty() || !a.model.shard_flags.empty() ||
+        !a.batch_dim.empty()) {
+      throw usage_error("--input-shape, --dim, --batch-dim, --manual-sharding-config and --shard "
+                        "need --input-model");
     }
     return simulate_times(a);
   }
-  onnx_source source(a.model.input, a.model.data, a.shapes.sizes());
+  if (a.schedule.empty() && !a.batch_dim.empty()) {
+    throw usage_error("--batch-dim sizes a training step's activations: give --schedule");
+  }
+  onnx::input_sizes sizes = a.shapes.sizes();
+  sizes.batch_dim = a.batch_dim;
+  onnx_source source(a.model.input, a.model.data, std::move(sizes));
   return simulate(source, a.model, a);
 }
 

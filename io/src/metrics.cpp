@@ -111,11 +111,11 @@ std::string to_table(const training_run& r, const std::vector<std::string>& esti
   }
   const auto& busy = r.result.busy;
   for (std::size_t d = 0; d < busy.size(); ++d) {
-    std::snprintf(line, sizeof line, "device %-4zu busy %12.1f  bubble %5.1f%%\n", d, busy[d],
+    std::snprintf(line, sizeof line, "device %-4zu busy %12.6g  bubble %5.1f%%\n", d, busy[d],
                   100 * r.result.bubble[d]);
     os << line;
   }
-  std::snprintf(line, sizeof line, "makespan %.1f units, bubble %.1f%% (mean of the devices)\n",
+  std::snprintf(line, sizeof line, "makespan %.6g units, bubble %.1f%% (mean of the devices)\n",
                 r.result.makespan, 100 * mean(r.result.bubble));
   os << line;
   if (r.mode == "threads") {

@@ -53,7 +53,7 @@ std::string to_table(const plan_report& r) {
     os << ": none\n";
   } else {
     os << "; the best " << listed(r) << ":\n";
-    std::snprintf(line, sizeof line, "%4s  %-22s %-11s %5s %6s %12s %12s %7s %12s %12s\n", "rank",
+    std::snprintf(line, sizeof line, "%4s  %-22s %-14s %5s %6s %12s %12s %7s %12s %12s\n", "rank",
                   "layout", "schedule", "mb", "m", "step (s)", "samples/s", "bubble", "peak",
                   "headroom");
     os << line;
@@ -63,7 +63,7 @@ std::string to_table(const plan_report& r) {
           std::string(runtime::schedule_name(x.at.schedule)) +
           (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
       std::snprintf(line, sizeof line,
-                    "%4zu  %-22s %-11s %5lld %6lld %12.6g %12.6g %6.1f%% %12s %12s\n", i + 1,
+                    "%4zu  %-22s %-14s %5lld %6lld %12.6g %12.6g %6.1f%% %12s %12s\n", i + 1,
                     layout_name(x.at).c_str(), schedule.c_str(),
                     static_cast<long long>(x.at.micro_batch_size),
                     static_cast<long long>(x.at.micro_batches), x.step_time, x.throughput,

@@ -363,6 +363,7 @@ def simulate(
     activation_bytes: Union[None, int, Sequence[int]] = None,
     backward_times: Optional[Sequence[float]] = None,
     weight_times: Optional[Sequence[float]] = None,
+    batch_dim: Optional[str] = None,
 ) -> Dict[str, Any]:
     """``shardpoint simulate --report json``: runs the sharded model through
     the pipeline emulator (``mode`` "virtual" or "threads"; ``cost`` "unit"
@@ -393,6 +394,8 @@ def simulate(
         training["backward_times"] = [float(t) for t in backward_times]
     if weight_times is not None:
         training["weight_times"] = [float(t) for t in weight_times]
+    if batch_dim is not None:
+        training["batch_dim"] = str(batch_dim)
     if activation_bytes is not None:
         training["activation_bytes"] = (
             [int(activation_bytes)]
@@ -448,6 +451,7 @@ def plan(
     force: bool = False,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
+    batch_dim: Optional[str] = None,
 ) -> Dict[str, Any]:
     """``shardpoint plan --report json``: the training layouts of ``model``
     (or, without one, of the transformer ``layers``, ``hidden``,
@@ -487,10 +491,13 @@ def plan(
         ("inter_node_bandwidth", inter_node_bandwidth),
         ("cluster", cluster),
         ("emit", emit),
+        ("batch_dim", batch_dim),
     ):
         if value is not None:
             settings[key] = _text(value)
     if schedules is not None:
+        if isinstance(schedules, str):  # "1f1b" or "gpipe,1f1b", as the flag takes it
+            schedules = schedules.split(",")
         settings["schedules"] = [str(s) for s in schedules]
     report, written = _calls.plan(
         None if model is None else _model(model), settings, *_shapes(input_shapes, dims)

@@ -322,7 +322,7 @@ std::function<void(const py::object&)> as_text(std::string& field) {
 }
 
 // A training step's settings (simulate's `schedule` and the rest).
-void set_training(app::simulate_request& a, const py::dict& t) {
+void set_training(app::simulate_options& a, const py::dict& t) {
   read_settings(t, "simulate",
                 {{"schedule", as(a.schedule)},
                  {"virtual_stages", as(a.virtual_stages)},
@@ -333,7 +333,8 @@ void set_training(app::simulate_request& a, const py::dict& t) {
                  {"stage_times", as(a.stage_times)},
                  {"backward_times", as(a.backward_times)},
                  {"weight_times", as(a.weight_times)},
-                 {"activation_bytes", as(a.activation_bytes)}});
+                 {"activation_bytes", as(a.activation_bytes)},
+                 {"batch_dim", as(a.batch_dim)}});
 }
 
 std::string simulate(const py::object& model, const std::string& config,
@@ -402,7 +403,8 @@ std::tuple<std::string, std::vector<std::string>> plan(const py::object& model,
                  {"weight_share", as(a.weight_share)},
                  {"top_k", as_text(a.top_k)},
                  {"emit", as_text(a.emit)},
-                 {"force", as(a.force)}});
+                 {"force", as(a.force)},
+                 {"batch_dim", as(a.batch_dim)}});
   a.report.format = "json";
   py::gil_scoped_release free;
   auto r = app::plan_model(a);

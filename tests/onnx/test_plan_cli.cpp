@@ -129,6 +129,35 @@ TEST_CASE("plan --emit on a model: the split, the sharded model, strategy files 
                          " --enable-pipelining --batches-per-step " + std::to_string(2 * stages),
                      dir.path());
   CHECK(v.code == 0);
+  // Interleaved: the emitted shard.yaml gives the same stages and devices
+  // as the emitted model, stage s on device s mod pp, last stage included.
+  const auto i = shardpoint_cli("plan --input-model " + q(dir / "d.onnx") +
+                                    " --devices 2 --device-memory 64MiB --device-flops 1T "
+                                    "--intra-node-bandwidth 1GB/s --global-batch 8 --schedules "
+                                    "interleaved --emit " +
+                                    q(dir / "ilv"),
+                                dir.path());
+  REQUIRE(i.code == 0);
+  CHECK(i.out.find("interleaved v2") != std::string::npos);
+  const auto replay =
+      run_json("simulate --input-model " + q(dir / "d.onnx") + " --manual-sharding-config " +
+                   q(dir / "ilv/shard.yaml") +
+                   " --batches-per-step 8 --schedule interleaved --virtual-stages 2",
+               dir);
+  CHECK(replay["devices"].size() == 2);
+  REQUIRE(shardpoint_cli("shard --input-model " + q(dir / "d.onnx") + " --manual-sharding-config " +
+                             q(dir / "ilv/shard.yaml") + " --output-model " + q(dir / "re.onnx") +
+                             " --report none",
+                         dir.path())
+              .code == 0);
+  const auto placed = [&](const fs::path& m) {
+    std::vector<std::pair<int, int>> out;
+    for (const auto& n : run_json("inspect " + q(m), dir)) {
+      out.emplace_back(n["device"].get<int>(), n["stage"].get<int>());
+    }
+    return out;
+  };
+  CHECK(placed(dir / "re.onnx") == placed(dir / "ilv/sharded.onnx"));
   // The folder is ours: --force replaces it, nothing else does.
   expect_failure(dir, args, 2, "the output folder exists and is not empty");
   CHECK(shardpoint_cli(args + " --force", dir.path()).code == 0);
@@ -150,6 +179,44 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   write_file(dir / "c.yaml", "devices: 8\nnodes: 2\n");
   expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,
                  "c.yaml:2:1: 'nodes' is not a cluster key");
+  expect_failure(dir,
+                 "plan --layers 8 --global-batch 8 --devices 1 --device-memory 1GiB "
+                 "--device-flops 1T" +
+                     emit,
+                 1, "plan from a transformer's counts needs --layers, --hidden, --sequence");
+  const std::string counts = "plan --layers 2 --hidden 512 --sequence 64 --vocabulary 1000 "
+                             "--global-batch 8 --device-flops 1T --intra-node-bandwidth 10GB/s ";
+  expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 0" + emit, 2,
+                 "--heads must divide the hidden size 512, not be 0");
+  expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 7" + emit, 2,
+                 "--heads must divide the hidden size 512, not be 7");
+  expect_failure(dir, counts + "--devices 2 --device-memory 0" + emit, 2,
+                 "--device-memory: a device's memory must be more than 0 bytes");
+  // A search too large to emulate is refused before it starts.
+  expect_failure(dir,
+                 "plan --layers 62 --hidden 64 --sequence 1 --vocabulary 10 --heads 64 "
+                 "--global-batch 524288 --max-micro-batch-size 1 --devices 64 --device-memory 1GiB "
+                 "--device-flops 1T --intra-node-bandwidth 10GB/s" +
+                     emit,
+                 2, "the search would emulate 44335104 stage micro-batches, more than 20000000");
+  // Tensor parallelism must divide the heads: with 4 heads on 8 devices,
+  // tp = 8 is refused by that rule; a schedule named twice is costed once.
+  const auto h = run_json(counts + "--device-memory 1GiB --devices 8 --heads 4 --top-k all", dir);
+  bool refused = false;
+  for (const auto& x : h["infeasible"]) {
+    if (x["tensor"] == 8) {
+      CHECK(x["refused_by"] == "tensor");
+      CHECK(x["reason"] == "tensor parallelism 8 does not divide the 4 attention heads");
+      refused = true;
+    }
+  }
+  CHECK(refused);
+  for (const auto& x : h["candidates"]) {
+    CHECK(x["tensor"].get<int>() <= 4);
+  }
+  const auto twice = counts + "--device-memory 1GiB --devices 2 --schedules 1f1b,1f1b";
+  CHECK(run_json(twice, dir)["costed"] ==
+        run_json(counts + "--device-memory 1GiB --devices 2 --schedules 1f1b", dir)["costed"]);
   // Nothing fits: exit 3, the report says why, nothing emitted.
   const auto r = shardpoint_cli(gpt +
                                     "--devices 2 --device-memory 1GiB --device-flops 1T "

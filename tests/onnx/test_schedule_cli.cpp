@@ -212,6 +212,26 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   expect_failure(dir,
                  "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 1000000000" + t, 2,
                  "more than a training schedule runs");
+  expect_failure(dir, "simulate --stage-times 1,1 --schedule interleaved --batches-per-step 2" + t,
+                 2, "the interleaved schedule needs --virtual-stages of at least 2");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --activation-bytes 1099511627777 --schedule 1f1b "
+                 "--batches-per-step 2" +
+                     t,
+                 2, "stage 0's activation bytes must be in [0, 2^40]");
+  expect_failure(dir,
+                 "simulate --stage-times 1e6,1e6 --schedule 1f1b --batches-per-step 2 --mode "
+                 "threads" +
+                     t,
+                 2, "the threaded run would take 900 s, more than 600");
+  expect_failure(dir, "simulate --stage-times '' --schedule 1f1b --batches-per-step 2" + t, 1,
+                 "--input-model is required (or --stage-times with --schedule)");
+  expect_failure(dir, "simulate --stage-times 1,,1 --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: an empty value in '1,,1'");
+  expect_failure(dir, "simulate --stage-times 1,1, --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: an empty value in '1,1,'");
+  expect_failure(dir, "simulate --stage-times 1,x --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: 'x' is not a number in '1,x'");
   expect_failure(dir,
                  "simulate --stage-times 1 --schedule 1f1b --backward-ratio -1 "
                  "--batches-per-step 2" +

@@ -333,6 +333,13 @@ def test_plan_returns_what_the_command_line_reports(tmp_path):
         intra_node_bandwidth="10GB/s", global_batch=4, emit=tmp_path / "out",
     )
     assert result["written"] and all(os.path.exists(f) for f in result["written"])
+    # A schedule as the flag spells it, one name or a comma list.
+    one = shardpoint.plan(
+        layers=2, hidden=64, sequence=8, vocabulary=100, heads=2, devices=2,
+        device_memory="1GiB", device_flops="1T", intra_node_bandwidth="10GB/s",
+        global_batch=4, schedules="1f1b", top_k="all",
+    )
+    assert {c["schedule"] for c in one["candidates"]} == {"1f1b"}
     # Bad settings raise with the command line's message.
     with pytest.raises(ValueError, match="is not a FLOP/s rate"):
         shardpoint.plan(model=str(model), devices=2, device_memory="1GiB", device_flops="lots",

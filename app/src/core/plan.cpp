@@ -28,6 +28,7 @@
 //      memory.json (its memory device by device), and from
 //      a model the split as shard.yaml (stage s on device s mod pp), the
 //      sharded model and the format's tensor-parallel files.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -117,6 +118,9 @@ rt::cluster_spec cluster_of(const plan_request& a) {
                       "--device-flops, or in --cluster)");
   }
   c.device_memory = io::parse_size(memory->second, memory->first);
+  if (c.device_memory <= 0) {
+    throw bad_parameter_error(memory->second + ": a device's memory must be more than 0 bytes");
+  }
   c.device_flops = *flops;
   const char* bw = "a bandwidth (e.g. 300GB/s, 25e9)";
   const auto intra =
@@ -188,6 +192,10 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   const std::int64_t h = a.hidden;
   const std::int64_t s = a.sequence;
   const std::int64_t V = a.vocabulary;
+  if (l == 0 || h == 0 || s == 0 || V == 0) {
+    throw usage_error("plan from a transformer's counts needs --layers, --hidden, --sequence "
+                      "and --vocabulary");
+  }
   for (const auto& [name, n] : {std::pair{"--layers", l}, std::pair{"--hidden", h},
                                 std::pair{"--sequence", s}, std::pair{"--vocabulary", V}}) {
     if (n < 1 || n > (std::int64_t{1} << 24)) {
@@ -195,14 +203,19 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
     }
   }
   laid_out out;
-  std::int64_t heads = a.heads;
-  if (heads == 0) {
+  std::int64_t heads = 0;
+  if (!a.heads) {
     heads = std::max<std::int64_t>(1, h / 64);
     out.estimates.push_back(
         cat("--heads not given: ", heads, " assumed (hidden / 64) for the attention activations"));
-  } else if (heads < 1 || heads > h) {
-    throw bad_parameter_error(cat("--heads must be in [1, hidden], not ", heads));
+  } else if (*a.heads < 1 || *a.heads > h || h % *a.heads != 0) {
+    throw bad_parameter_error(
+        cat("--heads must divide the hidden size ", h, ", not be ", *a.heads));
+  } else {
+    heads = *a.heads;
   }
+  // Megatron-LM splits the heads and the hidden size over the ranks.
+  out.model.tensor_divides = {{"attention heads", heads}, {"hidden size", h}};
   const double hd = static_cast<double>(h);
   const double sd = static_cast<double>(s);
   const double Vd = static_cast<double>(V);
@@ -273,7 +286,10 @@ rt::search_space space_of(const plan_request& a) {
   if (!a.schedules.empty()) {
     s.schedules.clear();
     for (const auto& name : a.schedules) {
-      s.schedules.push_back(rt::schedule_named(name));
+      const auto kind = rt::schedule_named(name);
+      if (std::find(s.schedules.begin(), s.schedules.end(), kind) == s.schedules.end()) {
+        s.schedules.push_back(kind); // each once, however often named
+      }
     }
   }
   if (a.virtual_stages < 2 || a.virtual_stages > 64) {
@@ -332,13 +348,31 @@ sharding_result emit_split(const rt::layout_search_result& r, const rt::layout& 
     const int stage = p.stage.value_or(0);
     points.push_back({names[p.vertex], stage % at.pipeline, stage, ""});
   }
+  // PopRT's default group (the nodes after every point) takes the next
+  // device; with virtual stages the last stage's device is another, so its
+  // own points name it: the nodes with no successor inside it, which every
+  // node of it reaches (balanced_shard's proof for the other stages).
+  const int last = at.pipeline * at.virtual_stages - 1;
+  if (last % at.pipeline != last) {
+    const auto& g = source.graph();
+    for (std::size_t v = 0; v < stages.size(); ++v) {
+      bool sink = stages[v] == last;
+      for (auto [e, end] = boost::out_edges(v, g); sink && e != end; ++e) {
+        sink = stages[boost::target(*e, g)] != last;
+      }
+      if (sink) {
+        points.push_back({names[v], last % at.pipeline, last, ""});
+      }
+    }
+  }
   return {split.result.size(), std::move(devices), std::move(stages)};
 }
 
 } // namespace
 
 plan_outcome plan_layouts(model_source* source, const plan_request& a) {
-  const bool counts = a.layers != 0 || a.hidden != 0 || a.sequence != 0 || a.vocabulary != 0;
+  const bool counts =
+      a.layers != 0 || a.hidden != 0 || a.sequence != 0 || a.vocabulary != 0 || a.heads.has_value();
   if ((source != nullptr) == counts) {
     throw usage_error("plan takes a model (--input-model) or a transformer's counts (--layers, "
                       "--hidden, --sequence, --vocabulary), one of the two");

@@ -26,6 +26,9 @@ using shardpoint::detail::cat;
 // memory.
 constexpr std::int64_t max_stage_batches = 4'000'000;
 
+// The longest threaded run started, in seconds of real time.
+constexpr int max_thread_seconds = 600;
+
 // The request's own numbers, for the callers that do not parse a command
 // line (Python) and for what a command line cannot check alone.
 void check_request(const simulate_request& a, std::size_t stages) {
@@ -48,6 +51,10 @@ void check_request(const simulate_request& a, std::size_t stages) {
     throw bad_parameter_error(cat(stages, " stages x ", a.batches_per_step,
                                   " micro-batches is more than a training schedule runs (",
                                   max_stage_batches, " stage micro-batches)"));
+  }
+  if (a.schedule == "interleaved" && a.virtual_stages < 2) {
+    throw bad_parameter_error("the interleaved schedule needs --virtual-stages of at least 2 "
+                              "(Megatron-LM interleaves only then; with 1, use 1f1b)");
   }
   if (stages % static_cast<std::size_t>(a.virtual_stages) != 0) {
     throw check_failed(cat(stages, " stages are not ", a.virtual_stages,
@@ -118,8 +125,9 @@ std::vector<runtime::stage_times> given_stages(const simulate_request& a) {
     auto t = times_of(f, a);
     if (!a.activation_bytes.empty()) {
       const auto b = a.activation_bytes[a.activation_bytes.size() == 1 ? 0 : s];
-      if (b < 0) {
-        throw bad_parameter_error(cat("stage ", s, "'s activation bytes are negative"));
+      if (b < 0 || b > (std::int64_t{1} << 40)) {
+        throw bad_parameter_error(
+            cat("stage ", s, "'s activation bytes must be in [0, 2^40], not ", b));
       }
       // Given bytes are all a stage holds, with or without recomputation.
       t.activation_bytes = t.input_bytes = static_cast<std::uint64_t>(b);
@@ -202,6 +210,14 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   run.options.recompute = a.recompute;
   run.stages = std::move(stages);
   if (a.mode == "threads") {
+    // The virtual run first: how long the threads would take.
+    const double seconds = runtime::run_schedule(run.stages, run.options).makespan *
+                           static_cast<double>(a.unit_us) / 1e6;
+    if (seconds > max_thread_seconds) {
+      throw bad_parameter_error(cat("the threaded run would take ",
+                                    shardpoint::detail::number(seconds), " s, more than ",
+                                    max_thread_seconds, ": lower --unit-us or the times"));
+    }
     const auto t0 = std::chrono::steady_clock::now();
     run.result = runtime::run_schedule_threads(run.stages, run.options,
                                                std::chrono::microseconds(a.unit_us));

@@ -36,6 +36,9 @@ action add_plan(CLI::App& app) {
   cmd->add_option("--input-model,--input_model", a->input,
                   "Model to lay out (or give a transformer's counts)");
   add_to(*cmd, a->shapes);
+  cmd->add_option("--batch-dim", a->batch_dim,
+                  "Where the model's batch is, for the activations: a symbolic dimension's name or "
+                  "INPUT:AXIS (default: found by name)");
   auto* t = cmd->add_option_group("transformer", "A GPT-like transformer by its counts, "
                                                  "instead of a model");
   t->add_option("--layers", a->layers, "Transformer layers");

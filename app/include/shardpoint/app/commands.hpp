@@ -115,6 +115,7 @@ suggest_outcome suggest_split(const suggest_options& a);
 struct simulate_options : simulate_request {
   model_points model;
   shape_flags shapes;
+  std::string batch_dim; ///< --batch-dim: where the batch is, for the activations
 };
 
 simulate_outcome simulate_model(const simulate_options& a);
@@ -124,6 +125,7 @@ struct plan_options : plan_request {
   std::string input;
   std::string_view data;
   shape_flags shapes;
+  std::string batch_dim; ///< --batch-dim: where the batch is, for the activations
 };
 
 plan_outcome plan_model(const plan_options& a);

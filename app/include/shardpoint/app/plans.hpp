@@ -146,13 +146,13 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
 
 struct plan_request {
   /// Without a model: a GPT-like transformer by its counts (layers, hidden
-  /// size, sequence length, vocabulary; heads: hidden / 64 when 0, a guess
-  /// the report marks).
+  /// size, sequence length, vocabulary; heads: hidden / 64 when not given,
+  /// a guess the report marks). 0: not given.
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t sequence = 0;
   std::int64_t vocabulary = 0;
-  std::int64_t heads = 0;
+  std::optional<std::int64_t> heads;
   /// The cluster: a YAML file (io/cluster_file.hpp), then the flags over it,
   /// as typed ("80GiB", "312e12", "300GB/s").
   std::string cluster_file;

@@ -17,9 +17,12 @@
 //     a schedule of runtime/schedules.hpp: gpipe, 1f1b, zb-h1, and
 //       interleaved with v = 2 virtual stages a device when pp >= 2;
 //   is a candidate. A candidate is infeasible, with its reason, when dp does
-//   not divide G, the schedule's rule refuses m (interleaved: a multiple of
-//   pp; zb-h1: at least pp), the model has fewer vertices than stages, or a
-//   device holds more than its memory.
+//   not divide G, tp does not divide a count the model says it must (a
+//   transformer's heads), the schedule's rule refuses m (interleaved: a
+//   multiple of pp; zb-h1: at least pp), the model has fewer vertices than
+//   stages, the schedule would emulate more than 10^6 stage micro-batches,
+//   or a device holds more than its memory. A search that would emulate more
+//   than 2 x 10^7 stage micro-batches in all is refused before it starts.
 //
 // THE COST MODEL (per candidate; every time in seconds; sources in
 // docs/plan.md)
@@ -127,6 +130,9 @@ struct layout_vertex {
 struct layout_model {
   std::vector<layout_vertex> vertices;
   std::vector<layout_weight> weights;
+  /// Counts the tensor-parallel degree must divide, with what they count
+  /// ("heads", ...): a layout whose degree does not is refused.
+  std::vector<std::pair<std::string, std::int64_t>> tensor_divides;
 };
 
 /// What to search, and how to train.
@@ -173,7 +179,8 @@ struct layout_candidate {
   layout at;
   bool feasible = false;
   std::string reason; ///< why not, when infeasible
-  /// The rule that refuses it, in a word: memory, batch, schedule, stages.
+  /// The rule that refuses it, in a word: memory, batch, tensor, schedule,
+  /// stages.
   const char* refused_by = "";
   double step_time = 0;
   double makespan = 0;
@@ -462,12 +469,24 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
   }
 }
 
-// Refuses `c` when its stages or its schedule cannot be (reason and rule
-// set); true when they can.
-inline bool runnable(layout_candidate& c, std::size_t vertices) {
+// Most stage micro-batches one candidate's schedule emulates, and all of
+// them together (the search refuses to start beyond).
+constexpr std::int64_t max_stage_batches = 1'000'000;
+constexpr std::int64_t max_work = 20'000'000;
+
+// Refuses `c` when its tensor-parallel degree, its stages or its schedule
+// cannot be (reason and rule set); true when they can.
+inline bool runnable(layout_candidate& c, const layout_model& m, std::size_t vertices) {
   const auto& at = c.at;
   const auto S =
       static_cast<std::size_t>(at.pipeline) * static_cast<std::size_t>(at.virtual_stages);
+  for (const auto& [what, n] : m.tensor_divides) {
+    if (n % at.tensor != 0) {
+      c.refused_by = "tensor";
+      c.reason = cat("tensor parallelism ", at.tensor, " does not divide the ", n, " ", what);
+      return false;
+    }
+  }
   if (S > vertices) {
     c.refused_by = "stages";
     c.reason = cat("the model's ", vertices, " vertices cannot make ", S, " stages");
@@ -479,10 +498,10 @@ inline bool runnable(layout_candidate& c, std::size_t vertices) {
     c.refused_by = "schedule";
     c.reason = cat("zb-h1 needs at least as many micro-batches (", at.micro_batches,
                    ") as pipeline stages (", at.pipeline, ")");
-  } else if (at.micro_batches > 4'000'000 / static_cast<std::int64_t>(S)) {
+  } else if (at.micro_batches > max_stage_batches / static_cast<std::int64_t>(S)) {
     c.refused_by = "schedule";
-    c.reason = cat("the emulator runs at most 4000000 stage micro-batches, not ", at.micro_batches,
-                   " on ", S, " stages");
+    c.reason = cat("the search emulates at most ", max_stage_batches,
+                   " stage micro-batches a layout, not ", at.micro_batches, " on ", S, " stages");
   }
   return c.reason.empty();
 }
@@ -533,59 +552,66 @@ layout_search_result search_layouts(const G& g, const layout_model& m, const clu
     return splits.emplace(std::pair{S, tp}, std::pair{out.splits.size() - 1, std::move(sums)})
         .first->second;
   };
-  std::vector<layout_candidate> feasible;
-  std::vector<layout_candidate> refused;
+  // The space, in its order, each candidate refused or to be costed.
+  std::vector<layout_candidate> all;
   const std::int64_t N = cluster.devices;
   for (const auto pp : L::divisors(N)) {
     for (const auto tp : L::divisors(N / pp)) {
       const std::int64_t dp = N / pp / tp;
       for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
-        if (space.global_batch % dp != 0) {
+        const auto candidate = [&](std::int64_t b, schedule_kind kind) {
           layout_candidate c;
           c.at = {static_cast<int>(pp),
                   static_cast<int>(tp),
                   static_cast<int>(dp),
                   zero,
-                  0,
-                  0,
-                  space.schedules.front(),
-                  1};
+                  b,
+                  b > 0 ? space.global_batch / dp / b : 0,
+                  kind,
+                  kind == schedule_kind::interleaved ? space.interleave : 1};
+          return c;
+        };
+        if (space.global_batch % dp != 0) {
+          auto c = candidate(0, space.schedules.front());
           c.refused_by = "batch";
           c.reason =
               shardpoint::detail::cat("the data-parallel degree ", dp,
                                       " does not divide the global batch ", space.global_batch);
-          refused.push_back(std::move(c));
+          all.push_back(std::move(c));
           continue;
         }
         for (const auto b : L::divisors(space.global_batch / dp)) {
-          if (b > space.max_micro_batch_size) {
-            continue;
-          }
           for (const auto kind : space.schedules) {
-            if (kind == schedule_kind::interleaved && pp < 2) {
-              continue;
+            if (b <= space.max_micro_batch_size && (kind != schedule_kind::interleaved || pp > 1)) {
+              all.push_back(candidate(b, kind));
+              L::runnable(all.back(), m, V);
             }
-            layout_candidate c;
-            c.at = {static_cast<int>(pp),
-                    static_cast<int>(tp),
-                    static_cast<int>(dp),
-                    zero,
-                    b,
-                    space.global_batch / dp / b,
-                    kind,
-                    kind == schedule_kind::interleaved ? space.interleave : 1};
-            if (!L::runnable(c, V)) {
-              refused.push_back(std::move(c));
-              continue;
-            }
-            auto& [index, sums] = split_for(c.at.pipeline * c.at.virtual_stages, c.at.tensor);
-            c.split = index;
-            L::cost(c, sums, cluster, space);
-            (c.feasible ? feasible : refused).push_back(std::move(c));
           }
         }
       }
     }
+  }
+  // The work before it is done: every emulated stage micro-batch.
+  std::int64_t work = 0;
+  for (const auto& c : all) {
+    if (c.reason.empty()) {
+      work += static_cast<std::int64_t>(c.at.pipeline) * c.at.virtual_stages * c.at.micro_batches;
+    }
+  }
+  if (work > L::max_work) {
+    throw bad_parameter_error(shardpoint::detail::cat(
+        "the search would emulate ", work, " stage micro-batches, more than ", L::max_work,
+        ": lower the global batch, raise the largest micro-batch size or try fewer schedules"));
+  }
+  std::vector<layout_candidate> feasible;
+  std::vector<layout_candidate> refused;
+  for (auto& c : all) {
+    if (c.reason.empty()) {
+      auto& [index, sums] = split_for(c.at.pipeline * c.at.virtual_stages, c.at.tensor);
+      c.split = index;
+      L::cost(c, sums, cluster, space);
+    }
+    (c.feasible ? feasible : refused).push_back(std::move(c));
   }
   std::stable_sort(feasible.begin(), feasible.end(), L::better);
   out.feasible = feasible.size();

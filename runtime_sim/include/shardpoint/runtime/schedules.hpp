@@ -315,6 +315,11 @@ inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
       r.in_flight[s] = std::max(r.in_flight[s], now);
     }
     const auto held = o.recompute ? stages[s].input_bytes : stages[s].activation_bytes;
+    if (r.in_flight[s] > 0 && held > UINT64_MAX / static_cast<std::uint64_t>(r.in_flight[s])) {
+      throw config_error(shardpoint::detail::cat("stage ", s, " would hold ", r.in_flight[s],
+                                                 " micro-batches of ", held,
+                                                 " bytes: more than 64 bits count"));
+    }
     r.activation_peak[s] = static_cast<std::uint64_t>(r.in_flight[s]) * held;
   }
 }
