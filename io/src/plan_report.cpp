@@ -133,6 +133,7 @@ std::string to_json(const plan_report& r) {
     e["bubble"] = x.bubble;
     e["peak_memory"] = x.peak_memory;
     e["headroom"] = x.headroom;
+    e["memory_capped"] = x.memory_capped;
     e["stages"] = nlohmann::json::array();
     for (const auto& st : x.stages) {
       e["stages"].push_back({{"forward", st.forward},

@@ -35,7 +35,7 @@ std::string to_table(const plan_report& r);
 ///  "costed", "feasible", "candidates": [{"pipeline", "tensor", "data",
 ///  "zero", "micro_batch_size", "micro_batches", "schedule",
 ///  "virtual_stages", "step_time", "makespan", "sync_time", "throughput",
-///  "bubble", "peak_memory", "headroom", "stages": [{"forward", "backward",
+///  "bubble", "peak_memory", "headroom", "memory_capped", "stages": [{"forward", "backward",
 ///  "in_flight", "model_state_bytes", "activation_bytes", "total_bytes"}]}]
 ///  best first, "infeasible": [{..the layout.., "reason"}], "estimated",
 ///  "estimates"}

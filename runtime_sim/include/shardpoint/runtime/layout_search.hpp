@@ -36,7 +36,14 @@
 //   1. Split. balanced_shard (exact, shardpoint/balanced_shard.hpp) cuts the
 //      graph into S = pp v stages minimising the largest stage compute,
 //      sum over its vertices of flops(u) / (tp if u splits else 1). One
-//      split per (S, tp), shared by the candidates that have them.
+//      split per (S, tp), shared by the candidates that have them. When a
+//      candidate does not fit on it (step 4), balanced_shard again under a
+//      memory cap of the device's memory / v: each weight weighs its model
+//      states on a device of the layout (step 4's per-weight formulas,
+//      without ZeRO-3's working set; memory_items, so a stage holds a shared
+//      weight once), each vertex its held activations for b samples times
+//      the peak micro-batches in flight the first split's schedule had. When
+//      that split fits, the candidate takes it (`memory_capped`).
 //   2. Stage times for a micro-batch of b samples, F the device FLOP/s:
 //        compute_f(s) = b sum flops_tp(u) / F
 //        tp_f(s)      = sum over its vertices of ring all-reduce of
@@ -191,6 +198,9 @@ struct layout_candidate {
   std::int64_t headroom = 0;
   std::vector<stage_cost> stages;
   std::size_t split = 0; ///< index into layout_search_result::splits
+  /// Whether its split is the memory-capped one (step 1), the time-balanced
+  /// one not fitting.
+  bool memory_capped = false;
 };
 
 struct layout_search_result {
@@ -356,6 +366,51 @@ std::vector<stage_sums> sums_of(const G& g, const layout_model& m, const shardin
     out[static_cast<std::size_t>(s)].received += static_cast<double>(m.vertices[v].output_bytes);
   }
   return out;
+}
+
+// Each vertex's compute at tensor-parallel degree tp (step 1).
+inline std::vector<double> compute_of(const layout_model& m, int tp) {
+  std::vector<double> cost;
+  cost.reserve(m.vertices.size());
+  for (const auto& x : m.vertices) {
+    cost.push_back(x.splits ? x.flops / tp : x.flops);
+  }
+  return cost;
+}
+
+// What the memory-capped split weighs (step 1): each weight's model-state
+// bytes on a device of layout `at` (the memory planner's per-weight
+// formulas), and each vertex's held activations for `in_flight`
+// micro-batches of b samples, an item of its own.
+inline memory_items capped_items(const layout_model& m, const layout& at, const search_space& s,
+                                 int in_flight) {
+  const state_bytes b = training_bytes(s.training);
+  const std::int64_t dp = at.data;
+  const std::int64_t d_param = at.zero == 3 ? dp : 1;
+  const std::int64_t d_grad = at.zero >= 2 ? dp : 1;
+  const std::int64_t d_opt = at.zero >= 1 ? dp : 1;
+  const auto share = [](std::int64_t e, std::int64_t n) { return (e + n - 1) / n; };
+  memory_items items;
+  for (const auto& w : m.weights) {
+    const std::int64_t e = w.splits ? share(w.elements, at.tensor) : w.elements;
+    if (!w.trainable) {
+      items.bytes.push_back(static_cast<double>(w.stored_element_bytes * e));
+      continue;
+    }
+    const bool whole = w.elements < s.training.param_persistence_threshold;
+    items.bytes.push_back(static_cast<double>(b.parameter * (whole ? e : share(e, d_param)) +
+                                              b.gradient * share(e, d_grad) +
+                                              b.optimizer * share(e, d_opt)));
+  }
+  for (const auto& x : m.vertices) {
+    items.used.push_back(x.weights);
+    items.used.back().push_back(static_cast<std::uint32_t>(items.bytes.size()));
+    items.bytes.push_back(static_cast<double>(in_flight) *
+                          static_cast<double>(at.micro_batch_size) *
+                          (static_cast<double>(x.activation_bytes) +
+                           static_cast<double>(x.split_activation_bytes) / at.tensor));
+  }
+  return items;
 }
 
 // Costs candidate `c` on its split (steps 2 to 4 of the top).
@@ -539,10 +594,7 @@ layout_search_result search_layouts(const G& g, const layout_model& m, const clu
     if (it != splits.end()) {
       return it->second;
     }
-    std::vector<double> cost(V);
-    for (std::size_t v = 0; v < V; ++v) {
-      cost[v] = m.vertices[v].splits ? m.vertices[v].flops / tp : m.vertices[v].flops;
-    }
+    const auto cost = L::compute_of(m, tp);
     balance_options o;
     o.stages = S;
     auto split = balanced_shard(g, cost.data(), o);
@@ -607,9 +659,42 @@ layout_search_result search_layouts(const G& g, const layout_model& m, const clu
   std::vector<layout_candidate> refused;
   for (auto& c : all) {
     if (c.reason.empty()) {
-      auto& [index, sums] = split_for(c.at.pipeline * c.at.virtual_stages, c.at.tensor);
+      const int S = c.at.pipeline * c.at.virtual_stages;
+      auto& [index, sums] = split_for(S, c.at.tensor);
       c.split = index;
       L::cost(c, sums, cluster, space);
+      if (!c.feasible) { // the split balanced under the memory cap, when one is
+        int in_flight = 0;
+        for (const auto& st : c.stages) {
+          in_flight = std::max(in_flight, st.in_flight);
+        }
+        balance_options o;
+        o.stages = S;
+        o.memory_capacity = static_cast<double>(cluster.device_memory) / c.at.virtual_stages;
+        std::optional<balanced_sharding> capped;
+        try {
+          capped = balanced_shard(g, L::compute_of(m, c.at.tensor).data(),
+                                  L::capped_items(m, c.at, space, in_flight), o);
+        } catch (const infeasible_partition_error&) {
+          // no split fits even by this bound: the time-balanced one's reason stands
+        }
+        if (capped) {
+          layout_candidate again = c;
+          again.reason.clear();
+          again.refused_by = "";
+          L::cost(again,
+                  L::sums_of(g, m, capped->result, S, c.at.tensor,
+                             space.training.param_persistence_threshold),
+                  cluster, space);
+          if (again.feasible) {
+            again.split = out.splits.size();
+            again.memory_capped = true;
+            out.splits.push_back(std::move(*capped));
+            out.split_keys.emplace_back(S, c.at.tensor);
+            c = std::move(again);
+          }
+        }
+      }
     }
     (c.feasible ? feasible : refused).push_back(std::move(c));
   }
