@@ -89,18 +89,22 @@ std::string to_table(const plan_report& r) {
       os << line;
     }
   }
-  // Why the others were refused: a count and an example per rule.
-  std::map<std::string, std::pair<std::size_t, std::string>> reasons;
+  // Why the others were refused: a count and an example per rule -- for
+  // memory the nearest miss, the layout needing the least.
+  std::map<std::string, std::pair<std::size_t, const runtime::layout_candidate*>> reasons;
   for (std::size_t i = r.result.feasible; i < all.size(); ++i) {
     auto& [n, example] = reasons[all[i].refused_by];
-    if (n++ == 0) {
-      example = layout_name(all[i].at) + ": " + all[i].reason;
+    if (n++ == 0 ||
+        (std::string(all[i].refused_by) == "memory" && all[i].peak_memory < example->peak_memory)) {
+      example = &all[i];
     }
   }
   if (!reasons.empty()) {
     os << "\nrefused " << all.size() - r.result.feasible << " (--report json lists each):\n";
     for (const auto& [rule, seen] : reasons) {
-      os << "  " << seen.first << " by " << rule << ", e.g. " << seen.second << "\n";
+      os << "  " << seen.first << " by " << rule
+         << (rule == "memory" ? ", the nearest " : ", e.g. ") << layout_name(seen.second->at)
+         << ": " << seen.second->reason << "\n";
     }
   }
   os << detail::estimates_table(r.estimates);
