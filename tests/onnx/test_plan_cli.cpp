@@ -183,7 +183,9 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "plan --layers 8 --global-batch 8 --devices 1 --device-memory 1GiB "
                  "--device-flops 1T" +
                      emit,
-                 1, "plan from a transformer's counts needs --layers, --hidden, --sequence");
+                 1,
+                 "plan from a transformer's counts needs --layers, --hidden, --sequence and "
+                 "--vocabulary, each at least 1");
   const std::string counts = "plan --layers 2 --hidden 512 --sequence 64 --vocabulary 1000 "
                              "--global-batch 8 --device-flops 1T --intra-node-bandwidth 10GB/s ";
   expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 0" + emit, 2,
@@ -199,6 +201,13 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "--device-flops 1T --intra-node-bandwidth 10GB/s" +
                      emit,
                  2, "the search would emulate 44335104 stage micro-batches, more than 20000000");
+  // Heads not given: hidden / 64, or the divisor of hidden below it.
+  const auto guess = shardpoint_cli("plan --layers 2 --hidden 500 --sequence 64 --vocabulary 1000 "
+                                    "--global-batch 8 --device-flops 1T --device-memory 1GiB "
+                                    "--devices 1",
+                                    dir.path());
+  CHECK(guess.code == 0);
+  CHECK(guess.err.find("--heads not given: 5 assumed") != std::string::npos);
   // Tensor parallelism must divide the heads: with 4 heads on 8 devices,
   // tp = 8 is refused by that rule; a schedule named twice is costed once.
   const auto h = run_json(counts + "--device-memory 1GiB --devices 8 --heads 4 --top-k all", dir);
@@ -224,6 +233,8 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                                     emit,
                                 dir.path());
   CHECK(r.code == 3);
+  CHECK(r.err.find("no layout fits (the report says which rule refused each)") !=
+        std::string::npos);
   CHECK(r.out.find("0 fit: none") != std::string::npos);
   CHECK(r.out.find("by memory") != std::string::npos);
   CHECK(!fs::exists(dir / "e"));

@@ -233,6 +233,28 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   expect_failure(dir, "simulate --stage-times 1,x --schedule 1f1b --batches-per-step 2" + t, 2,
                  "--stage-times: 'x' is not a number in '1,x'");
   expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--backward-times 2" +
+                     t,
+                 2, "--backward-times gives 1 times for 2 stages: give one a stage");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule zb-h1 --batches-per-step 2 "
+                 "--weight-times 1,3" +
+                     t,
+                 2,
+                 "--weight-times: stage 1's weight gradient (3) is longer than its backward (2)");
+  // Measured times or the ratio and the share, not both.
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--backward-times 2,2 --backward-ratio 3" +
+                     t,
+                 1, "--backward-ratio excludes --backward-times");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule zb-h1 --batches-per-step 2 "
+                 "--weight-times 1,1 --weight-share 0.9" +
+                     t,
+                 1, "--weight-share excludes --weight-times");
+  expect_failure(dir,
                  "simulate --stage-times 1 --schedule 1f1b --backward-ratio -1 "
                  "--batches-per-step 2" +
                      t,

@@ -194,7 +194,7 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   const std::int64_t V = a.vocabulary;
   if (l == 0 || h == 0 || s == 0 || V == 0) {
     throw usage_error("plan from a transformer's counts needs --layers, --hidden, --sequence "
-                      "and --vocabulary");
+                      "and --vocabulary, each at least 1");
   }
   for (const auto& [name, n] : {std::pair{"--layers", l}, std::pair{"--hidden", h},
                                 std::pair{"--sequence", s}, std::pair{"--vocabulary", V}}) {
@@ -205,9 +205,14 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   laid_out out;
   std::int64_t heads = 0;
   if (!a.heads) {
+    // hidden / 64 (heads of 64), or the nearest divisor of hidden below it.
     heads = std::max<std::int64_t>(1, h / 64);
-    out.estimates.push_back(
-        cat("--heads not given: ", heads, " assumed (hidden / 64) for the attention activations"));
+    while (h % heads != 0) {
+      --heads;
+    }
+    out.estimates.push_back(cat("--heads not given: ", heads,
+                                " assumed (hidden / 64, or the divisor of hidden below it) for "
+                                "the attention activations"));
   } else if (*a.heads < 1 || *a.heads > h || h % *a.heads != 0) {
     throw bad_parameter_error(
         cat("--heads must divide the hidden size ", h, ", not be ", *a.heads));

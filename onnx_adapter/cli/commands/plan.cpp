@@ -18,7 +18,7 @@ int run(const plan_options& a) {
   print_warnings(r.warnings);
   std::cout << r.report;
   if (verdict_of(r) == verdict::rule_broken) {
-    std::cerr << "shardpoint: no layout fits the devices' memory (the report says why)\n";
+    std::cerr << "shardpoint: no layout fits (the report says which rule refused each)\n";
   }
   for (const auto& f : r.written) {
     std::cerr << "shardpoint: wrote " << f << '\n';

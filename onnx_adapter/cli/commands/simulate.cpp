@@ -105,17 +105,19 @@ action add_simulate(CLI::App& app) {
                 "v: the stages are virtual stages, stage s on device s mod (stages / v) "
                 "(interleaved)")
       ->check(CLI::Range(1, 4096));
-  t->add_option("--backward-ratio", a->backward_ratio,
-                "A stage's backward time in forward times (default 2)")
-      ->check(CLI::Range(0.0, 1e6));
-  t->add_option("--weight-share", a->weight_share,
-                "zb-h1: the weight gradient's part of the backward (default 0.5)")
-      ->check(CLI::Range(0.0, 1.0));
+  auto* ratio = t->add_option("--backward-ratio", a->backward_ratio,
+                              "A stage's backward time in forward times (default 2)")
+                    ->check(CLI::Range(0.0, 1e6));
+  auto* share = t->add_option("--weight-share", a->weight_share,
+                              "zb-h1: the weight gradient's part of the backward (default 0.5)")
+                    ->check(CLI::Range(0.0, 1.0));
   t->add_option("--backward-times", l->backward_times,
-                "Measured backward times, one a stage (instead of --backward-ratio)");
+                "Measured backward times, one a stage (instead of --backward-ratio)")
+      ->excludes(ratio);
   t->add_option("--weight-times", l->weight_times,
                 "Measured weight-gradient times, one a stage, each part of its backward "
-                "(zb-h1's W; instead of --weight-share)");
+                "(zb-h1's W; instead of --weight-share)")
+      ->excludes(share);
   t->add_flag("--recompute", a->recompute,
               "Backwards recompute their forward; a stage holds only its inputs");
   t->add_option("--micro-batch-size", a->micro_batch_size,
