@@ -9,10 +9,13 @@
 #include <string>
 #include <utility>
 
+#include <boost/property_map/property_map.hpp>
+
 #include <shardpoint/app/errors.hpp>
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/metrics.hpp>
+#include <shardpoint/memory_plan.hpp>
 #include <shardpoint/runtime/trace.hpp>
 
 namespace shardpoint::app::detail {
@@ -81,27 +84,18 @@ std::vector<runtime::stage_times> training_stages(const runtime::pipeline_plan& 
   for (const auto& s : plan.stages) {
     stages.push_back(times_of(static_cast<double>(s.cost), a));
   }
-  const auto saturating_add = [](std::uint64_t& sum, std::int64_t bytes) {
-    const auto b = static_cast<std::uint64_t>(std::max<std::int64_t>(bytes, 0));
-    sum = sum > UINT64_MAX - b ? UINT64_MAX : sum + b;
-  };
-  // What a stage's nodes output; what it reads of other stages' nodes, each
-  // producer once a stage.
-  std::vector<std::pair<std::size_t, int>> reads;
-  for (std::size_t u = 0; u < result.size(); ++u) {
-    const auto su = *result.stage(u);
-    saturating_add(stages[static_cast<std::size_t>(su)].activation_bytes, activations[u]);
-    for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
-      const auto sv = *result.stage(boost::target(*e, graph));
-      if (sv != su) {
-        reads.emplace_back(u, sv);
-      }
-    }
-  }
-  std::sort(reads.begin(), reads.end());
-  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
-  for (const auto& [u, s] : reads) {
-    saturating_add(stages[static_cast<std::size_t>(s)].input_bytes, activations[u]);
+  // What a stage's nodes output and what it reads of other stages' nodes,
+  // each producer once: the memory planner's activations of a stage.
+  parameter_uses none;
+  none.used.resize(result.size());
+  const auto held = stage_memory_inputs(
+      graph, result, none,
+      boost::make_iterator_property_map(activations.begin(), get(boost::vertex_index, graph)));
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const auto produced = static_cast<std::uint64_t>(held[s].produced_bytes);
+    const auto received = static_cast<std::uint64_t>(held[s].received_bytes);
+    stages[s].activation_bytes = produced + received;
+    stages[s].input_bytes = received;
   }
   return stages;
 }

@@ -10,10 +10,11 @@
 //      forward emulator uses them, or the given times); backward =
 //      backward_ratio x forward, of which weight_share is the weight
 //      gradient (zb-h1 runs it as W) -- or, measured, backward_times and
-//      weight_times, one a stage. Activation bytes a micro-batch: what
-//      the stage's nodes output for micro_batch_size samples (the model's
-//      activations()), or the given bytes; with recomputation, only the
-//      outputs of other stages' nodes it reads.
+//      weight_times, one a stage. Activation bytes a micro-batch: as the
+//      memory planner counts a training stage's (stage_memory_inputs), what
+//      its nodes output for micro_batch_size samples (the model's
+//      activations()) and what it reads of other stages' nodes, or the given
+//      bytes; with recomputation, only what it reads.
 //   2. Placement: S stages, v virtual stages a device: p = S / v devices,
 //      stage s on device s mod p. A model's own devices must say the same
 //      (stage s on the device of stage s mod p, the first p on p different
