@@ -3,6 +3,8 @@
 // file, --emit's files (runnable: validate accepts the sharded model, the
 // strategy files cover the tensor-parallel layout), and every bad input
 // with its exit code and nothing written.
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "onnx_support.hpp"
@@ -238,6 +240,26 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   CHECK(r.out.find("0 fit: none") != std::string::npos);
   CHECK(r.out.find("by memory") != std::string::npos);
   CHECK(!fs::exists(dir / "e"));
+  // --emit never replaces what it did not write: the folder of the input
+  // model, a folder of the user's files, the current folder's parent, a
+  // FIFO -- not even with --force.
+  fs::create_directories(dir / "models");
+  fs::create_directories(dir / "mine");
+  write_file(dir / "mine/notes.txt", "mine");
+  sp::save_model(sp::synth_decoder(2, 64, 8), dir / "models/m.onnx");
+  const std::string plan_m = "plan --input-model " + q(dir / "models/m.onnx") +
+                             " --devices 1 --device-memory 1GiB --device-flops 1T "
+                             "--global-batch 1 --force --emit ";
+  expect_failure(dir, plan_m + q(dir / "models"), 2,
+                 "holds the input model '" + (dir / "models/m.onnx").string() +
+                     "'; shardpoint never replaces a folder holding what it reads");
+  expect_failure(dir, plan_m + q(dir / "mine"), 2,
+                 "holds no shardpoint manifest (.shardpoint-manifest.json)");
+  expect_failure(dir, plan_m + "..", 2, "holds the current folder");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  expect_failure(dir, plan_m + q(dir / "fifo"), 2, "exists and is not a folder");
+  CHECK(fs::is_fifo(dir / "fifo"));
+  CHECK(onnx_test::read_file(dir / "mine/notes.txt") == "mine");
   // --emit never replaces what it did not write: the current folder.
   sp::save_model(sp::synth_decoder(2, 64, 8), dir / "m.onnx");
   expect_failure(dir,
