@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 #include <shardpoint/onnx/weights.hpp>
@@ -333,6 +334,15 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
     }
   } else {
     choices = derive_layout(graph, nodes);
+  }
+  // A strategy names each weight once: a model naming two alike (ONNX
+  // forbids it, a broken export may not) cannot be described.
+  std::set<std::string_view> seen;
+  for (const auto& c : choices) {
+    if (!seen.insert(c.name).second) {
+      throw bad_input_error("the model holds two weights named " + io::quote(c.name) +
+                            "; ONNX names each once, and so must a strategy");
+    }
   }
   // Which layers are stored transposed (Gemm transB).
   std::set<std::string> transposed;

@@ -325,6 +325,35 @@ TEST_CASE("a layer, or a cast after it, without outputs: replicated, no crash") 
   }
 }
 
+// fuzz_commands (2026-11-26): a model holding two initializers of one name
+// got a strategy naming the weight twice, which `weights split` then
+// refused to read (tests/fuzz/regressions/fuzz_commands/weights-two-weights-one-name).
+TEST_CASE("two weights of one name: refused before any strategy is written") {
+  temp_dir dir;
+  auto m = onnx_test::make_model({{"a", {"x", "w"}, {"h"}, "Add"}, {"b", {"h", "w"}, {"y"}, "Mul"}},
+                                 {"y"});
+  for (int k = 0; k < 2; ++k) {
+    auto& t = *m.mutable_graph()->add_initializer();
+    t.set_name("w");
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(4);
+    t.mutable_float_data()->Resize(4, static_cast<float>(k));
+  }
+  const auto model = dir / "twice.onnx";
+  sp::save_model(m, model);
+  for (const std::string format : {"ckpt", "json"}) {
+    const auto before = dir.files();
+    const auto r = shardpoint_cli("weights strategy --input-model " + q(model) +
+                                      " --tensor-parallel 1 --format " + format + " --output-dir " +
+                                      q(dir / "s"),
+                                  dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err == "shardpoint: error: the model holds two weights named 'w'; ONNX names each "
+                   "once, and so must a strategy\n");
+    CHECK(dir.files() == before);
+  }
+}
+
 TEST_CASE("the shared models split and merge back") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;
