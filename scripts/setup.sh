@@ -14,6 +14,11 @@ packages=(
   # the ONNX adapter and the command line
   libonnx-dev libprotobuf-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libmimalloc-dev
   libre2-dev pkg-config libxxhash-dev
+  # the pictures: Graphviz lays out every node; Chromium renders the pages
+  # in the browser tests (they skip visibly without it)
+  libgraphviz-dev chromium
+  # the trace-format test (JSON Schema)
+  python3-jsonschema
   # Python: the tests that decode MindSpore files with protoc's Python code,
   # and the shardpoint module (pybind11) with its pytest suite
   protobuf-compiler python3-protobuf python3-onnx python3-numpy python3-pytest pybind11-dev

@@ -16,7 +16,9 @@ memory_outcome plan_model_memory(const memory_options& a) {
   onnx::input_sizes sizes = a.shapes.sizes();
   sizes.batch_dim = a.plan.batch_dim;
   onnx_source source(a.model.input, a.model.data, std::move(sizes));
-  return plan_memory(&source, a.model, a);
+  memory_options b = a;
+  b.report = drawn(a.report, a.model.input);
+  return plan_memory(&source, a.model, b);
 }
 
 } // namespace shardpoint::app

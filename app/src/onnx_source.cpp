@@ -156,6 +156,16 @@ std::vector<std::string> onnx_source::names() {
   return onnx::node_names(proto().graph());
 }
 
+std::vector<std::string> onnx_source::op_types() {
+  const auto& g = proto().graph();
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(g.node_size()));
+  for (const auto& n : g.node()) {
+    out.push_back(n.op_type());
+  }
+  return out;
+}
+
 node_measures onnx_source::measure(cost_model how) {
   onnx::node_weights w = onnx::measure_nodes(proto(), nodes(), onnx_cost(how), &sizes_);
   node_measures out;

@@ -16,7 +16,9 @@ plan_outcome plan_model(const plan_options& a) {
   onnx::input_sizes sizes = a.shapes.sizes();
   sizes.batch_dim = a.batch_dim;
   onnx_source source(a.input, a.data, std::move(sizes));
-  return plan_layouts(&source, a);
+  plan_options b = a;
+  b.report = drawn(a.report, a.input);
+  return plan_layouts(&source, b);
 }
 
 } // namespace shardpoint::app

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include <shardpoint/app/graphviz.hpp>
 #include <shardpoint/app/requests.hpp>
 #include <shardpoint/io/text.hpp>
 
@@ -106,6 +107,17 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
       outputs.input(std::string(file), what);
     }
   }
+}
+
+report_flag drawn(report_flag report, const std::string& path) {
+  if (report.lay_out == nullptr) {
+    report.lay_out = graphviz_layout;
+  }
+  if (report.title.empty()) {
+    report.title =
+        path.empty() ? std::string("model") : std::filesystem::path(path).filename().string();
+  }
+  return report;
 }
 
 } // namespace shardpoint::app

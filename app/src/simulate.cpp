@@ -25,7 +25,9 @@ simulate_outcome simulate_model(const simulate_options& a) {
   onnx::input_sizes sizes = a.shapes.sizes();
   sizes.batch_dim = a.batch_dim;
   onnx_source source(a.model.input, a.model.data, std::move(sizes));
-  return simulate(source, a.model, a);
+  simulate_options b = a;
+  b.report = drawn(a.report, a.model.input);
+  return simulate(source, a.model, b);
 }
 
 } // namespace shardpoint::app

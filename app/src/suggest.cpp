@@ -10,7 +10,9 @@ suggest_outcome suggest_split(const suggest_options& a) {
   onnx::input_sizes sizes = a.shapes.sizes();
   sizes.batch_dim = a.plan.batch_dim;
   onnx_source source(a.input, a.data, std::move(sizes));
-  return suggest(source, a);
+  suggest_options b = a;
+  b.report = drawn(a.report, a.input);
+  return suggest(source, b);
 }
 
 } // namespace shardpoint::app

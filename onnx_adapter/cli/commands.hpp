@@ -23,6 +23,7 @@
   X(validate)                                                                                      \
   X(simulate)                                                                                      \
   X(plan)                                                                                          \
+  X(draw)                                                                                          \
   X(strip)                                                                                         \
   X(synth)
 

@@ -1,6 +1,7 @@
 // The option groups several commands take, on CLI11.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <iostream>
 
 #include <shardpoint/io/report.hpp>
@@ -37,12 +38,12 @@ void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help) {
       ->check(batch_count);
 }
 
-void add_to(CLI::App& cmd, memory_flags& f, bool with_batches) {
+void add_to(CLI::App& cmd, memory_flags& f, std::initializer_list<std::string_view> leave_out) {
   auto* g = cmd.add_option_group("memory plan", "What each device holds (shardpoint memory)");
   CLI::Option* inference = nullptr;
   CLI::Option* training = nullptr;
   for (const auto& o : memory_plan_options) {
-    if (!with_batches && o.flag == "--batches-per-step") {
+    if (std::find(leave_out.begin(), leave_out.end(), o.flag) != leave_out.end()) {
       continue;
     }
     const std::string names =
@@ -72,6 +73,16 @@ bool memory_flags_given(const CLI::App& cmd) {
 void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
             const std::string& help) {
   cmd.add_option("--report", r.format, help)->check(CLI::IsMember(formats));
+  if (std::find(formats.begin(), formats.end(), "html") != formats.end()) {
+    cmd.add_option("--report-file", r.file,
+                   "With --report html: the page to write; with svg: a new folder of SVG files");
+  }
+}
+
+void print_written(const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    std::cerr << "shardpoint: wrote " << f << '\n';
+  }
 }
 
 void print_findings(const std::vector<diagnostic>& diagnostics) {

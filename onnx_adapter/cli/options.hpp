@@ -6,7 +6,9 @@
 #ifndef SHARDPOINT_CLI_OPTIONS_HPP
 #define SHARDPOINT_CLI_OPTIONS_HPP
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -34,16 +36,24 @@ void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help);
 /// --input-shape, --dim: sizes for the model's free input dimensions.
 void add_to(CLI::App& cmd, shape_flags& f);
 
-/// --report with the given formats.
+/// --report with the given formats (and --report-file, when they include
+/// the pictures: html, svg).
 void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
             const std::string& help = "Report format");
 
-/// The memory planner's options; `with_batches`: whether to add
-/// --batches-per-step (commands that have their own leave it out).
-void add_to(CLI::App& cmd, memory_flags& f, bool with_batches = true);
+/// The memory planner's options but those in `leave_out` (a command that
+/// has its own --batches-per-step or --schedule leaves the planner's out).
+void add_to(CLI::App& cmd, memory_flags& f, std::initializer_list<std::string_view> leave_out = {});
 
 /// Whether any memory planner option was given on the command line.
 bool memory_flags_given(const CLI::App& cmd);
+
+/// The report formats of the planning commands: theirs and the pictures.
+inline const std::vector<std::string> planning_reports{"table", "json", "html", "svg"};
+
+/// "shardpoint: wrote FILE" on stderr for each file, as every command that
+/// writes says.
+void print_written(const std::vector<std::string>& files);
 
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);

@@ -14,7 +14,10 @@ calls for the same work, so the results are the same, byte for byte:
 - ``Sharder(...).run(model)``: ``shardpoint shard`` on a model in memory
 - ``shard_file``: ``shardpoint shard`` on files
 - ``validate``, ``inspect``, ``simulate``, ``suggest``, ``memory_plan``,
-  ``weights_strategy``: the commands of the same names
+  ``weights_strategy``, ``draw``: the commands of the same names
+- in a notebook, what ``suggest``, ``simulate`` and ``memory_plan`` return
+  (a ``Report``, a dict) shows as the picture of the plan, and ``draw``
+  returns a ``Picture``
 - ``manual_shard``, ``balanced_shard``: the core algorithms on an edge list,
   for graphs that are not ONNX
 
@@ -57,6 +60,9 @@ __all__ = [
     "plan",
     "memory_plan",
     "weights_strategy",
+    "draw",
+    "Picture",
+    "Report",
     "manual_shard",
     "balanced_shard",
     "Diagnostic",
@@ -203,6 +209,63 @@ def _shapes(
 
 def _text(value: Any) -> str:
     return "" if value is None else _os.fspath(value) if isinstance(value, _os.PathLike) else str(value)
+
+
+class Picture:
+    """A plan drawn (``shardpoint draw``, ``--report html``): ``html`` (one
+    self-contained page), ``svgs`` ({file name: SVG document}: stages.svg,
+    bars.svg, timeline.svg, candidates.svg, nodes.svg where they apply).
+    A notebook shows it (``_repr_html_``; ``_repr_svg_`` gives the stages)."""
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.html: str = raw["html"]
+        self.svgs: Dict[str, str] = dict(raw["svgs"])
+        self._fragment: str = raw["fragment"]
+
+    def _repr_html_(self) -> str:
+        return self._fragment
+
+    def _repr_svg_(self) -> Optional[str]:
+        return self.svgs.get("stages.svg") or next(iter(self.svgs.values()), None)
+
+    def save(self, path: PathLike) -> None:
+        """Writes the page to ``path``, which must not exist yet (use
+        ``draw(..., output=...)`` to replace an earlier one)."""
+        with open(_os.fspath(path), "x", encoding="utf-8") as f:
+            f.write(self.html)
+
+    def __repr__(self) -> str:
+        return f"<shardpoint.Picture: {', '.join(self.svgs)}>"
+
+
+class Report(Dict[str, Any]):
+    """A command's JSON report (a dict, as before) that a notebook shows as
+    its picture, drawn on first display by the same command with the same
+    arguments (writing nothing). ``picture()`` returns it; None when the
+    report has none (a plan from counts alone)."""
+
+    def __init__(self, data: Mapping[str, Any], draw: Any) -> None:
+        super().__init__(data)
+        self._draw = draw
+        self._picture: Optional[Picture] = None
+        self._drawn = False
+
+    def picture(self) -> Optional[Picture]:
+        if not self._drawn:
+            self._drawn = True
+            try:
+                self._picture = Picture(self._draw())
+            except Error:
+                self._picture = None
+        return self._picture
+
+    def _repr_html_(self) -> Optional[str]:
+        p = self.picture()
+        return None if p is None else p._repr_html_()
+
+    def _repr_svg_(self) -> Optional[str]:
+        p = self.picture()
+        return None if p is None else p._repr_svg_()
 
 
 class Sharder:
@@ -402,9 +465,11 @@ def simulate(
             if isinstance(activation_bytes, int)
             else [int(b) for b in activation_bytes]
         )
-    result = _json.loads(
-        _calls.simulate(
-            None if model is None else _model(model),
+    arg = None if model is None else _model(model)
+
+    def call(report: str, trace_file: str) -> Any:
+        return _calls.simulate(
+            arg,
             _text(config),
             [str(s) for s in shard],
             batches_per_step,
@@ -413,11 +478,13 @@ def simulate(
             cost,
             unit_us,
             queue_depth,
-            _text(trace),
+            trace_file,
             *_shapes(input_shapes, dims),
             training,
+            report,
         )
-    )
+
+    result = Report(_json.loads(call("json", _text(trace))), lambda: call("picture", ""))
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     return result
@@ -533,21 +600,27 @@ def suggest(
     the memory planner's totals. Writes ``output_config`` (a PopRT
     shard.yaml) and ``output_model`` when given; raises
     InvalidShardingError, writing nothing, when validation fails."""
-    report, found, _, rule_broken = _calls.suggest(
-        _model(model),
-        stages,
-        num_ipus,
-        _text(memory_per_device),
-        cost,
-        communication_weight,
-        _text(output_config),
-        _text(output_model),
-        only_manual_sharding,
-        force,
-        memory_options,
-        *_shapes(input_shapes, dims),
-    )
-    result = _json.loads(report)
+    arg = _model(model)
+
+    def call(report: str, config_file: str, model_file: str) -> Any:
+        return _calls.suggest(
+            arg,
+            stages,
+            num_ipus,
+            _text(memory_per_device),
+            cost,
+            communication_weight,
+            config_file,
+            model_file,
+            only_manual_sharding,
+            force,
+            memory_options,
+            *_shapes(input_shapes, dims),
+            report,
+        )
+
+    report, found, _, rule_broken = call("json", _text(output_config), _text(output_model))
+    result = Report(_json.loads(report), lambda: call("picture", "", "")[0])
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     if not force and rule_broken:
@@ -587,24 +660,77 @@ def memory_plan(
     ``gpus_per_node`` GPUs a node). A plan that does not fit
     ``device_memory`` is returned with ``"fits": False`` (the command exits
     3), not raised."""
-    report, _ = _calls.memory_plan(
-        None if model is None else _model(model),
-        _text(config),
-        [str(s) for s in shard],
-        _text(parameters),
-        _text(largest_layer_parameters),
-        _text(device_memory),
-        compare_stages,
-        "" if pipeline_parallel is None else str(_integer("pipeline_parallel", pipeline_parallel)),
-        compare_deepspeed,
-        "" if gpus_per_node is None else str(_integer("gpus_per_node", gpus_per_node)),
-        options,
-        *_shapes(input_shapes, dims),
-    )
-    result = _json.loads(report)
+    arg = None if model is None else _model(model)
+
+    def call(report: str) -> Any:
+        return _calls.memory_plan(
+            arg,
+            _text(config),
+            [str(s) for s in shard],
+            _text(parameters),
+            _text(largest_layer_parameters),
+            _text(device_memory),
+            compare_stages,
+            "" if pipeline_parallel is None else str(_integer("pipeline_parallel", pipeline_parallel)),
+            compare_deepspeed,
+            "" if gpus_per_node is None else str(_integer("gpus_per_node", gpus_per_node)),
+            options,
+            *_shapes(input_shapes, dims),
+            report,
+        )[0]
+
+    result = Report(_json.loads(call("json")), lambda: call("picture"))
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     return result
+
+
+def draw(
+    model: Model,
+    config: Optional[PathLike] = None,
+    *,
+    shard: Sequence[str] = (),
+    cost: str = "flops",
+    batches_per_step: int = 0,
+    schedule: Optional[str] = None,
+    virtual_stages: int = 1,
+    backward_ratio: float = 2.0,
+    weight_share: float = 0.5,
+    device_memory: Optional[Union[str, int]] = None,
+    output: Optional[PathLike] = None,
+    format: str = "html",
+    force: bool = False,
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
+    dims: Optional[Mapping[str, int]] = None,
+    **memory_options: Any,
+) -> Picture:
+    """``shardpoint draw``: the sharded model (``config`` and ``shard``
+    points, or its own attributes) drawn -- the graph condensed to stages,
+    what crosses, per-stage cost, parameters, activations and memory (the
+    planner's, with ``memory_plan``'s options; ``device_memory`` draws the
+    capacity), the emulator's timeline of ``batches_per_step`` micro-batches
+    (0: twice the stages; ``schedule`` for a training step). Returns the
+    ``Picture``; with ``output`` also writes it (``format`` "html": a page,
+    "svg": a new folder of SVG files; ``force`` replaces an earlier one)."""
+    settings = {
+        "cost": cost,
+        "batches_per_step": batches_per_step,
+        "schedule": _text(schedule),
+        "virtual_stages": virtual_stages,
+        "backward_ratio": backward_ratio,
+        "weight_share": weight_share,
+        "device_memory": _text(device_memory),
+        "format": format,
+        "output": _text(output),
+        "force": force,
+    }
+    raw, found_warnings, _ = _calls.draw(
+        _model(model), _text(config), [str(s) for s in shard], settings, memory_options,
+        *_shapes(input_shapes, dims)
+    )
+    for e in found_warnings:
+        _warnings.warn(e, EstimateWarning, stacklevel=2)
+    return Picture(raw)
 
 
 def weights_strategy(

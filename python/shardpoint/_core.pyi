@@ -15,6 +15,8 @@ class InvalidShardingError(BadInputError): ...
 
 # (severity, rule, message, node names, node indices)
 _Finding = Tuple[str, str, str, List[str], List[int]]
+# {"html": page, "fragment": for a notebook, "svgs": {file name: SVG}}
+_Picture = Dict[str, Any]
 
 def shard_bytes(
     data: bytes,
@@ -61,7 +63,8 @@ def simulate(
     input_shapes: Sequence[str],
     dims: Sequence[str],
     training: Dict[str, Any],
-) -> str: ...
+    report: str,
+) -> Union[str, _Picture]: ...
 def plan(
     model: Union[None, str, bytes],
     settings: Dict[str, Any],
@@ -82,7 +85,8 @@ def suggest(
     memory: Dict[str, Any],
     input_shapes: Sequence[str],
     dims: Sequence[str],
-) -> Tuple[str, List[_Finding], List[str], bool]: ...
+    report: str,
+) -> Tuple[Union[str, _Picture], List[_Finding], List[str], bool]: ...
 def memory_plan(
     model: Optional[Union[str, bytes]],
     config: str,
@@ -97,7 +101,17 @@ def memory_plan(
     options: Dict[str, Any],
     input_shapes: Sequence[str],
     dims: Sequence[str],
-) -> Tuple[str, str]: ...
+    report: str,
+) -> Tuple[Union[str, _Picture], str]: ...
+def draw(
+    model: Union[str, bytes],
+    config: str,
+    shard: Sequence[str],
+    settings: Dict[str, Any],
+    memory: Dict[str, Any],
+    input_shapes: Sequence[str],
+    dims: Sequence[str],
+) -> Tuple[_Picture, List[str], List[str]]: ...
 def weights_strategy(
     model: Union[str, bytes],
     config: str,

@@ -322,6 +322,20 @@ std::function<void(const py::object&)> as_text(std::string& field) {
 }
 
 // A training step's settings (simulate's `schedule` and the rest).
+// A picture as the package takes it: the page, the fragment a notebook
+// shows, and the SVG files by name.
+py::dict picture_dict(const sp::io::picture& p) {
+  py::dict d;
+  d["html"] = sp::io::to_html(p);
+  d["fragment"] = sp::io::to_html_fragment(p);
+  py::dict svgs;
+  for (const auto& [name, text] : sp::io::to_svgs(p)) {
+    svgs[py::str(name)] = text;
+  }
+  d["svgs"] = svgs;
+  return d;
+}
+
 void set_training(app::simulate_options& a, const py::dict& t) {
   read_settings(t, "simulate",
                 {{"schedule", as(a.schedule)},
@@ -337,12 +351,13 @@ void set_training(app::simulate_options& a, const py::dict& t) {
                  {"batch_dim", as(a.batch_dim)}});
 }
 
-std::string simulate(const py::object& model, const std::string& config,
-                     const std::vector<std::string>& shard, int batches_per_step,
-                     std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
-                     int unit_us, int queue_depth, const std::string& trace,
-                     const std::vector<std::string>& input_shapes,
-                     const std::vector<std::string>& dims, const py::dict& training) {
+py::object simulate(const py::object& model, const std::string& config,
+                    const std::vector<std::string>& shard, int batches_per_step,
+                    std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
+                    int unit_us, int queue_depth, const std::string& trace,
+                    const std::vector<std::string>& input_shapes,
+                    const std::vector<std::string>& dims, const py::dict& training,
+                    const std::string& report) {
   app::simulate_options a;
   a.shapes = {input_shapes, dims};
   std::optional<model_arg> m;
@@ -359,11 +374,18 @@ std::string simulate(const py::object& model, const std::string& config,
   a.cost = cost;
   a.unit_us = unit_us;
   a.queue_depth = queue_depth;
-  a.report.format = "json";
+  a.report.format = report; // json, or "picture"
   a.trace = trace;
   set_training(a, training);
-  py::gil_scoped_release free;
-  return app::simulate_model(a).report; // its "estimates" warn in __init__.py
+  std::optional<app::simulate_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(app::simulate_model(a));
+  }
+  if (report == "picture") {
+    return picture_dict(r->picture);
+  }
+  return py::str(r->report); // its "estimates" warn in __init__.py
 }
 
 // `plan --report json`: the request's fields from the dict __init__.py
@@ -463,7 +485,7 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
                   double communication_weight, const std::string& output_config,
                   const std::string& output_model, bool only_manual_sharding, bool force,
                   const py::dict& memory, const std::vector<std::string>& input_shapes,
-                  const std::vector<std::string>& dims) {
+                  const std::vector<std::string>& dims, const std::string& report) {
   const auto m = model_from(model);
   app::suggest_options a;
   a.shapes = {input_shapes, dims};
@@ -478,7 +500,7 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
   a.output_model = output_model;
   a.strict = only_manual_sharding;
   a.force = force;
-  a.report.format = "json";
+  a.report.format = report; // json, or "picture"
   a.plan = memory_flags_of(memory, a.planned);
   if (a.plan.automatic()) {
     throw app::usage_error("suggest plans one sharded data parallel degree; give a number");
@@ -488,8 +510,9 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
     py::gil_scoped_release free;
     r.emplace(app::suggest_split(a));
   }
-  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written,
-                        rule_broken(app::verdict_of(*r)));
+  return py::make_tuple(report == "picture" ? py::object(picture_dict(r->picture))
+                                            : py::object(py::str(r->report)),
+                        unnamed(r->diagnostics), r->written, rule_broken(app::verdict_of(*r)));
 }
 
 py::tuple memory_plan(const py::object& model, const std::string& config,
@@ -498,7 +521,7 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
                       bool compare_stages, const std::string& pipeline_parallel,
                       bool compare_deepspeed, const std::string& gpus_per_node,
                       const py::dict& options, const std::vector<std::string>& input_shapes,
-                      const std::vector<std::string>& dims) {
+                      const std::vector<std::string>& dims, const std::string& report) {
   app::memory_options a;
   a.shapes = {input_shapes, dims};
   std::optional<model_arg> m;
@@ -519,7 +542,7 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
   a.pipeline_parallel = pipeline_parallel;
   a.compare_deepspeed = compare_deepspeed;
   a.gpus_per_node = gpus_per_node;
-  a.report.format = "json";
+  a.report.format = report; // json, or "picture"
   bool any = false;
   a.plan = memory_flags_of(options, any);
   std::optional<app::memory_outcome> r;
@@ -527,7 +550,47 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
     py::gil_scoped_release free;
     r.emplace(app::plan_model_memory(a));
   }
-  return py::make_tuple(r->report, r->shortfall);
+  return py::make_tuple(report == "picture" ? py::object(picture_dict(r->picture))
+                                            : py::object(py::str(r->report)),
+                        r->shortfall);
+}
+
+// `shardpoint draw`: the request's fields from the dict __init__.py builds
+// (its keys are the fields' names); (picture, warnings, files written).
+py::tuple draw(const py::object& model, const std::string& config,
+               const std::vector<std::string>& shard, const py::dict& settings,
+               const py::dict& memory, const std::vector<std::string>& input_shapes,
+               const std::vector<std::string>& dims) {
+  const auto m = model_from(model);
+  app::draw_options a;
+  a.shapes = {input_shapes, dims};
+  set_points(a.model, m, config, shard);
+  a.report.format = "picture";
+  read_settings(settings, "draw",
+                {{"cost", as_text(a.cost)},
+                 {"batches_per_step", as(a.batches_per_step)},
+                 {"schedule", as_text(a.schedule)},
+                 {"virtual_stages", as(a.virtual_stages)},
+                 {"backward_ratio", as(a.backward_ratio)},
+                 {"weight_share", as(a.weight_share)},
+                 {"device_memory", as_text(a.device_memory)},
+                 {"format", as_text(a.report.format)},
+                 {"output", as_text(a.report.file)},
+                 {"force", as(a.force)}});
+  if (a.report.file.empty()) {
+    a.report.format = "picture";
+  }
+  bool any = false;
+  a.plan = memory_flags_of(memory, any);
+  if (a.schedule == "gpipe" || a.schedule == "1f1b") {
+    a.plan.schedule = a.schedule; // the planner's schedule too, as on the command line
+  }
+  std::optional<app::draw_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(app::draw_model(a));
+  }
+  return py::make_tuple(picture_dict(r->picture), r->warnings, r->written);
 }
 
 py::list weights_strategy(const py::object& model, const std::string& config,
@@ -772,18 +835,23 @@ PYBIND11_MODULE(_core, m) {
   m.def("simulate", &simulate, arg("model").none(true), arg("config"), arg("shard"),
         arg("batches_per_step"), arg("num_ipus").none(true), arg("mode"), arg("cost"),
         arg("unit_us"), arg("queue_depth"), arg("trace"), arg("input_shapes"), arg("dims"),
-        arg("training"), "shardpoint simulate --report json.");
+        arg("training"), arg("report"),
+        "shardpoint simulate --report json (or, report \"picture\", its picture).");
   m.def("plan", &plan, arg("model").none(true), arg("settings"), arg("input_shapes"), arg("dims"),
         "shardpoint plan --report json: (report, files written).");
   m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
         arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
         arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),
-        arg("input_shapes"), arg("dims"),
-        "shardpoint suggest --report json: (report, findings, written, rule broken).");
+        arg("input_shapes"), arg("dims"), arg("report"),
+        "shardpoint suggest --report json (or its picture): (report, findings, written, rule "
+        "broken).");
   m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
         arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
         arg("pipeline_parallel"), arg("compare_deepspeed"), arg("gpus_per_node"), arg("options"),
-        arg("input_shapes"), arg("dims"), "shardpoint memory --report json: (report, shortfall).");
+        arg("input_shapes"), arg("dims"), arg("report"),
+        "shardpoint memory --report json (or its picture): (report, shortfall).");
+  m.def("draw", &draw, arg("model"), arg("config"), arg("shard"), arg("settings"), arg("memory"),
+        arg("input_shapes"), arg("dims"), "shardpoint draw: (picture, warnings, files written).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
         arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
         arg("layout"), arg("layout_out"), arg("format"), arg("layout_form"),

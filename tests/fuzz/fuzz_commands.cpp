@@ -1,8 +1,8 @@
 // Fuzzes the commands as a user runs them: `split`, `suggest`, `weights`
 // (strategy, then split, then merge), `memory`, `shard` then `validate`,
-// `simulate` (training schedules) and `plan` (then `validate` of the model
-// it emits), each on a mutated small model and config, through the same
-// CLI11 parsing, command functions and exception-to-exit-code map as the
+// `simulate` (training schedules), `plan` (then `validate` of the model it
+// emits) and `draw`, each on a mutated small model and config, through the
+// same CLI11 parsing, command functions and exception-to-exit-code map as the
 // program (cli/exit_codes.hpp). A command may succeed (0), refuse (2) or
 // find a rule broken (3); exit 4 (a bug), a crash or a sanitizer report is a
 // finding. Where one command's output is the next one's input, the second
@@ -13,7 +13,7 @@
 //   - `validate` must accept (exit 0) the model `shard` wrote without --force,
 //     and the sharded model `plan --emit` wrote.
 //
-// Input: byte 0 picks the command (low 3 bits; 7 is 0 again) and its variant (the rest:
+// Input: byte 0 picks the command (low 3 bits) and its variant (the rest:
 // stage count, cost, tensor-parallel degree, ...); bytes 1-2 the length of
 // the config (little endian); then the config (YAML or JSON, byte 0 says
 // which); the rest is the model. tests/fuzz/make_seeds.py makes the seeds.
@@ -50,7 +50,7 @@ namespace fs = std::filesystem;
 namespace cli = shardpoint::cli;
 
 constexpr const char* command_names[] = {"split", "suggest",  "weights", "memory",
-                                         "shard", "simulate", "plan"};
+                                         "shard", "simulate", "plan",    "draw"};
 // Executions per command, printed every 1,000 executions (libFuzzer ends a
 // timed run without running exit handlers).
 std::uint64_t executions[std::size(command_names)] = {};
@@ -190,7 +190,6 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
   put(config, config_bytes);
   const unsigned variant = pick >> 3;
   const std::string small = std::to_string(1 + (variant & 3)); // 1..4
-  // 7 runs split again.
   const unsigned command = (pick & 7) % std::size(command_names);
   count(command);
 
@@ -334,6 +333,27 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
       break;
     }
     must_accept({"validate", out + "/sharded.onnx"}, "validate rejects the model plan emitted");
+    break;
+  }
+  case 7: { // draw: a page or SVG files, the costs, a training step's timeline
+    static const char* const costs[] = {"flops", "unit", "params", "flops"};
+    const bool svg = (variant & 1) != 0;
+    std::vector<std::string> args{"draw",
+                                  "--input-model",
+                                  model,
+                                  "--manual-sharding-config",
+                                  config,
+                                  "--format",
+                                  svg ? "svg" : "html",
+                                  "--output",
+                                  svg ? out : out + ".html",
+                                  "--cost",
+                                  costs[(variant >> 1) & 3]};
+    if ((variant & 8) != 0) {
+      args.insert(args.end(), {"--schedule", (variant & 16) != 0 ? "zb-h1" : "1f1b",
+                               "--batches-per-step", small});
+    }
+    checked(args);
     break;
   }
   case 4: { // shard, then validate what it wrote with the same checks

@@ -137,7 +137,7 @@ def command_seeds(cli, folder, name, model_bytes, work, layout=None):
     """One seed per command for a model: its configs, or the layout for weights."""
     put = lambda n, d: open(os.path.join(folder, n), "wb").write(d)
     configs = stage_configs(node_names(cli, model_bytes, work))
-    for command in range(7):
+    for command in range(8):
         for k, (config, is_json) in enumerate(configs or [(b"", False)]):
             if command == 2 and layout is not None:
                 config, is_json = layout, False

@@ -294,7 +294,7 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
          "unknown option '--outptu' for 'weights merge'; did you mean '--output'?");
   expect("shrad",
          "shardpoint needs a command: shard, suggest, split, weights, memory, inspect, validate, "
-         "simulate, plan, strip, synth; 'shrad' is none of them; did you mean 'shard'?");
+         "simulate, plan, draw, strip, synth; 'shrad' is none of them; did you mean 'shard'?");
   expect("weights strat", "shardpoint weights needs a command: strategy, split, merge; 'strat' "
                           "is none of them; did you mean 'strategy'?");
   expect("weights", "shardpoint weights needs a command: strategy, split, merge");

@@ -15,6 +15,8 @@ import tempfile
 
 import numpy as np
 
+from cli_support import run  # noqa: F401  (the tests import it from here)
+
 CLI = os.environ.get("SHARDPOINT_CLI", "shardpoint")
 
 # Written from docs/formats.md (proto2; MindSpore's own files are not used).
@@ -84,14 +86,6 @@ def messages_or_skip():
     return pb
 
 
-def run(*args, code=0):
-    """Run the command line; assert its exit code; return the CompletedProcess."""
-    args = [str(a) for a in args]
-    r = subprocess.run([CLI, *args], capture_output=True, text=True)
-    assert r.returncode == code, (
-        f"shardpoint {' '.join(args)}\nexit {r.returncode}, expected {code}\n"
-        f"stdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}")
-    return r
 
 
 def read_checkpoint(pb, path):

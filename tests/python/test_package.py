@@ -707,3 +707,62 @@ def test_weights_strategy_writes_mindspores_form_or_the_tutorials_as_the_command
         shardpoint.weights_strategy(str(model), 2, str(tmp_path / "j"), format="json",
                                     layout_form="tutorial")
     assert not (tmp_path / "j").exists()
+
+
+# ---- pictures: draw, and the reports a notebook shows
+
+
+def test_draw_returns_the_page_the_command_line_writes(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    model = tmp_path / "r.onnx"
+    assert cli("synth", "resnet50", str(model))[0] == 0
+    config = os.path.join(SOURCE, "examples", "resnet50", "shard.yaml")
+    code, _, err = cli("draw", "--input-model", str(model), "--manual-sharding-config", config,
+                       "--schedule", "1f1b", "--output", str(tmp_path / "cli.html"))
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", shardpoint.EstimateWarning)  # N counted as 1
+        picture = shardpoint.draw(str(model), config, schedule="1f1b")
+    assert picture.html == (tmp_path / "cli.html").read_text()
+    # A notebook shows the fragment (styles scoped) and, as SVG, the stages.
+    fragment = picture._repr_html_()
+    assert fragment.startswith('<div class="shardpoint-picture"><style>')
+    assert fragment in picture.html and "<html" not in fragment
+    assert fragment.count('<g class="block"') == 4
+    assert picture._repr_svg_() == picture.svgs["stages.svg"]
+    for name, svg in picture.svgs.items():
+        ET.fromstring(svg.split("?>", 1)[1])  # each parses
+    # Written through the same output policy as the command line's.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", shardpoint.EstimateWarning)
+        shardpoint.draw(str(model), config, output=tmp_path / "py.html")
+        with pytest.raises(shardpoint.BadInputError, match="py.html'?: exists and is not a folder"):
+            shardpoint.draw(str(model), config, output=tmp_path / "py.html", format="svg")
+    picture.save(tmp_path / "saved.html")
+    with pytest.raises(FileExistsError):
+        picture.save(tmp_path / "saved.html")
+
+
+def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
+    model = tmp_path / "r.onnx"
+    assert cli("synth", "resnet50", str(model))[0] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", shardpoint.EstimateWarning)
+        s = shardpoint.suggest(str(model), 3, output_config=tmp_path / "s.yaml")
+    before = (tmp_path / "s.yaml").stat().st_mtime_ns
+    assert isinstance(s, dict) and s["stages"]  # still the JSON report
+    html = s._repr_html_()
+    assert 'class="candidate chosen" data-stages="3"' in html
+    assert html.count('<g class="block"') == 3
+    assert s.picture() is s.picture()  # drawn once
+    assert sorted(os.listdir(tmp_path)) == ["r.onnx", "s.yaml"]
+    assert (tmp_path / "s.yaml").stat().st_mtime_ns == before
+    t = shardpoint.simulate(schedule="1f1b", stage_times=[1, 2], batches_per_step=4)
+    assert t._repr_html_().count('class="op"') == 2 * 2 * 4
+    m = shardpoint.memory_plan(parameters=1e9)
+    assert m._repr_html_() is None and m.picture() is None  # counts alone: nothing to draw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", shardpoint.EstimateWarning)
+        m = shardpoint.memory_plan(str(model), config=tmp_path / "s.yaml", device_memory="1GiB")
+    assert 'data-metric="memory-bytes"' in m._repr_html_()

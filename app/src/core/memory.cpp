@@ -10,22 +10,23 @@
 #include <shardpoint/io/memory_report.hpp>
 #include <shardpoint/io/units.hpp>
 
+#include "picture.hpp"
+
 namespace shardpoint::app {
 
-namespace {
+namespace {} // namespace
 
-std::vector<stage_memory_input> from_model(model_source& source, const points& where,
-                                           const memory_request& a, const parallel_config& c,
-                                           io::memory_report& r) {
-  io::output_set no_outputs; // (memory writes nothing)
-  source.load(no_outputs);
-  const sharding_result result = sharding_of(source, where, true);
+namespace detail {
+
+std::vector<stage_memory_input> stage_inputs(model_source& source, const sharding_result& result,
+                                             const memory_flags& flags, const parallel_config& c,
+                                             io::memory_report& r) {
   std::vector<io::layout_choice> layout;
-  if (!a.plan.layout.empty()) {
-    layout = io::read_layout_file(a.plan.layout);
+  if (!flags.layout.empty()) {
+    layout = io::read_layout_file(flags.layout);
   }
   const parameter_uses uses =
-      source.parameters(result, c.tensor_parallel, a.plan.layout.empty() ? nullptr : &layout);
+      source.parameters(result, c.tensor_parallel, flags.layout.empty() ? nullptr : &layout);
   const auto produced = source.activations(c.micro_batch_size, r.notes, r.estimates);
   for (auto& e : source.weight_estimates()) {
     r.estimates.push_back(std::move(e));
@@ -34,6 +35,19 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   return stage_memory_inputs(
       g, result, uses,
       boost::make_iterator_property_map(produced.begin(), get(boost::vertex_index, g)));
+}
+
+} // namespace detail
+
+namespace {
+
+std::vector<stage_memory_input> from_model(model_source& source, const points& where,
+                                           const memory_request& a, const parallel_config& c,
+                                           io::memory_report& r, sharding_result& result,
+                                           io::output_set& outputs) {
+  source.load(outputs);
+  result = sharding_of(source, where, true);
+  return detail::stage_inputs(source, result, a.plan, c, r);
 }
 
 // The request's own checks, before anything is read; the capacity.
@@ -167,13 +181,29 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   parallel_config c = a.plan.config();
   io::memory_report r;
   std::vector<stage_memory_input> stages;
+  // The only output: the picture, declared before anything is read.
+  io::output_set outputs;
+  if (source != nullptr) {
+    source->declare_inputs(outputs);
+  }
+  if (!where.config.empty()) {
+    outputs.input(where.config, "the sharding config");
+  }
+  if (!a.plan.layout.empty()) {
+    outputs.input(a.plan.layout, "the layout file");
+  }
+  if (a.report.picture() && source == nullptr) {
+    throw usage_error("--report " + a.report.format + " draws a model: give --input-model");
+  }
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
+  sharding_result result;
   if (!a.parameters.empty()) {
     stages = from_counts(a, c, r);
   } else {
     if (!a.plan.automatic()) { // a bad degree is reported before the model is read
       check_memory_rules(c, 1);
     }
-    stages = from_model(*source, where, a, c, r);
+    stages = from_model(*source, where, a, c, r, result, outputs);
   }
   r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
                               : shardpoint::plan_memory(stages, c, capacity);
@@ -197,10 +227,24 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   r.data_parallel_ranks = std::max(c.sharded_data_parallel,
                                    c.shard_optimizer_states ? c.data_parallel : std::int64_t{1});
   memory_outcome out;
-  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   out.warnings = r.estimates;
   if (!r.plan.fits) {
     out.shortfall = shortfall_of(r, c, *capacity);
+  }
+  if (a.report.picture()) {
+    detail::picture_inputs in;
+    in.memory = &r;
+    in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
+    in.lay_out = a.report.lay_out;
+    io::picture p = detail::picture_of(*source, result, in);
+    p.command = "memory";
+    p.title = a.report.title;
+    detail::add_estimates(p, r.estimates);
+    detail::write_picture(p, picture, a.report, out.written);
+    out.picture = std::move(p);
+    outputs.commit();
+  } else {
+    out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   }
   out.plan = std::move(r);
   return out;

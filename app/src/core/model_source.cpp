@@ -5,8 +5,22 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/app/model_source.hpp>
+#include <shardpoint/io/text.hpp>
 
 namespace shardpoint::app {
+
+cost_model cost_named(const std::string& name) {
+  if (name == "flops") {
+    return cost_model::flops;
+  }
+  if (name == "unit") {
+    return cost_model::unit;
+  }
+  if (name == "params") {
+    return cost_model::params;
+  }
+  throw bad_parameter_error("cost " + io::quote(name) + " is not flops, unit or params");
+}
 
 void model_source::declare_inputs(io::output_set& /*outputs*/) const {}
 

@@ -42,6 +42,8 @@
 #include <shardpoint/io/units.hpp>
 #include <shardpoint/runtime/layout_search.hpp>
 
+#include "picture.hpp"
+
 namespace shardpoint::app {
 
 namespace {
@@ -373,6 +375,71 @@ sharding_result emit_split(const rt::layout_search_result& r, const rt::layout& 
   return {split.result.size(), std::move(devices), std::move(stages)};
 }
 
+// The best layout drawn: from a model, its split (picture.hpp) with each
+// stage's memory as the search counted it; from counts, the stages alone
+// (their forward times as costs). Then the schedule's timeline with the
+// search's stage times, in seconds.
+io::picture draw_plan(model_source* source, const io::plan_report& report, const plan_request& a) {
+  const auto& best = report.result.candidates.front();
+  io::memory_report memory;
+  for (std::size_t s = 0; s < best.stages.size(); ++s) {
+    device_memory d;
+    d.stage = static_cast<int>(s);
+    d.parameter_bytes = best.stages[s].parameter_bytes;
+    d.activation_bytes = best.stages[s].activation_bytes;
+    d.total_bytes = best.stages[s].total_bytes;
+    memory.plan.devices.push_back(d);
+  }
+  io::picture p;
+  if (source != nullptr) {
+    std::vector<config::entry> points;
+    detail::picture_inputs in;
+    in.memory = &memory;
+    in.capacity = static_cast<double>(report.cluster.device_memory);
+    in.lay_out = a.report.lay_out;
+    p = detail::picture_of(*source, emit_split(report.result, best.at, *source, points), in);
+  } else {
+    p.cost_unit = "s forward";
+    for (std::size_t s = 0; s < best.stages.size(); ++s) {
+      const auto& st = best.stages[s];
+      p.stages.push_back({static_cast<int>(s), static_cast<int>(s) % best.at.pipeline, 0,
+                          st.forward, static_cast<double>(st.parameter_bytes), 0,
+                          static_cast<double>(st.activation_bytes),
+                          static_cast<double>(st.total_bytes)});
+      if (st.forward > p.bottleneck) {
+        p.bottleneck = st.forward;
+        p.bottleneck_stage = static_cast<int>(s);
+      }
+    }
+    p.lower_bound = p.bottleneck;
+    p.memory_capacity = static_cast<double>(report.cluster.device_memory);
+  }
+  std::vector<rt::stage_times> times;
+  for (const auto& st : best.stages) {
+    // The search counts a stage's activations at its in-flight peak; the
+    // timeline holds them a micro-batch at a time.
+    const std::int64_t each = st.activation_bytes / std::max(st.in_flight, 1);
+    times.push_back({st.forward, st.backward, st.weight_share,
+                     static_cast<std::uint64_t>(std::max<std::int64_t>(each, 0)), 0});
+  }
+  rt::schedule_options o;
+  o.kind = best.at.schedule;
+  o.devices = best.at.pipeline;
+  o.micro_batches = static_cast<int>(best.at.micro_batches);
+  o.virtual_stages = best.at.virtual_stages;
+  detail::add_timeline(p, rt::run_schedule(times, o), times, false);
+  p.time_unit = "s (the step without the data-parallel sync)";
+  p.notes.push_back(cat("The best layout: ", best.at.pipeline, " pipeline x ", best.at.tensor,
+                        " tensor x ", best.at.data, " data parallel, ZeRO-", best.at.zero,
+                        ", micro-batch ", best.at.micro_batch_size, " x ", best.at.micro_batches,
+                        ", ", rt::schedule_name(best.at.schedule),
+                        "; its stage times and memory as the search costed them."));
+  p.command = "plan";
+  p.title = a.report.title.empty() ? report.model : a.report.title;
+  detail::add_estimates(p, report.estimates);
+  return p;
+}
+
 } // namespace
 
 plan_outcome plan_layouts(model_source* source, const plan_request& a) {
@@ -390,12 +457,13 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
     outputs.input(a.cluster_file, "the cluster file");
   }
   io::staged_folder* emit = a.emit.empty() ? nullptr : &outputs.folder(a.emit, "--emit", a.force);
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, a.force);
   const rt::cluster_spec cluster = cluster_of(a);
   const rt::search_space space = space_of(a);
   const auto top_k = top_k_of(a.top_k);
   if (source != nullptr) {
     source->load(outputs);
-    if (emit != nullptr) {
+    if (emit != nullptr || a.report.picture()) {
       source->name_nodes(false);
     }
   }
@@ -413,8 +481,19 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   plan_outcome out;
   out.fits = report.result.feasible > 0;
   out.warnings = m.estimates;
-  out.report = a.report.format == "json" ? io::to_json(report) : io::to_table(report);
-  if (emit == nullptr || !out.fits) {
+  if (a.report.picture()) {
+    if (out.fits) { // nothing fits: nothing to draw, as nothing is emitted
+      out.picture = draw_plan(source, report, a);
+      detail::write_picture(out.picture, picture, a.report, out.written);
+    }
+  } else {
+    out.report = a.report.format == "json" ? io::to_json(report) : io::to_table(report);
+  }
+  if (!out.fits) {
+    return out; // nothing written
+  }
+  if (emit == nullptr) {
+    outputs.commit(); // the picture, when there is one
     return out;
   }
   const auto& best = report.result.candidates.front();
@@ -439,7 +518,9 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   }
   outputs.commit();
   for (auto& f : out.written) {
-    f = (std::filesystem::path(a.emit) / f).string();
+    if (f != a.report.file) {
+      f = (std::filesystem::path(a.emit) / f).string();
+    }
   }
   return out;
 }

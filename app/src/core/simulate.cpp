@@ -7,6 +7,7 @@
 #include <shardpoint/io/metrics.hpp>
 #include <shardpoint/runtime/pipeline.hpp>
 
+#include "picture.hpp"
 #include "training.hpp"
 
 namespace shardpoint::app {
@@ -40,6 +41,29 @@ void check_run(const simulate_request& a) {
 
 } // namespace
 
+namespace {
+
+// The picture of a run of `source` (its stages) with the run's timeline
+// (already in `out.picture`), written where the report asks.
+void draw_run(model_source& source, const sharding_result& result, const simulate_request& a,
+              const detail::picture_output& where, simulate_outcome& out) {
+  detail::picture_inputs in;
+  in.cost = a.cost == "flops" ? cost_model::flops : cost_model::unit;
+  in.lay_out = a.report.lay_out;
+  io::picture p = detail::picture_of(source, result, in);
+  p.timeline = std::move(out.picture.timeline);
+  p.memory_curve = std::move(out.picture.memory_curve);
+  p.makespan = out.picture.makespan;
+  p.time_unit = out.picture.time_unit;
+  p.command = "simulate";
+  p.title = a.report.title;
+  detail::add_estimates(p, out.warnings);
+  out.picture = std::move(p);
+  detail::write_picture(out.picture, where, a.report, out.written);
+}
+
+} // namespace
+
 simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a) {
   namespace rt = shardpoint::runtime;
   check_run(a);
@@ -52,11 +76,12 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     outputs.input(where.config, "the sharding config");
   }
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
   source.load(outputs);
   const sharding_result result = sharding_of(source, where);
-  simulate_outcome out;
+  std::vector<std::string> warnings;
   const auto costs =
-      source.costs(a.cost == "flops" ? cost_model::flops : cost_model::unit, out.warnings);
+      source.costs(a.cost == "flops" ? cost_model::flops : cost_model::unit, warnings);
   pipeline_options options;
   options.enable_pipelining = true;
   options.batches_per_step = a.batches_per_step;
@@ -73,27 +98,37 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   } catch (const rt::config_error& e) {
     throw check_failed(std::string("cannot run as a pipeline: ") + e.what());
   }
+  simulate_outcome out;
   if (!a.schedule.empty()) {
     detail::check_placement(plan, a);
     std::vector<std::string> notes; // what the bytes assume: the memory report's
-    const auto activations = source.activations(a.micro_batch_size, notes, out.warnings);
+    const auto activations = source.activations(a.micro_batch_size, notes, warnings);
     auto stages = detail::training_stages(plan, result, source.graph(), activations, a);
-    return detail::run_training(std::move(stages), a, trace, outputs, std::move(out.warnings));
+    out = detail::run_training(std::move(stages), a, trace, std::move(warnings));
+  } else {
+    const rt::session session(plan, rt::device_manager(plan.num_devices));
+    rt::run_options run;
+    run.micro_batches = a.batches_per_step;
+    run.queue_depth = static_cast<std::size_t>(a.queue_depth);
+    run.unit = std::chrono::microseconds(a.unit_us);
+    run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+    const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
+    if (trace != nullptr) {
+      io::write_file_atomically(trace->staging(),
+                                rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+      out.written.push_back(a.trace);
+    }
+    if (a.report.picture()) {
+      detail::add_timeline(out.picture, m);
+    } else {
+      out.report = a.report.format == "json" ? io::to_json(m, warnings) : io::to_table(m, warnings);
+    }
+    out.warnings = std::move(warnings);
   }
-  const rt::session session(plan, rt::device_manager(plan.num_devices));
-  rt::run_options run;
-  run.micro_batches = a.batches_per_step;
-  run.queue_depth = static_cast<std::size_t>(a.queue_depth);
-  run.unit = std::chrono::microseconds(a.unit_us);
-  run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
-  const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
-  if (trace != nullptr) {
-    io::write_file_atomically(trace->staging(),
-                              rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
-    outputs.commit();
+  if (a.report.picture()) {
+    draw_run(source, result, a, picture, out);
   }
-  out.report =
-      a.report.format == "json" ? io::to_json(m, out.warnings) : io::to_table(m, out.warnings);
+  outputs.commit();
   return out;
 }
 
@@ -105,7 +140,15 @@ simulate_outcome simulate_times(const simulate_request& a) {
   auto stages = detail::given_stages(a);
   io::output_set outputs;
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
-  return detail::run_training(std::move(stages), a, trace, outputs, {});
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
+  simulate_outcome out = detail::run_training(std::move(stages), a, trace, {});
+  if (a.report.picture()) {
+    out.picture.command = "simulate";
+    out.picture.title = a.report.title.empty() ? "stage times" : a.report.title;
+    detail::write_picture(out.picture, picture, a.report, out.written);
+  }
+  outputs.commit();
+  return out;
 }
 
 } // namespace shardpoint::app

@@ -13,25 +13,22 @@
 #include <shardpoint/io/suggestion.hpp>
 #include <shardpoint/io/units.hpp>
 
+#include "laid_out.hpp"
+#include "picture.hpp"
+
 namespace shardpoint::app {
 
 namespace {
 
-cost_model cost_of(const std::string& name) {
-  return name == "unit"     ? cost_model::unit
-         : name == "params" ? cost_model::params
-                            : cost_model::flops;
-}
+using detail::laid_out_model;
 
 // The request's numbers; the memory cap, when given.
 std::optional<double> checked_request(const suggest_request& a) {
-  if (a.cost != "flops" && a.cost != "unit" && a.cost != "params") {
-    throw bad_parameter_error("cost " + io::quote(a.cost) + " is not flops, unit or params");
-  }
+  cost_named(a.cost); // checked before anything is read
   if (!std::isfinite(a.communication_weight) || a.communication_weight < 0 ||
       a.communication_weight > 1e12) {
     throw bad_parameter_error("--communication-weight " +
-                              io::quote(detail::number(a.communication_weight)) +
+                              io::quote(shardpoint::detail::number(a.communication_weight)) +
                               " is not a number of cost units per byte in [0, 1e12]");
   }
   if (a.memory_per_device.empty()) {
@@ -39,54 +36,6 @@ std::optional<double> checked_request(const suggest_request& a) {
   }
   return static_cast<double>(io::parse_size("--memory-per-device", a.memory_per_device));
 }
-
-// The model as the algorithms see it: its nodes laid out with producers
-// late, so that a Constant joins the stage that reads it. The algorithms
-// index vertices by these positions (results, points and memory items
-// alike); `node_order` maps them back.
-struct laid_out_model {
-  const model_source::graph_type& graph;
-  node_measures w;
-  std::vector<std::string> names;
-  std::vector<std::size_t> positions;  ///< node -> position
-  std::vector<std::size_t> node_order; ///< position -> node
-  memory_items params;                 ///< parameter bytes, by position
-
-  laid_out_model(model_source& source, cost_model cost)
-      : graph(source.graph()), w(source.measure(cost)), names(source.names()),
-        positions(producers_late_positions(graph)), node_order(positions.size()) {
-    params.bytes = std::move(w.parameters.bytes);
-    params.used = to_positions(std::move(w.parameters.used));
-    for (std::size_t v = 0; v < positions.size(); ++v) {
-      node_order[positions[v]] = v;
-    }
-  }
-
-  /// A property map over the nodes of a vector indexed by node.
-  template <class T>
-  [[nodiscard]] auto by_node(const std::vector<T>& values) const {
-    return boost::make_iterator_property_map(values.begin(), get(boost::vertex_index, graph));
-  }
-  /// The graph as the algorithms take it: vertex index = position.
-  [[nodiscard]] auto view() const { return indexed(graph, by_node(positions), by_node(names)); }
-  /// A vector indexed by node, re-indexed by position.
-  template <class T>
-  [[nodiscard]] std::vector<T> to_positions(std::vector<T> by_node_index) const {
-    std::vector<T> out(positions.size());
-    for (std::size_t v = 0; v < positions.size(); ++v) {
-      out[positions[v]] = std::move(by_node_index[v]);
-    }
-    return out;
-  }
-  /// A split by position as a sharding of the nodes (device = stage).
-  [[nodiscard]] sharding_result by_node_index(const sharding_result& r) const {
-    std::vector<int> stage_of(positions.size());
-    for (std::size_t v = 0; v < positions.size(); ++v) {
-      stage_of[v] = *r.stage(positions[v]);
-    }
-    return {positions.size(), stage_of, stage_of};
-  }
-};
 
 // The memory planner's view of the model, when a planner option is given:
 // what the cap holds on (`items`) and how to plan any split.
@@ -167,6 +116,52 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
   return s;
 }
 
+// The picture of the suggestion: its split (picture.hpp), the stage
+// counts around it (the best bottleneck of each, 1 to 2S but at most S + 8,
+// against its lower bound: every count balanced_shard solves as it solved
+// S; a count no split of which fits the cap is left out), the baselines and
+// the forward timeline.
+io::picture draw_suggestion(model_source& source, const laid_out_model& m,
+                            const std::optional<planner>& mem, const memory_items& capped,
+                            const io::suggestion& s, const sharding_result& by_node,
+                            const sharding_result& by_position, const suggest_request& a,
+                            std::optional<double> cap) {
+  io::memory_report planned;
+  if (mem) {
+    const auto inputs =
+        stage_memory_inputs(m.view(), by_position, mem->uses, m.by_node(mem->produced));
+    planned.plan = plan_memory(inputs, mem->config);
+  }
+  detail::picture_inputs in;
+  in.cost = cost_named(a.cost);
+  in.memory = mem ? &planned : nullptr;
+  in.capacity = cap;
+  in.lay_out = a.report.lay_out;
+  io::picture p = detail::picture_of(source, by_node, in);
+  const evaluate_options eo{.communication_weight = a.communication_weight};
+  for (int k = 1; k <= std::min(2 * a.stages, a.stages + 8); ++k) {
+    try {
+      const auto r = balanced_shard(
+          m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes),
+          {.stages = k, .memory_capacity = cap, .communication_weight = a.communication_weight});
+      const auto e = evaluate(m.view(), r.result, m.by_node(m.w.cost), capped,
+                              m.by_node(m.w.output_bytes), eo);
+      p.candidates.push_back({k, e.bottleneck, e.lower_bound});
+    } catch (const shardpoint::error&) {
+      // no split into k stages fits the cap
+    }
+  }
+  p.chosen_stages = a.stages;
+  for (const auto& b : s.baselines) {
+    p.baselines.emplace_back(b.name, b.metrics.bottleneck);
+  }
+  detail::add_run(p, source, by_node, cost_named(a.cost), simulate_request{});
+  p.command = "suggest";
+  p.title = a.report.title;
+  detail::add_estimates(p, s.estimates);
+  return p;
+}
+
 } // namespace
 
 suggest_outcome suggest(model_source& source, const suggest_request& a) {
@@ -186,10 +181,11 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
       a.output_config.empty() ? nullptr : &outputs.file(a.output_config, "--output-config");
   const io::staged_file* output_model =
       a.output_model.empty() ? nullptr : &outputs.file(a.output_model, "--output-model");
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, a.force);
   source.load(outputs);
   source.name_nodes(a.strict);
 
-  const laid_out_model m(source, cost_of(a.cost));
+  const laid_out_model m(source, cost_named(a.cost));
   const std::optional<planner> mem =
       a.planned ? std::optional<planner>(make_planner(m, source, a)) : std::nullopt;
   // What the cap holds on: parameter bytes, or the planner's bound.
@@ -208,8 +204,14 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   suggest_outcome out;
   out.diagnostics = s.diagnostics;
   out.warnings = s.estimates;
-  out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);
+  if (a.report.picture()) { // a report: written even when the split fails validation
+    out.picture = draw_suggestion(source, m, mem, capped, s, by_node, best.result, a, cap);
+    detail::write_picture(out.picture, picture, a.report, out.written);
+  } else {
+    out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);
+  }
   if (has_errors(s.diagnostics) && !a.force) {
+    outputs.commit();
     return out;
   }
   if (output_config != nullptr) {

@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include "training.hpp"
+#include "picture.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -189,9 +190,7 @@ void apply_measured(std::vector<runtime::stage_times>& stages, const simulate_re
 
 } // namespace
 
-simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
-                              const io::staged_file* trace, io::output_set& outputs,
-                              std::vector<std::string> warnings) {
+io::training_run prepared_run(std::vector<runtime::stage_times> stages, const simulate_request& a) {
   check_request(a, stages.size());
   apply_measured(stages, a);
   io::training_run run;
@@ -203,6 +202,12 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   run.options.micro_batches = a.batches_per_step;
   run.options.recompute = a.recompute;
   run.stages = std::move(stages);
+  return run;
+}
+
+simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
+                              const io::staged_file* trace, std::vector<std::string> warnings) {
+  io::training_run run = prepared_run(std::move(stages), a);
   if (a.mode == "threads") {
     // The virtual run first: how long the threads would take.
     const double seconds = runtime::run_schedule(run.stages, run.options).makespan *
@@ -219,14 +224,21 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   } else {
     run.result = runtime::run_schedule(run.stages, run.options);
   }
+  simulate_outcome out;
   if (trace != nullptr) {
     io::write_file_atomically(trace->staging(),
                               runtime::chrome_trace(run.result, run.options.devices,
                                                     a.mode == "threads" ? a.unit_us : 1.0));
-    outputs.commit();
+    out.written.push_back(a.trace);
   }
-  simulate_outcome out;
-  out.report = a.report.format == "json" ? io::to_json(run, warnings) : io::to_table(run, warnings);
+  if (a.report.picture()) {
+    add_timeline(out.picture, run.result, run.stages, a.recompute);
+    out.picture.time_unit =
+        a.mode == "threads" ? "units of " + std::to_string(a.unit_us) + " us" : "time units";
+  } else {
+    out.report =
+        a.report.format == "json" ? io::to_json(run, warnings) : io::to_table(run, warnings);
+  }
   out.warnings = std::move(warnings);
   return out;
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include <shardpoint/app/plans.hpp>
+#include <shardpoint/io/metrics.hpp>
 #include <shardpoint/io/outputs.hpp>
 #include <shardpoint/runtime/plan.hpp>
 #include <shardpoint/runtime/schedules.hpp>
@@ -50,11 +51,15 @@ std::vector<runtime::stage_times> given_stages(const simulate_request& a);
 /// schedule's.
 void check_placement(const runtime::pipeline_plan& plan, const simulate_request& a);
 
+/// The run `a` asks of `stages`, checked and with the measured times
+/// applied, not yet run.
+io::training_run prepared_run(std::vector<runtime::stage_times> stages, const simulate_request& a);
+
 /// Step 3: runs `stages` as `a` asks, writes the trace to `trace` (a
-/// staged file of `outputs`, or none) and renders the report.
+/// staged file, or none) and renders the report (or, for a
+/// picture, the outcome's timeline). The caller commits `outputs`.
 simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
-                              const io::staged_file* trace, io::output_set& outputs,
-                              std::vector<std::string> warnings);
+                              const io::staged_file* trace, std::vector<std::string> warnings);
 
 } // namespace shardpoint::app::detail
 

@@ -18,6 +18,7 @@ int run(const memory_options& a) {
   const auto r = plan_model_memory(a);
   print_warnings(r.warnings);
   std::cout << r.report;
+  print_written(r.written);
   if (verdict_of(r) == verdict::rule_broken) {
     std::cerr << "shardpoint: does not fit: " << r.shortfall << '\n';
   }
@@ -50,7 +51,8 @@ action add_memory(CLI::App& app) {
   cmd->add_option("--gpus-per-node", a->gpus_per_node,
                   "With --compare-deepspeed: GPUs a node (default: the whole group on one)");
   add_to(*cmd, a->plan);
-  add_to(*cmd, a->report, {"table", "json"});
+  add_to(*cmd, a->report, planning_reports,
+         "Report: table, json, or a picture (html, svg) to --report-file");
   return [a] { return run(*a); };
 }
 

@@ -20,9 +20,7 @@ int run(const plan_options& a) {
   if (verdict_of(r) == verdict::rule_broken) {
     std::cerr << "shardpoint: no layout fits (the report says which rule refused each)\n";
   }
-  for (const auto& f : r.written) {
-    std::cerr << "shardpoint: wrote " << f << '\n';
-  }
+  print_written(r.written);
   return exit_code(verdict_of(r));
 }
 
@@ -79,7 +77,8 @@ action add_plan(CLI::App& app) {
                   "zb-h1: the weight gradient's part of the backward (default 0.5)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--top-k", a->top_k, "Layouts listed: N (default 10) or all");
-  add_to(*cmd, a->report, {"table", "json"});
+  add_to(*cmd, a->report, planning_reports,
+         "Report: table, json, or the best layout drawn (html, svg) to --report-file");
   cmd->add_option("--emit", a->emit,
                   "A new folder for the files that run the best layout (plan.json, shard.yaml, "
                   "the sharded model, MindSpore strategy files)");

@@ -61,9 +61,7 @@ int run(simulate_options& a, const lists& l) {
   const auto r = simulate_model(a);
   print_warnings(r.warnings);
   std::cout << r.report;
-  if (!a.trace.empty()) {
-    std::cerr << "shardpoint: wrote " << a.trace << '\n'; // as every command that writes
-  }
+  print_written(r.written);
   return exit_ok;
 }
 
@@ -94,7 +92,8 @@ action add_simulate(CLI::App& app) {
   cmd->add_option("--queue-depth", a->queue_depth,
                   "Ring buffer entries between stages (rounded up to a power of two)")
       ->check(CLI::Range(1, 1 << 20));
-  add_to(*cmd, a->report, {"table", "json"});
+  add_to(*cmd, a->report, planning_reports,
+         "Report: table, json, or a picture (html, svg) to --report-file");
   cmd->add_option("--trace", a->trace,
                   "Write Chrome trace-event JSON (Perfetto, chrome://tracing)");
   auto* t = cmd->add_option_group("training step", "A training schedule's forward and backward "

@@ -20,9 +20,7 @@ int run(const suggest_options& a) {
   if (verdict_of(r) == verdict::rule_broken && !a.force) {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
   }
-  for (const auto& f : r.written) {
-    std::cerr << "shardpoint: wrote " << f << '\n';
-  }
+  print_written(r.written);
   return exit_code(verdict_of(r));
 }
 
@@ -57,7 +55,8 @@ action add_suggest(CLI::App& app) {
   cmd->add_option("--output-config", a->output_config, "Write the split as a PopRT shard.yaml");
   cmd->add_option("--output-model,--output_model", a->output_model,
                   "Write the model annotated with the split");
-  add_to(*cmd, a->report, {"table", "json"});
+  add_to(*cmd, a->report, planning_reports,
+         "Report: table, json, or a picture (html, svg) to --report-file");
   cmd->add_flag("--only_manual_sharding,--only-manual-sharding", a->strict,
                 "Require unique names on every node; rename nothing");
   cmd->add_flag("--force", a->force, "Write even when validation fails");

@@ -101,7 +101,7 @@ struct inspect_options {
 /// "stage", "inputs", "outputs"}] (JSON; device and stage null when unset).
 std::string inspect_model(const inspect_options& a);
 
-// ---- suggest, simulate, memory: app/plans.hpp on an ONNX model ---------
+// ---- suggest, simulate, memory, draw: app/plans.hpp on an ONNX model ---------
 
 /// `suggest` on the ONNX model `input` (or the bindings' bytes `data`).
 struct suggest_options : suggest_request {
@@ -136,6 +136,15 @@ struct memory_options : memory_request {
 };
 
 memory_outcome plan_model_memory(const memory_options& a);
+
+/// `draw` on an ONNX model: its sharding (points, or the model's own) as
+/// a page or SVGs.
+struct draw_options : draw_request {
+  model_points model;
+  shape_flags shapes;
+};
+
+draw_outcome draw_model(const draw_options& a);
 
 // ---- split --------------------------------------------------------------
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <shardpoint/app/errors.hpp>
@@ -60,9 +61,33 @@ struct pipeline_flags {
   [[nodiscard]] pipeline_options options(const sharding_result& r) const;
 };
 
-/// --report: table, json or none (each command says which it takes).
+/// Every node of a graph, for a layout engine to draw: names, op types,
+/// stages, edges from producer to consumer.
+struct node_graph {
+  std::vector<std::string> names;
+  std::vector<std::string> ops;
+  std::vector<int> stages;
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+};
+/// Draws a node_graph as an SVG document, or returns "" when it cannot (the
+/// command line's and Python's: Graphviz's dot, app/graphviz.hpp).
+using node_layout = std::string (*)(const node_graph&);
+
+/// --report: table, json or none, or a picture -- html or svg -- written to
+/// --report-file (each command says which it takes); for the bindings,
+/// "picture": the outcome's picture, nothing written.
 struct report_flag {
   std::string format = "table";
+  /// With html: the page; with svg: a new folder of SVG files.
+  std::string file;
+  /// Draws every node in the picture; null: the picture leaves them out.
+  node_layout lay_out = nullptr;
+  /// What the picture is of (the model's file name).
+  std::string title;
+
+  [[nodiscard]] bool picture() const {
+    return format == "html" || format == "svg" || format == "picture";
+  }
 };
 
 /// The memory planner's options (`memory`, and `suggest` whose cap then

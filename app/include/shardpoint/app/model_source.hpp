@@ -39,6 +39,10 @@ namespace shardpoint::app {
 /// bytes of the weights it reads.
 enum class cost_model { flops, unit, params };
 
+/// A cost model by the name the commands take ("flops", "unit",
+/// "params"); bad_parameter_error for another.
+cost_model cost_named(const std::string& name);
+
 /// What the balanced partitioner weighs, per node.
 struct node_measures {
   /// flops: the format's own cost unit; unit: 1 each; params: the weight
@@ -84,6 +88,9 @@ public:
   [[nodiscard]] virtual const graph_type& graph() = 0;
   /// Each node's name as messages, reports and points spell it.
   [[nodiscard]] virtual std::vector<std::string> names() = 0;
+  /// Each node's operation ("Conv", "MatMul"), for pictures; by default
+  /// none (every node drawn as a plain node).
+  [[nodiscard]] virtual std::vector<std::string> op_types() { return {}; }
   /// Costs, parameter and output bytes, the weights.
   [[nodiscard]] virtual node_measures measure(cost_model how) = 0;
   /// Floating-point operations in one unit of measure(cost_model::flops)'s

@@ -29,6 +29,7 @@ public:
 
   const graph_type& graph() override;
   std::vector<std::string> names() override;
+  std::vector<std::string> op_types() override;
   node_measures measure(cost_model how) override;
   std::vector<std::int64_t> costs(cost_model how, std::vector<std::string>& estimates) override;
 

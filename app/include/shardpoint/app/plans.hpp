@@ -16,6 +16,7 @@
 #include <shardpoint/app/flags.hpp>
 #include <shardpoint/app/model_source.hpp>
 #include <shardpoint/io/memory_report.hpp>
+#include <shardpoint/io/picture.hpp>
 
 namespace shardpoint::app {
 
@@ -39,7 +40,11 @@ struct suggest_request {
 struct suggest_outcome {
   std::string report;
   std::vector<diagnostic> diagnostics;
-  std::vector<std::string> written; ///< files written, none when validation failed
+  /// Files written: the picture (--report html or svg) always, the outputs
+  /// only when the split passes validation (or with force).
+  std::vector<std::string> written;
+  /// The split drawn, when the report is a picture.
+  io::picture picture;
   /// What the figures rest on that is a guess (node_measures::estimates):
   /// for the command line's stderr, Python's warnings; also in the report.
   std::vector<std::string> warnings;
@@ -92,6 +97,10 @@ struct simulate_request {
 
 struct simulate_outcome {
   std::string report; ///< the metrics, as the request's report asks
+  /// The run drawn (its timeline; with a model, its stages too); the
+  /// report's file holds it with --report html or svg.
+  io::picture picture;
+  std::vector<std::string> written; ///< the trace and the picture, when written
   /// What the costs rest on that is a guess (also in the report).
   std::vector<std::string> warnings;
 };
@@ -124,6 +133,8 @@ struct memory_request {
 
 struct memory_outcome {
   std::string report;
+  std::vector<std::string> written; ///< the picture, with --report html or svg
+  io::picture picture;              ///< the stages drawn, when the report is a picture
   io::memory_report plan;
   /// When a device does not fit: by how much, in words; empty otherwise.
   std::string shortfall;
@@ -141,6 +152,49 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
 [[nodiscard]] inline verdict verdict_of(const memory_outcome& o) {
   return o.shortfall.empty() ? verdict::ok : verdict::rule_broken;
 }
+
+// ---- draw ---------------------------------------------------------------
+
+/// A report_flag for one HTML page.
+inline report_flag html_report() {
+  report_flag r;
+  r.format = "html";
+  return r;
+}
+
+struct draw_request {
+  std::string cost = "flops"; ///< or unit, params: as suggest measures
+  /// The timeline's micro-batches; 0: twice the stages.
+  int batches_per_step = 0;
+  /// A training step's timeline (simulate's schedules) instead of forward
+  /// passes; its knobs as simulate takes them.
+  std::string schedule;
+  int virtual_stages = 1;
+  double backward_ratio = 2;
+  double weight_share = 0.5;
+  /// The memory planner's options (as `memory`): the memory bars.
+  memory_flags plan;
+  std::string device_memory; ///< the capacity line, as typed ("32GiB")
+  /// html (one page) or svg (a new folder of SVG files), written to its file.
+  report_flag report = html_report();
+  bool force = false;
+  /// Models up to this many nodes get every node drawn too.
+  std::size_t most_nodes_drawn = 5000;
+};
+
+struct draw_outcome {
+  io::picture picture;
+  std::vector<std::string> written;
+  /// What the figures rest on that is a guess (also on the page).
+  std::vector<std::string> warnings;
+};
+
+/// `source` sharded by `where` (or its own sharding) drawn: the graph
+/// condensed to stages, the per-stage bars (costs as suggest measures them,
+/// memory as the planner counts it), the emulator's timeline. Writes
+/// `a.report.file` (a page, or a folder of SVGs); with an empty file name,
+/// only returns the picture.
+draw_outcome draw(model_source& source, const points& where, const draw_request& a);
 
 // ---- plan ---------------------------------------------------------------
 
@@ -182,7 +236,8 @@ struct plan_request {
 
 struct plan_outcome {
   std::string report;
-  std::vector<std::string> written; ///< files --emit wrote
+  std::vector<std::string> written; ///< files --emit wrote, and the picture
+  io::picture picture;              ///< the best layout drawn, when the report is a picture
   /// What the figures rest on that is a guess (also in the report).
   std::vector<std::string> warnings;
   bool fits = false; ///< some layout fits the devices' memory

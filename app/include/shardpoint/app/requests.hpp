@@ -75,6 +75,11 @@ void protect_inputs(
     io::output_set& outputs, const std::string& path, const onnx::loaded_model* model,
     std::initializer_list<std::pair<std::string_view, std::string_view>> files = {});
 
+/// `report` as the ONNX commands draw it: every node laid out by Graphviz
+/// (app/graphviz.hpp), the page titled with the model's file name (`path`;
+/// "model" for bytes) unless the caller titled it.
+report_flag drawn(report_flag report, const std::string& path);
+
 } // namespace shardpoint::app
 
 #endif // SHARDPOINT_APP_REQUESTS_HPP

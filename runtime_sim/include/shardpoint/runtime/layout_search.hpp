@@ -172,6 +172,7 @@ struct layout {
 struct stage_cost {
   double forward = 0;
   double backward = 0;
+  double weight_share = 0; ///< of `backward`, the weight gradient's (as stage_times)
   int in_flight = 0;
   std::int64_t parameter_bytes = 0; ///< the memory planner's model states, in parts
   std::int64_t gradient_bytes = 0;
@@ -492,6 +493,7 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
     stage_cost sc;
     sc.forward = times[i].forward;
     sc.backward = times[i].backward;
+    sc.weight_share = times[i].weight_share;
     sc.in_flight = r.in_flight[i];
     sc.parameter_bytes = st.parameters;
     sc.gradient_bytes = st.gradients;

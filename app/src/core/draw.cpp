@@ -1,0 +1,102 @@
+// draw: a sharded graph, in any format, as a picture -- where the split is,
+// what each stage costs and holds, what crosses, how the pipeline runs.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// THE PROCEDURE
+//
+//   1. Declare the inputs and the output (a page, or a new folder of SVGs),
+//      then read the model and its sharding (points, or its own).
+//   2. The memory planner's report for that sharding, as `memory` gives it
+//      with the same options (training, fp16 and Adam unless told), and
+//      the capacity line from --device-memory.
+//   3. picture_of (picture.hpp): blocks, crossings, stage bars, every node.
+//   4. The timeline: the emulator's virtual run of `batches_per_step`
+//      micro-batches (twice the stages unless told) with the same costs,
+//      forward passes or a training schedule's; a sharding that cannot run
+//      as a pipeline gets a note instead of a timeline.
+//   5. Every guess, once, on the page and in the outcome's warnings; write,
+//      commit.
+#include <shardpoint/app/plans.hpp>
+#include <shardpoint/io/text.hpp>
+#include <shardpoint/io/units.hpp>
+
+#include "picture.hpp"
+
+namespace shardpoint::app {
+
+namespace {
+
+void check_request(const draw_request& a) {
+  if (a.report.format != "html" && a.report.format != "svg" && a.report.format != "picture") {
+    throw bad_parameter_error("format " + io::quote(a.report.format) + " is not html or svg");
+  }
+  if (a.batches_per_step < 0 || a.batches_per_step > max_batches) {
+    throw bad_parameter_error("batches per step must be in [1, " + std::to_string(max_batches) +
+                              "], not " + std::to_string(a.batches_per_step));
+  }
+}
+
+} // namespace
+
+draw_outcome draw(model_source& source, const points& where, const draw_request& a) {
+  check_request(a);
+  const cost_model cost = cost_named(a.cost);
+  parallel_config c = a.plan.config();
+  std::optional<std::int64_t> capacity;
+  if (!a.device_memory.empty()) {
+    capacity = io::parse_size("--device-memory", a.device_memory);
+  }
+  if (a.plan.automatic()) {
+    throw usage_error("draw plans memory at a given sharded data parallel degree, not auto");
+  }
+  check_memory_rules(c, 1);
+  // Step 1.
+  io::output_set outputs;
+  source.declare_inputs(outputs);
+  if (!where.config.empty()) {
+    outputs.input(where.config, "the sharding config");
+  }
+  if (!a.plan.layout.empty()) {
+    outputs.input(a.plan.layout, "the layout file");
+  }
+  detail::picture_output output;
+  if (!a.report.file.empty()) {
+    output = detail::declare_picture(outputs, a.report, a.force);
+  }
+  source.load(outputs);
+  const sharding_result result = sharding_of(source, where, true);
+  // Step 2.
+  io::memory_report memory;
+  const auto stages = detail::stage_inputs(source, result, a.plan, c, memory);
+  memory.plan = shardpoint::plan_memory(stages, c, capacity);
+  // Steps 3 and 4.
+  draw_outcome out;
+  detail::picture_inputs in;
+  in.cost = cost;
+  in.memory = &memory;
+  in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
+  in.lay_out = a.report.lay_out;
+  in.most_nodes_drawn = a.most_nodes_drawn;
+  out.picture = detail::picture_of(source, result, in);
+  simulate_request run;
+  run.batches_per_step = a.batches_per_step;
+  run.schedule = a.schedule;
+  run.virtual_stages = a.virtual_stages;
+  run.backward_ratio = a.backward_ratio;
+  run.weight_share = a.weight_share;
+  run.micro_batch_size = c.micro_batch_size;
+  detail::add_run(out.picture, source, result, cost, run);
+  // Step 5.
+  out.picture.command = "draw";
+  out.picture.title = a.report.title;
+  detail::add_estimates(out.picture, memory.estimates);
+  out.warnings = out.picture.estimates;
+  if (!a.report.file.empty()) {
+    detail::write_picture(out.picture, output, a.report, out.written);
+    outputs.commit();
+  }
+  return out;
+}
+
+} // namespace shardpoint::app
