@@ -116,8 +116,13 @@ std::pair<double, double> block_at(std::size_t i) {
   return {20 + col * (block_w + gap_x), 30 + row * (block_h + gap_y)};
 }
 
+// The most blocks and timeline operations drawn: a picture stays a few
+// megabytes and opens in a browser, whatever the model and the run.
+constexpr std::size_t most_blocks = 400;
+constexpr std::size_t most_ops = 20000;
+
 std::string stages_svg(const picture& p) {
-  const std::size_t n = p.blocks.size();
+  const std::size_t n = std::min(p.blocks.size(), most_blocks);
   const auto rows = static_cast<double>((n + 4) / 5);
   const double cols = std::min<double>(static_cast<double>(n), per_row);
   svg s(std::max(400.0, 40 + cols * (block_w + gap_x)),
@@ -127,10 +132,14 @@ std::string stages_svg(const picture& p) {
         "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/>"
         "</marker></defs>";
   s.text(20, 18,
-         "The graph by stage: " + std::to_string(n) + " runs of consecutive nodes, " +
+         "The graph by stage: " + std::to_string(p.blocks.size()) + " runs of consecutive nodes" +
+             (n < p.blocks.size() ? " (the first " + std::to_string(n) + " drawn)" : "") + ", " +
              std::to_string(p.crossings.size()) + " crossings",
          " font-weight=\"bold\"");
   for (const auto& c : p.crossings) {
+    if (c.from >= n || c.to >= n) {
+      continue;
+    }
     const auto [x1, y1] = block_at(c.from);
     const auto [x2, y2] = block_at(c.to);
     const bool same_row = y1 == y2;
@@ -291,11 +300,31 @@ std::string timeline_svg(const picture& p) {
     devices = std::max(devices, m.device + 1);
   }
   const double row = 26, x0 = 80, width = 900, curve_h = p.memory_curve.empty() ? 0 : 140;
-  const double span = p.makespan > 0 ? p.makespan : 1;
+  // A long run: its first most_ops operations, up to the time the next
+  // one starts.
+  double end = p.makespan;
+  if (p.timeline.size() > most_ops) {
+    std::vector<double> starts;
+    starts.reserve(p.timeline.size());
+    for (const auto& e : p.timeline) {
+      starts.push_back(e.start);
+    }
+    std::nth_element(starts.begin(), starts.begin() + most_ops, starts.end());
+    end = starts[most_ops];
+  }
+  const auto drawn = static_cast<std::size_t>(
+      std::count_if(p.timeline.begin(), p.timeline.end(),
+                    [&](const picture::event& e) { return end >= p.makespan || e.start < end; }));
+  const double span = end > 0 ? end : 1;
   svg s(x0 + width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0), "timeline");
   auto& os = s.out();
   s.text(20, 18,
-         "Pipeline timeline: makespan " + shown(p.makespan) + " " + p.time_unit + " (grey: idle)",
+         "Pipeline timeline: makespan " + shown(p.makespan) + " " + p.time_unit +
+             (end < p.makespan
+                  ? " (drawn to " + shown(end) + ": the " + std::to_string(drawn) + " of " +
+                        std::to_string(p.timeline.size()) + " operations that start before)"
+                  : "") +
+             " (grey: idle)",
          " font-weight=\"bold\"");
   const auto x_of = [&](double t) { return x0 + width * t / span; };
   for (int d = 0; d < devices; ++d) {
@@ -306,8 +335,11 @@ std::string timeline_svg(const picture& p) {
     s.text(10, y + row / 2 + 2, "device " + std::to_string(d));
   }
   for (const auto& e : p.timeline) {
+    if (e.start >= end && end < p.makespan) {
+      continue;
+    }
     const double y = 30 + e.device * row;
-    const double x = x_of(e.start), w = std::max(0.5, x_of(e.end) - x);
+    const double x = x_of(e.start), w = std::max(0.5, x_of(std::min(e.end, span)) - x);
     const char* opacity = e.kind == 'F' ? "1" : e.kind == 'B' ? "0.62" : "0.35";
     const std::string name = std::string(1, e.kind) + std::to_string(e.micro_batch);
     os << "<rect class=\"op\" data-kind=\"" << e.kind << "\" data-stage=\"" << e.stage
@@ -315,7 +347,7 @@ std::string timeline_svg(const picture& p) {
        << "\" data-start=\"" << exact(e.start) << "\" data-end=\"" << exact(e.end) << "\" x=\""
        << exact(x) << "\" y=\"" << exact(y) << "\" width=\"" << exact(w) << "\" height=\""
        << exact(row - 4) << "\" fill=\"" << colour(e.stage) << "\" fill-opacity=\"" << opacity
-       << "\" stroke=\"#fff\" stroke-width=\"0.5\">"
+       << (w >= 3 ? "\" stroke=\"#fff\" stroke-width=\"0.5\">" : "\">") // a narrow one: no edge
        << title_of(name + ", stage " + std::to_string(e.stage) + ": " + shown(e.start) + " to " +
                    shown(e.end))
        << "</rect>";
@@ -340,6 +372,9 @@ std::string timeline_svg(const picture& p) {
     std::map<int, std::string> lines;
     std::map<int, double> last;
     for (const auto& m : p.memory_curve) {
+      if (m.time > span) {
+        continue; // beyond what the timeline draws
+      }
       auto& pts = lines[m.device];
       const double y = y0 + curve_h - curve_h * m.bytes / top;
       if (auto it = last.find(m.device); it != last.end()) {

@@ -161,6 +161,18 @@ def test_simulate_schedule_picture_has_every_pass_and_the_memory_curve(tmp_path)
     assert sorted(int(c["device"]) for c in curves) == [0, 1, 2, 3]
 
 
+def test_a_long_run_draws_its_first_operations_and_says_so(tmp_path):
+    run("simulate", "--stage-times", "1,2,1", "--schedule", "1f1b", "--batches-per-step", 5000,
+        "--report", "svg", "--report-file", tmp_path / "pics")
+    timeline = svgs(tmp_path / "pics")["timeline.svg"]
+    ops = attrs(timeline, "rect", "op")
+    assert 19000 < len(ops) <= 20000  # those that start before the 20,001st does
+    title = "".join(t.text or "" for t in timeline.iter(SVG + "text"))
+    assert f"the {len(ops)} of 30000 operations that start before" in title
+    starts = sorted(float(o["start"]) for o in ops)
+    assert starts[0] == 0
+
+
 def test_a_model_without_a_sharding_is_one_stage(tmp_path):
     run("synth", "decoder", "--layers", 2, tmp_path / "d.onnx")
     run("draw", "--input-model", tmp_path / "d.onnx", "--format", "svg", "--output",
