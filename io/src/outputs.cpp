@@ -599,6 +599,10 @@ staged_file& output_set::file(const fs::path& given, std::string_view what) {
   }
   p.canonical = canonical_of(path);
   check_against_all(p);
+  if (const auto& text = given.native(); !text.empty() && text.back() == '/') {
+    // 'out/' names a folder: never quietly write a file 'out'.
+    fail(given, "ends in '/', a folder's name; give " + std::string(what) + " a file name");
+  }
   if (exists) {
     if (S_ISDIR(st.st_mode)) {
       fail(path, "is a folder; give " + std::string(what) + " a file name");

@@ -69,6 +69,11 @@ std::string bytes(double b) {
   return human_bytes(b);
 }
 
+// "1 stage", "4 stages".
+std::string count(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 // A colour per stage, cycling (colour-blind-safe first eight).
 const char* colour(int stage) {
   static constexpr std::array<const char*, 12> palette{"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
@@ -126,15 +131,15 @@ std::string stages_svg(const picture& p) {
   const auto rows = static_cast<double>((n + 4) / 5);
   const double cols = std::min<double>(static_cast<double>(n), per_row);
   svg s(std::max(400.0, 40 + cols * (block_w + gap_x)),
-        40 + std::max(rows, 1.0) * (block_h + gap_y), "stages");
+        40 + std::max(rows, 1.0) * (block_h + gap_y), "stages-svg");
   auto& os = s.out();
   os << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
         "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/>"
         "</marker></defs>";
   s.text(20, 18,
-         "The graph by stage: " + std::to_string(p.blocks.size()) + " runs of consecutive nodes" +
+         "The graph by stage: " + count(p.blocks.size(), "run") + " of consecutive nodes" +
              (n < p.blocks.size() ? " (the first " + std::to_string(n) + " drawn)" : "") + ", " +
-             std::to_string(p.crossings.size()) + " crossings",
+             count(p.crossings.size(), "crossing"),
          " font-weight=\"bold\"");
   for (const auto& c : p.crossings) {
     if (c.from >= n || c.to >= n) {
@@ -174,14 +179,14 @@ std::string stages_svg(const picture& p) {
     s.text(x + 8, y + 17,
            "stage " + std::to_string(b.stage) + " \u00b7 device " + std::to_string(b.device),
            " class=\"label\" font-weight=\"bold\"");
-    s.text(x + 8, y + 33, std::to_string(b.nodes) + " nodes, cost " + shown(b.cost));
+    s.text(x + 8, y + 33, count(b.nodes, "node") + ", cost " + shown(b.cost));
     s.text(x + 8, y + 48, "weights " + bytes(b.parameter_bytes));
     double line = y + 66;
     for (std::size_t k = 0; k < b.ops.size() && k < 4; ++k, line += 14) {
       s.text(x + 12, line,
              b.ops[k].first + " \u00d7" + std::to_string(b.ops[k].second) +
                  (k == 3 && b.ops.size() > 4 ? " ..." : ""),
-             " font-size=\"11\" class=\"op\"");
+             " font-size=\"11\" class=\"op-type\"");
     }
     os << "</g>";
   }
@@ -200,7 +205,7 @@ struct metric {
 std::string bars_svg(const picture& p) {
   std::vector<metric> metrics;
   metric cost{"cost", "cost", {}, false}, params{"parameter-bytes", "parameters", {}, true};
-  metric act{"activation-bytes", "activations (a micro-batch)", {}, true};
+  metric act{"activation-bytes", "activations held", {}, true};
   metric mem{"memory-bytes", "memory (planned)", {}, true};
   bool has_act = !p.stages.empty(), has_mem = !p.stages.empty();
   for (const auto& st : p.stages) {
@@ -222,7 +227,7 @@ std::string bars_svg(const picture& p) {
   const double bar = 22, chart_h = 150,
                chart_w = std::max(220.0, 40 + bar * 1.5 * static_cast<double>(p.stages.size()));
   svg s(20 + static_cast<double>(metrics.size()) * (chart_w + 20), chart_h + 96,
-        "bars"); // 60 above, 36 below
+        "bars-svg"); // 60 above, 36 below
   auto& os = s.out();
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     const auto& mt = metrics[m];
@@ -260,7 +265,7 @@ std::string bars_svg(const picture& p) {
          << "</rect>";
       s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
              " text-anchor=\"middle\" font-size=\"10\"");
-      if (mt.values.size() <= 12) { // room for the value above each bar
+      if (mt.values.size() <= 6) { // room for the value above each bar
         s.text(x + bar / 2, y0 + chart_h - h - (bottleneck ? 15 : 4), value,
                " text-anchor=\"middle\" font-size=\"9\" fill=\"#444\"");
       }
@@ -316,7 +321,7 @@ std::string timeline_svg(const picture& p) {
       std::count_if(p.timeline.begin(), p.timeline.end(),
                     [&](const picture::event& e) { return end >= p.makespan || e.start < end; }));
   const double span = end > 0 ? end : 1;
-  svg s(x0 + width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0), "timeline");
+  svg s(x0 + width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0), "timeline-svg");
   auto& os = s.out();
   s.text(20, 18,
          "Pipeline timeline: makespan " + shown(p.makespan) + " " + p.time_unit +
@@ -397,7 +402,7 @@ std::string timeline_svg(const picture& p) {
 
 std::string candidates_svg(const picture& p) {
   const double w = 520, h = 220, x0 = 60, y0 = 40;
-  svg s(w + 260, h + 90, "candidates");
+  svg s(w + 260, h + 90, "candidates-svg");
   auto& os = s.out();
   s.text(20, 18, "Bottleneck against the number of stages (" + p.cost_unit + ")",
          " font-weight=\"bold\"");
@@ -517,9 +522,9 @@ std::string to_html_fragment(const picture& p) {
     os << "</ul></div>\n";
   }
   if (!p.stages.empty()) {
-    os << "<p id=\"summary\">" << p.stages.size() << (p.stages.size() == 1 ? " stage" : " stages")
-       << "; bottleneck " << shown(p.bottleneck) << " " << xml_escaped(p.cost_unit) << " (stage "
-       << p.bottleneck_stage << "), lower bound " << shown(p.lower_bound) << ".</p>\n";
+    os << "<p id=\"summary\">" << count(p.stages.size(), "stage") << "; bottleneck "
+       << shown(p.bottleneck) << " " << xml_escaped(p.cost_unit) << " (stage " << p.bottleneck_stage
+       << "), lower bound " << shown(p.lower_bound) << ".</p>\n";
   }
   for (const auto& note : p.notes) {
     os << "<p class=\"note\">" << xml_escaped(note) << "</p>\n";
@@ -551,7 +556,8 @@ std::string to_html_fragment(const picture& p) {
 
 std::string to_html(const picture& p) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
-         xml_escaped("shardpoint " + p.command + ": " + p.title) +
+         xml_escaped("shardpoint " + p.command + ": " + p.title +
+                     (p.estimates.empty() ? "" : " (estimated)")) +
          "</title></head><body style=\"margin:24px\">\n" + to_html_fragment(p) + "</body></html>\n";
 }
 

@@ -241,30 +241,32 @@ class Picture:
 class Report(Dict[str, Any]):
     """A command's JSON report (a dict, as before) that a notebook shows as
     its picture, drawn on first display by the same command with the same
-    arguments (writing nothing). ``picture()`` returns it; None when the
-    report has none (a plan from counts alone)."""
+    arguments (reading the model again, writing nothing). ``picture()``
+    returns it, raising the command's error; None when the report has none
+    (a plan from counts alone)."""
 
     def __init__(self, data: Mapping[str, Any], draw: Any) -> None:
         super().__init__(data)
-        self._draw = draw
+        self._draw = draw  # None: nothing to draw
         self._picture: Optional[Picture] = None
-        self._drawn = False
 
     def picture(self) -> Optional[Picture]:
-        if not self._drawn:
-            self._drawn = True
-            try:
-                self._picture = Picture(self._draw())
-            except Error:
-                self._picture = None
+        if self._picture is None and self._draw is not None:
+            self._picture = Picture(self._draw())
         return self._picture
 
+    def _shown(self) -> Optional[Picture]:
+        try:
+            return self.picture()
+        except Error:  # the notebook shows the dict instead
+            return None
+
     def _repr_html_(self) -> Optional[str]:
-        p = self.picture()
+        p = self._shown()
         return None if p is None else p._repr_html_()
 
     def _repr_svg_(self) -> Optional[str]:
-        p = self.picture()
+        p = self._shown()
         return None if p is None else p._repr_svg_()
 
 
@@ -679,7 +681,7 @@ def memory_plan(
             report,
         )[0]
 
-    result = Report(_json.loads(call("json")), lambda: call("picture"))
+    result = Report(_json.loads(call("json")), None if arg is None else lambda: call("picture"))
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     return result
@@ -711,7 +713,9 @@ def draw(
     capacity), the emulator's timeline of ``batches_per_step`` micro-batches
     (0: twice the stages; ``schedule`` for a training step). Returns the
     ``Picture``; with ``output`` also writes it (``format`` "html": a page,
-    "svg": a new folder of SVG files; ``force`` replaces an earlier one)."""
+    "svg": a new folder of SVG files; ``force`` replaces an earlier one).
+    What breaks PopRT's rules is drawn too, and warned of
+    (``ShardingWarning``)."""
     settings = {
         "cost": cost,
         "batches_per_step": batches_per_step,
@@ -724,12 +728,14 @@ def draw(
         "output": _text(output),
         "force": force,
     }
-    raw, found_warnings, _ = _calls.draw(
+    raw, found_warnings, _, found = _calls.draw(
         _model(model), _text(config), [str(s) for s in shard], settings, memory_options,
         *_shapes(input_shapes, dims)
     )
     for e in found_warnings:
         _warnings.warn(e, EstimateWarning, stacklevel=2)
+    for d in _diagnostics(found):  # drawn anyway; on the page too
+        _warnings.warn(f"[{d.rule}] {d.message}", ShardingWarning, stacklevel=2)
     return Picture(raw)
 
 

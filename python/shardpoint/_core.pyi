@@ -111,7 +111,7 @@ def draw(
     memory: Dict[str, Any],
     input_shapes: Sequence[str],
     dims: Sequence[str],
-) -> Tuple[_Picture, List[str], List[str]]: ...
+) -> Tuple[_Picture, List[str], List[str], List[_Finding]]: ...
 def weights_strategy(
     model: Union[str, bytes],
     config: str,

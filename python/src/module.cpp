@@ -26,6 +26,7 @@
 #include <shardpoint/shardpoint.hpp>
 
 #include <shardpoint/app/commands.hpp>
+#include <shardpoint/io/text.hpp>
 
 namespace py = pybind11;
 namespace sp = shardpoint;
@@ -556,7 +557,8 @@ py::tuple memory_plan(const py::object& model, const std::string& config,
 }
 
 // `shardpoint draw`: the request's fields from the dict __init__.py builds
-// (its keys are the fields' names); (picture, warnings, files written).
+// (its keys are the fields' names); (picture, warnings, files written,
+// validation findings).
 py::tuple draw(const py::object& model, const std::string& config,
                const std::vector<std::string>& shard, const py::dict& settings,
                const py::dict& memory, const std::vector<std::string>& input_shapes,
@@ -577,20 +579,21 @@ py::tuple draw(const py::object& model, const std::string& config,
                  {"format", as_text(a.report.format)},
                  {"output", as_text(a.report.file)},
                  {"force", as(a.force)}});
+  if (a.report.format != "html" && a.report.format != "svg") {
+    throw sp::bad_parameter_error("format " + sp::io::quote(a.report.format) +
+                                  " is not html or svg");
+  }
   if (a.report.file.empty()) {
-    a.report.format = "picture";
+    a.report.format = "picture"; // returned only
   }
   bool any = false;
   a.plan = memory_flags_of(memory, any);
-  if (a.schedule == "gpipe" || a.schedule == "1f1b") {
-    a.plan.schedule = a.schedule; // the planner's schedule too, as on the command line
-  }
   std::optional<app::draw_outcome> r;
   {
     py::gil_scoped_release free;
     r.emplace(app::draw_model(a));
   }
-  return py::make_tuple(picture_dict(r->picture), r->warnings, r->written);
+  return py::make_tuple(picture_dict(r->picture), r->warnings, r->written, unnamed(r->diagnostics));
 }
 
 py::list weights_strategy(const py::object& model, const std::string& config,

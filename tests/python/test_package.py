@@ -766,3 +766,10 @@ def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
         warnings.simplefilter("ignore", shardpoint.EstimateWarning)
         m = shardpoint.memory_plan(str(model), config=tmp_path / "s.yaml", device_memory="1GiB")
     assert 'data-metric="memory-bytes"' in m._repr_html_()
+    # Drawn from the model as it is when first shown: an error is raised by
+    # picture(), and leaves a notebook the dict's own display.
+    s2 = shardpoint.suggest(str(model), 2)
+    os.remove(model)
+    with pytest.raises(shardpoint.BadInputError):
+        s2.picture()
+    assert s2._repr_html_() is None and s2["stages"]

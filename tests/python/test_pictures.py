@@ -435,3 +435,75 @@ def test_pages_load_in_chromium_with_one_block_a_stage(tmp_path):
                 assert int(b["nodes"]) == st["nodes"], name
                 assert close(b["parameter-bytes"], st["parameter_bytes"]), name
         assert 'id="timeline"' in dom or name == "memory"
+
+
+# ---- what a first user found (2026-11-26)
+
+
+@needs_models
+def test_draw_memory_counts_the_timelines_schedule_and_micro_batches(tmp_path):
+    common = ["--input-model", MODEL, "--manual-sharding-config", CONFIG, "--training"]
+    run("draw", *common, "--schedule", "1f1b", "--batches-per-step", 8, "--format", "svg",
+        "--output", tmp_path / "pics")
+    m = report("memory", *common, "--schedule", "1f1b", "--batches-per-step", 8)
+    bars = svgs(tmp_path / "pics")["bars.svg"]
+    for metric, key in [("memory-bytes", "total_bytes"), ("activation-bytes", "activation_bytes")]:
+        drawn = {int(b["stage"]): b["value"] for b in attrs(bars, "rect", "bar")
+                 if b["metric"] == metric}
+        for stage, value in drawn.items():
+            assert close(value, max(d[key] for d in m["devices"] if d["stage"] == stage)), metric
+
+
+@needs_models
+def test_suggest_picture_memory_is_the_reports_memory_bytes(tmp_path):
+    args = ["suggest", "--input-model", MODEL, "--stages", 4, "--memory-per-device", "300MiB",
+            "--training", "--schedule", "1f1b", "--batches-per-step", 8]
+    s = report(*args)
+    run(*args, "--report", "svg", "--report-file", tmp_path / "pics")
+    drawn = {int(b["stage"]): b["value"] for b in attrs(svgs(tmp_path / "pics")["bars.svg"],
+                                                        "rect", "bar")
+             if b["metric"] == "memory-bytes"}
+    assert len(drawn) == 4
+    for st in s["stages"]:
+        assert close(drawn[st["stage"]], st["memory_bytes"])
+
+
+@needs_models
+def test_a_sharding_that_breaks_the_rules_is_drawn_with_its_findings(tmp_path):
+    backward = ["--shard", "resnetv17_stage1__plus0=0:1", "--shard", "resnetv17_stage4__plus0=1:0"]
+    r = run("simulate", "--input-model", MODEL, *backward, "--batches-per-step", 6, code=3)
+    assert "cannot run as a pipeline" in r.stderr and "back to stage 0" in r.stderr
+    r = run("draw", "--input-model", MODEL, *backward, "--output", tmp_path / "bad.html")
+    assert "error [backward-edge]" in r.stderr
+    page = (tmp_path / "bad.html").read_text()
+    assert "Validation error [backward-edge]" in page
+    assert "No timeline: the sharding cannot run as a pipeline" in page
+    assert 'class="op"' not in page
+    # suggest's page: the findings go to stderr, as its table would show them.
+    r = run("suggest", "--input-model", MODEL, "--stages", 4, "--num-ipus", 2, "--report",
+            "html", "--report-file", tmp_path / "s.html", code=3)
+    assert "[too-many-devices]" in r.stderr
+    assert "Validation error [too-many-devices]" in (tmp_path / "s.html").read_text()
+
+
+def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="n0"),
+             helper.make_node("Relu", ["a"], ["b"], name="n1"),
+             helper.make_node("Relu", ["a"], ["y"], name="n2")]
+    model = helper.make_model(helper.make_graph(nodes, "cycle", [x], [y]))
+    onnx.save(model, tmp_path / "cycle.onnx")
+    r = run("draw", "--input-model", tmp_path / "cycle.onnx", "--output", tmp_path / "c.html",
+            code=2)
+    assert "has a cycle" in r.stderr and not (tmp_path / "c.html").exists()
+    run("synth", "decoder", "--layers", 1, tmp_path / "d.onnx")
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", "", code=1)
+    assert "--output needs a file name" in r.stderr
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", f"{tmp_path}/new/", code=2)
+    assert "ends in '/'" in r.stderr and not (tmp_path / "new").exists()
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", ".", code=2)
+    assert "give --output a file name" in r.stderr

@@ -8,14 +8,17 @@
 //   1. Declare the inputs and the output (a page, or a new folder of SVGs),
 //      then read the model and its sharding (points, or its own).
 //   2. The memory planner's report for that sharding, as `memory` gives it
-//      with the same options (training, fp16 and Adam unless told), and
-//      the capacity line from --device-memory.
+//      with the same options (training, fp16 and Adam unless told; with a
+//      schedule, its schedule and micro-batches where the planner has them),
+//      and the capacity line from --device-memory.
 //   3. picture_of (picture.hpp): blocks, crossings, stage bars, every node.
 //   4. The timeline: the emulator's virtual run of `batches_per_step`
 //      micro-batches (twice the stages unless told) with the same costs,
 //      forward passes or a training schedule's; a sharding that cannot run
 //      as a pipeline gets a note instead of a timeline.
-//   5. Every guess, once, on the page and in the outcome's warnings; write,
+//   5. PopRT's rules (validate, pipelining on when there are stages): the
+//      findings on the page and in the outcome, which draws regardless.
+//      Every guess, once, on the page and in the outcome's warnings; write,
 //      commit.
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/text.hpp>
@@ -32,9 +35,28 @@ void check_request(const draw_request& a) {
     throw bad_parameter_error("format " + io::quote(a.report.format) + " is not html or svg");
   }
   if (a.batches_per_step < 0 || a.batches_per_step > max_batches) {
-    throw bad_parameter_error("batches per step must be in [1, " + std::to_string(max_batches) +
-                              "], not " + std::to_string(a.batches_per_step));
+    throw bad_parameter_error("batches per step must be 0 (twice the stages) or in [1, " +
+                              std::to_string(max_batches) + "], not " +
+                              std::to_string(a.batches_per_step));
   }
+  if (a.report.format != "picture" && a.report.file.empty()) {
+    throw usage_error("--output needs a file name (html) or a folder name (svg)");
+  }
+}
+
+// The memory planner's options for a step of `stages` stages: the request's,
+// with the timeline's schedule and micro-batches where the planner has
+// them, so that the bars and the timeline count the same activations.
+memory_flags planned(const draw_request& a, int stages) {
+  memory_flags f = a.plan;
+  if (a.schedule == "gpipe" || a.schedule == "1f1b") {
+    f.schedule = a.schedule;
+  }
+  if (!a.schedule.empty()) {
+    f.batches_per_step =
+        std::to_string(a.batches_per_step > 0 ? a.batches_per_step : 2 * std::max(stages, 1));
+  }
+  return f;
 }
 
 } // namespace
@@ -62,13 +84,15 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   }
   detail::picture_output output;
   if (!a.report.file.empty()) {
-    output = detail::declare_picture(outputs, a.report, a.force);
+    output = detail::declare_picture(outputs, a.report, a.force, "--output");
   }
   source.load(outputs);
   const sharding_result result = sharding_of(source, where, true);
   // Step 2.
+  const memory_flags flags = planned(a, result.num_stages());
+  c = flags.config();
   io::memory_report memory;
-  const auto stages = detail::stage_inputs(source, result, a.plan, c, memory);
+  const auto stages = detail::stage_inputs(source, result, flags, c, memory);
   memory.plan = shardpoint::plan_memory(stages, c, capacity);
   // Steps 3 and 4.
   draw_outcome out;
@@ -87,6 +111,15 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   run.weight_share = a.weight_share;
   run.micro_batch_size = c.micro_batch_size;
   detail::add_run(out.picture, source, result, cost, run);
+  pipeline_options checks; // as simulate runs the timeline: PopRT's rules with pipelining
+  checks.enable_pipelining = result.has_stages();
+  const int staged = std::max(result.num_stages(), 1);
+  checks.batches_per_step = !a.schedule.empty()      ? staged // the schedule's own rule
+                            : a.batches_per_step > 0 ? a.batches_per_step
+                                                     : 2 * staged;
+  checks.spelling = flag_spelling;
+  out.diagnostics = source.validate(result, checks);
+  detail::add_findings(out.picture, out.diagnostics);
   // Step 5.
   out.picture.command = "draw";
   out.picture.title = a.report.title;

@@ -237,6 +237,16 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
     in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
     in.lay_out = a.report.lay_out;
     io::picture p = detail::picture_of(*source, result, in);
+    p.notes.push_back(
+        "Largest device: " + io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) +
+        (capacity ? (r.plan.fits ? ", fits in " : ", does not fit in ") +
+                        io::human_bytes(static_cast<double>(*capacity)) +
+                        (r.plan.fits ? "" : ": " + out.shortfall)
+                  : " (no --device-memory to fit)") +
+        ". " + (c.training ? "Training" : "Inference") + ", tensor-parallel " +
+        std::to_string(c.tensor_parallel) + ", data-parallel " + std::to_string(c.data_parallel) +
+        ", sharded data parallel " + std::to_string(c.sharded_data_parallel) +
+        "; the weights bars count them as stored.");
     p.command = "memory";
     p.title = a.report.title;
     detail::add_estimates(p, r.estimates);

@@ -191,6 +191,14 @@ void add_node_graph(io::picture& p, const laid_out_model& m, const std::vector<i
 
 } // namespace
 
+void add_findings(io::picture& p, const std::vector<diagnostic>& found) {
+  for (const auto& d : found) {
+    p.notes.push_back(
+        std::string(d.severity == severity::error ? "Validation error [" : "Warning [") +
+        std::string(to_string(d.rule)) + "]: " + d.message);
+  }
+}
+
 void add_estimates(io::picture& p, const std::vector<std::string>& more) {
   for (const auto& e : more) {
     if (std::find(p.estimates.begin(), p.estimates.end(), e) == p.estimates.end()) {
@@ -215,6 +223,7 @@ std::string cost_unit(const model_source& source, cost_model cost) {
 io::picture picture_of(model_source& source, const sharding_result& given,
                        const picture_inputs& in) {
   const laid_out_model m(source, in.cost);
+  (void)topological_order(m.view()); // a graph with a cycle is bad input, named
   const sharding_result r = staged(given);
   io::picture p;
   p.cost_unit = cost_unit(source, in.cost);
@@ -262,7 +271,8 @@ void add_timeline(io::picture& p, const runtime::schedule_result& r,
   }
 }
 
-picture_output declare_picture(io::output_set& outputs, const report_flag& report, bool force) {
+picture_output declare_picture(io::output_set& outputs, const report_flag& report, bool force,
+                               std::string_view what) {
   picture_output out;
   if (!report.picture()) {
     if (!report.file.empty()) {
@@ -274,14 +284,14 @@ picture_output declare_picture(io::output_set& outputs, const report_flag& repor
     return out;
   }
   if (report.file.empty()) {
-    throw usage_error("--report " + report.format + " needs --report-file (the " +
+    throw usage_error("--report " + report.format + " needs " + std::string(what) + " (the " +
                       (report.format == "html" ? "page" : "new folder of SVG files") +
                       " to write)");
   }
   if (report.format == "html") {
-    out.file = &outputs.file(report.file, "--report-file");
+    out.file = &outputs.file(report.file, what);
   } else {
-    out.folder = &outputs.folder(report.file, "--report-file", force);
+    out.folder = &outputs.folder(report.file, what, force);
   }
   return out;
 }
@@ -312,6 +322,13 @@ void add_run(io::picture& p, model_source& source, const sharding_result& given,
   options.enable_pipelining = true;
   options.batches_per_step = s.schedule.empty() ? m : stages;
   options.spelling = flag_spelling;
+  // PopRT's rules, the edges' among them (make_plan sees no edges).
+  for (const auto& d : source.validate(result, options)) {
+    if (d.severity == severity::error) {
+      p.notes.push_back("No timeline: the sharding cannot run as a pipeline (" + d.message + ").");
+      return;
+    }
+  }
   rt::pipeline_plan plan;
   try {
     plan = rt::make_plan(result, costs.data(), options);
@@ -329,7 +346,12 @@ void add_run(io::picture& p, model_source& source, const sharding_result& given,
     return;
   }
   s.batches_per_step = m;
-  check_placement(plan, s);
+  try {
+    check_placement(plan, s);
+  } catch (const check_failed& e) {
+    p.notes.push_back(std::string("No timeline: ") + e.what() + ".");
+    return;
+  }
   std::vector<std::string> notes;
   std::vector<std::string> estimates;
   const auto activations = source.activations(s.micro_batch_size, notes, estimates);

@@ -60,6 +60,9 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
                                              const memory_flags& flags, const parallel_config& c,
                                              io::memory_report& r);
 
+/// Validation findings as the picture's notes, one a finding.
+void add_findings(io::picture& p, const std::vector<diagnostic>& found);
+
 /// `more` added to the picture's estimates, each sentence once.
 void add_estimates(io::picture& p, const std::vector<std::string>& more);
 
@@ -82,14 +85,16 @@ void add_timeline(io::picture& p, const runtime::schedule_result& r,
 void add_run(io::picture& p, model_source& source, const sharding_result& result, cost_model cost,
              simulate_request s);
 
-/// The output a picture report goes to (`report.file`), declared on
-/// `outputs`: a file for html, a new folder for svg, none for "picture".
-/// usage_error for html or svg without a file, or a file without them.
+/// The output a picture report goes to (`report.file`, the option `what`),
+/// declared on `outputs`: a file for html, a new folder for svg, none for
+/// "picture". usage_error for html or svg without a file, or a file
+/// without them.
 struct picture_output {
   io::staged_file* file = nullptr;
   io::staged_folder* folder = nullptr;
 };
-picture_output declare_picture(io::output_set& outputs, const report_flag& report, bool force);
+picture_output declare_picture(io::output_set& outputs, const report_flag& report, bool force,
+                               std::string_view what = "--report-file");
 
 /// Writes `p` to `out` (as the report asks) and adds the path to
 /// `written`; nothing for the report "picture" (returned, not written).

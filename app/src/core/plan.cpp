@@ -482,9 +482,11 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   out.fits = report.result.feasible > 0;
   out.warnings = m.estimates;
   if (a.report.picture()) {
-    if (out.fits) { // nothing fits: nothing to draw, as nothing is emitted
+    if (out.fits) {
       out.picture = draw_plan(source, report, a);
       detail::write_picture(out.picture, picture, a.report, out.written);
+    } else { // nothing to draw, as nothing is emitted: the table says why
+      out.report = io::to_table(report);
     }
   } else {
     out.report = a.report.format == "json" ? io::to_json(report) : io::to_table(report);

@@ -98,6 +98,13 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   } catch (const rt::config_error& e) {
     throw check_failed(std::string("cannot run as a pipeline: ") + e.what());
   }
+  // The rules on edges, which a plan of stages cannot see (a consumer in an
+  // earlier stage than its producer would wait for data never sent).
+  for (const auto& d : source.validate(result, options)) {
+    if (d.severity == severity::error) {
+      throw check_failed("cannot run as a pipeline: " + d.message);
+    }
+  }
   simulate_outcome out;
   if (!a.schedule.empty()) {
     detail::check_placement(plan, a);
@@ -120,6 +127,11 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     }
     if (a.report.picture()) {
       detail::add_timeline(out.picture, m);
+      out.picture.notes.push_back(
+          "Makespan " + shardpoint::detail::number(m.makespan) + " (analytic " +
+          std::to_string(m.analytic_makespan) + "), bubble " +
+          shardpoint::detail::number(100 * m.bubble_fraction) + "% of the devices' time, " +
+          shardpoint::detail::number(m.throughput) + " micro-batches a unit.");
     } else {
       out.report = a.report.format == "json" ? io::to_json(m, warnings) : io::to_table(m, warnings);
     }

@@ -124,20 +124,17 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
 io::picture draw_suggestion(model_source& source, const laid_out_model& m,
                             const std::optional<planner>& mem, const memory_items& capped,
                             const io::suggestion& s, const sharding_result& by_node,
-                            const sharding_result& by_position, const suggest_request& a,
-                            std::optional<double> cap) {
-  io::memory_report planned;
-  if (mem) {
-    const auto inputs =
-        stage_memory_inputs(m.view(), by_position, mem->uses, m.by_node(mem->produced));
-    planned.plan = plan_memory(inputs, mem->config);
-  }
+                            const suggest_request& a, std::optional<double> cap) {
   detail::picture_inputs in;
   in.cost = cost_named(a.cost);
-  in.memory = mem ? &planned : nullptr;
   in.capacity = cap;
   in.lay_out = a.report.lay_out;
   io::picture p = detail::picture_of(source, by_node, in);
+  if (mem) { // the memory the cap holds on: the report's memory_bytes
+    for (std::size_t k = 0; k < p.stages.size() && k < s.plan.metrics.stages.size(); ++k) {
+      p.stages[k].memory_bytes = s.plan.metrics.stages[k].memory;
+    }
+  }
   const evaluate_options eo{.communication_weight = a.communication_weight};
   for (int k = 1; k <= std::min(2 * a.stages, a.stages + 8); ++k) {
     try {
@@ -159,6 +156,7 @@ io::picture draw_suggestion(model_source& source, const laid_out_model& m,
   p.command = "suggest";
   p.title = a.report.title;
   detail::add_estimates(p, s.estimates);
+  detail::add_findings(p, s.diagnostics);
   return p;
 }
 
@@ -205,7 +203,7 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   out.diagnostics = s.diagnostics;
   out.warnings = s.estimates;
   if (a.report.picture()) { // a report: written even when the split fails validation
-    out.picture = draw_suggestion(source, m, mem, capped, s, by_node, best.result, a, cap);
+    out.picture = draw_suggestion(source, m, mem, capped, s, by_node, a, cap);
     detail::write_picture(out.picture, picture, a.report, out.written);
   } else {
     out.report = a.report.format == "json" ? io::to_json(s) : io::to_table(s);

@@ -233,6 +233,13 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   }
   if (a.report.picture()) {
     add_timeline(out.picture, run.result, run.stages, a.recompute);
+    double bubble = 0;
+    for (const double b : run.result.bubble) {
+      bubble += b / static_cast<double>(std::max<std::size_t>(run.result.bubble.size(), 1));
+    }
+    out.picture.notes.push_back(
+        cat("Schedule ", a.schedule, ": makespan ", shardpoint::detail::number(run.result.makespan),
+            ", mean bubble ", shardpoint::detail::number(100 * bubble), "% of a device's time."));
     out.picture.time_unit =
         a.mode == "threads" ? "units of " + std::to_string(a.unit_us) + " us" : "time units";
   } else {

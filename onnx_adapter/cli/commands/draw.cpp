@@ -13,13 +13,10 @@ namespace shardpoint::cli {
 
 namespace {
 
-int run(draw_options& a) {
-  // The timeline's schedule is the planner's too, where the planner has it.
-  if (a.schedule == "gpipe" || a.schedule == "1f1b") {
-    a.plan.schedule = a.schedule;
-  }
+int run(const draw_options& a) {
   const auto r = draw_model(a);
   print_warnings(r.warnings);
+  print_findings(r.diagnostics);
   print_written(r.written);
   return exit_ok;
 }

@@ -185,6 +185,8 @@ struct draw_request {
 struct draw_outcome {
   io::picture picture;
   std::vector<std::string> written;
+  /// PopRT's rules on the sharding (also on the page); draw draws anyway.
+  std::vector<diagnostic> diagnostics;
   /// What the figures rest on that is a guess (also on the page).
   std::vector<std::string> warnings;
 };
