@@ -354,6 +354,7 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
   std::vector<weight_decision> out;
   for (const auto& c : choices) {
     const auto& t = *v.initializer.at(c.name);
+    (void)element_count(t); // dims of more than 2^62 elements are bad input, named
     weight_decision d{c.name, dims_of(t), t.data_type(), {}, c, {}};
     const auto& r = readers.at(c.name);
     for (const auto& [s, node] : r) {

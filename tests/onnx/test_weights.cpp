@@ -354,6 +354,33 @@ TEST_CASE("two weights of one name: refused before any strategy is written") {
   }
 }
 
+// fuzz_commands (2026-11-26, under UBSan): an initializer whose dims
+// multiply past 2^63 overflowed in the memory planner's weights (`draw`,
+// `memory`); every command now names the tensor as the readers do
+// (tests/fuzz/regressions/fuzz_commands/memory-weight-dims-beyond-2-62).
+TEST_CASE("a weight of more than 2^62 elements: bad input, named") {
+  temp_dir dir;
+  auto m = onnx_test::make_model({{"mm", {"x", "w"}, {"h"}, "MatMul"}, {"r", {"h"}, {"y"}, "Relu"}},
+                                 {"y"});
+  auto& t = *m.mutable_graph()->add_initializer();
+  t.set_name("w");
+  t.set_data_type(::onnx::TensorProto::FLOAT);
+  t.add_dims(102846335074560000);
+  t.add_dims(5871);
+  const auto model = dir / "big.onnx";
+  sp::save_model(m, model);
+  for (const std::string& command :
+       {std::string("memory --tensor-parallel 2"), std::string("memory"),
+        "draw --output " + q(dir / "d.html"),
+        "weights strategy --tensor-parallel 2 --output-dir " + q(dir / "s")}) {
+    CAPTURE(command);
+    const auto r = shardpoint_cli(command + " --input-model " + q(model), dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err == "shardpoint: error: tensor 'w': its dims [102846335074560000, 5871] are more "
+                   "than 2^62 elements\n");
+  }
+}
+
 TEST_CASE("the shared models split and merge back") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;
