@@ -1,82 +1,184 @@
-// The option groups several commands take, on CLI11.
+// The option schema on CLI11.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <iostream>
 
 #include <shardpoint/io/report.hpp>
+#include <shardpoint/io/text.hpp>
 
+#include "exit_codes.hpp"
 #include "options.hpp"
 
 namespace shardpoint::cli {
 
-void add_to(CLI::App& cmd, model_points& m, const std::string& what, bool required) {
-  cmd.add_option("--input-model,--input_model", m.input, what)->required(required);
-  cmd.add_option("--manual-sharding-config,--manual_sharding_config", m.config,
-                 "shard.yaml (list of {node, device, stage}) or a sharding_info / "
-                 "pipelining_info mapping (YAML or .json); without it and --shard, the model's "
-                 "own __ipu_number / __pipeline_stage attributes");
-  cmd.add_option("--shard", m.shard_flags, "A sharding point NODE=DEVICE[:STAGE] (repeatable)");
-  cmd.add_flag("--only_manual_sharding,--only-manual-sharding", m.strict,
-               "Require unique names on every node; rename nothing");
+namespace {
+
+// "--input-model,--input_model": the names CLI11 takes.
+std::string names_of(const option_spec& o) {
+  return std::string(o.flag) + (o.alias.empty() ? "" : "," + std::string(o.alias));
 }
 
-void add_to(CLI::App& cmd, shape_flags& f) {
-  cmd.add_option("--input-shape,--input_shape", f.input_shapes,
-                 "Sizes of an input, NAME=D0,D1,... (or D0,D1,... for a model with one input; "
-                 "repeatable): costs, bytes and activations are measured with them");
-  cmd.add_option("--dim", f.dims,
-                 "A symbolic input dimension's size, SYMBOL=N (repeatable), e.g. --dim batch=8");
+// The spec's range as a CLI11 validator, saying what CLI11's own Range
+// says ("Value 0 not in range 1 to 1073741824") with the bounds as people
+// write them.
+CLI::Validator range_of(const option_spec& o) {
+  return CLI::Validator(
+      [o](std::string& typed) {
+        char* end = nullptr;
+        const double value = std::strtod(typed.c_str(), &end);
+        const bool number = !typed.empty() && end == typed.c_str() + typed.size();
+        return number && value >= o.min && value <= o.max
+                   ? std::string()
+                   : "Value " + typed + " not in range " + range_text(o);
+      },
+      "RANGE");
 }
 
-void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help) {
-  cmd.add_option("--num-ipus,--num_ipus", f.num_ipus, "Devices available (checked)")
-      ->check(device_count);
-  cmd.add_flag("--enable-pipelining,--enable_pipelining", f.pipelining,
-               "Validate for pipelined execution");
-  cmd.add_option("--batches-per-step,--batches_per_step", f.batches_per_step, bps_help)
-      ->check(batch_count);
-}
-
-void add_to(CLI::App& cmd, memory_flags& f, std::initializer_list<std::string_view> leave_out) {
-  auto* g = cmd.add_option_group("memory plan", "What each device holds (shardpoint memory)");
-  CLI::Option* inference = nullptr;
-  CLI::Option* training = nullptr;
-  for (const auto& o : memory_plan_options) {
-    if (std::find(leave_out.begin(), leave_out.end(), o.flag) != leave_out.end()) {
-      continue;
-    }
-    const std::string names =
-        std::string(o.flag) + (o.alias.empty() ? "" : "," + std::string(o.alias));
-    if (o.set != nullptr) {
-      auto* added = g->add_flag(names, f.*o.set, std::string(o.help));
-      (o.flag == "--inference" ? inference : o.flag == "--training" ? training : added) = added;
-      continue;
-    }
-    auto* added = g->add_option(names, f.*o.text, std::string(o.help));
-    if (!o.choices.empty()) {
-      added->check(CLI::IsMember(choices_of(o)));
-    }
+// `text` split at commas, each element a number; bad_parameter_error naming
+// `flag` for an empty element or one that is not a number.
+template <class T>
+std::vector<T> list_of(const std::string& flag, const std::string& text) {
+  std::vector<T> out;
+  if (text.empty()) {
+    return out;
   }
-  inference->excludes(training);
+  std::size_t from = 0;
+  while (true) {
+    const auto to = std::min(text.find(',', from), text.size());
+    const std::string item = text.substr(from, to - from);
+    T value{};
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {
+      throw bad_parameter_error(
+          flag + ": " +
+          (item.empty() ? std::string("an empty value") : io::quote(item) + " is not a number") +
+          " in " + io::quote(text));
+    }
+    out.push_back(value);
+    if (to == text.size()) {
+      return out;
+    }
+    from = to + 1;
+  }
+}
+
+} // namespace
+
+CLI::Option* cli_options::finish(CLI::Option* added, const option_spec& o) {
+  if (!o.value.empty()) {
+    added->type_name(std::string(o.value));
+  }
+  if (o.required) {
+    added->required();
+  }
+  if (!o.choices.empty()) {
+    added->check(CLI::IsMember(choices_of(o)));
+  }
+  return added;
+}
+
+CLI::Option* cli_options::operator()(const option_spec& o, std::string& field) {
+  auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
+  if (o.value == "SIZE") { // an empty size is a mistake, not "no limit"
+    added->check(CLI::Validator(
+        [](std::string& v) {
+          return v.empty() ? std::string("an empty size; give one, e.g. 16GiB") : std::string();
+        },
+        "SIZE"));
+  }
+  return added;
+}
+
+CLI::Option* cli_options::operator()(const option_spec& o, bool& field) {
+  auto* added = at_->add_flag(names_of(o), field, std::string(o.help));
+  if (o.required) {
+    added->required();
+  }
+  return added;
+}
+
+// A number, checked against the spec's range (a number read as text is
+// parsed, and checked, where it is used).
+template <class T>
+CLI::Option* cli_options::number(const option_spec& o, T& field) {
+  auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
+  if (o.ranged()) {
+    added->check(range_of(o));
+  }
+  return added;
+}
+
+CLI::Option* cli_options::operator()(const option_spec& o, int& field) {
+  return number(o, field);
+}
+CLI::Option* cli_options::operator()(const option_spec& o, std::int64_t& field) {
+  return number(o, field);
+}
+CLI::Option* cli_options::operator()(const option_spec& o, double& field) {
+  return number(o, field);
+}
+CLI::Option* cli_options::operator()(const option_spec& o, std::optional<int>& field) {
+  return number(o, field);
+}
+CLI::Option* cli_options::operator()(const option_spec& o, std::optional<std::int64_t>& field) {
+  return number(o, field);
+}
+
+CLI::Option* cli_options::operator()(const option_spec& o, std::vector<std::string>& field) {
+  auto* added = at_->add_option(names_of(o), field, std::string(o.help));
+  if (!o.choices.empty()) { // a list of choices: "gpipe,1f1b"
+    added->delimiter(',');
+  }
+  return finish(added, o);
+}
+
+template <class T>
+CLI::Option* cli_options::numbers(const option_spec& o, std::vector<T>& field) {
+  const std::string flag(o.flag);
+  auto* added = at_->add_option(
+      names_of(o),
+      [&field, flag](const CLI::results_t& typed) {
+        try {
+          field = list_of<T>(flag, typed.back());
+        } catch (const bad_parameter_error& e) {
+          throw CLI::ValidationError(one_line(e.what()));
+        }
+        return true;
+      },
+      std::string(o.help));
+  added->expected(1);
+  return finish(added, o);
+}
+
+CLI::Option* cli_options::operator()(const option_spec& o, std::vector<double>& field) {
+  return numbers(o, field);
+}
+CLI::Option* cli_options::operator()(const option_spec& o, std::vector<std::int64_t>& field) {
+  return numbers(o, field);
+}
+
+void cli_options::group(std::string_view name, std::string_view description) {
+  at_ = name.empty() ? cmd_ : cmd_->add_option_group(std::string(name), std::string(description));
+}
+
+void cli_options::exclusive(const option_spec& a, const option_spec& b) {
+  auto* first = cmd_->get_option_no_throw(std::string(a.flag));
+  auto* second = cmd_->get_option_no_throw(std::string(b.flag));
+  if (first != nullptr && second != nullptr) {
+    first->excludes(second);
+  }
 }
 
 bool memory_flags_given(const CLI::App& cmd) {
   for (const auto& o : memory_plan_options) {
-    if (cmd.count(std::string(o.flag)) > 0) {
+    if (cmd.count(std::string(o.spec.flag)) > 0) {
       return true;
     }
   }
   return false;
-}
-
-void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
-            const std::string& help) {
-  cmd.add_option("--report", r.format, help)->check(CLI::IsMember(formats));
-  if (std::find(formats.begin(), formats.end(), "html") != formats.end()) {
-    cmd.add_option("--report-file", r.file,
-                   "With --report html: the page to write; with svg: a new folder of SVG files");
-  }
 }
 
 void print_written(const std::vector<std::string>& files) {

@@ -1,12 +1,14 @@
-// The command line's side of the shared request parts (app/requests.hpp):
-// the option groups several commands take, declared once on CLI11, and the
-// ranges CLI11 checks as it parses.
+// The command line's side of the option schema (app/option_schema.hpp):
+// each command's options, as its request declares them, added to CLI11
+// with their names, help, choices and ranges, which CLI11 checks as it
+// parses.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #ifndef SHARDPOINT_CLI_OPTIONS_HPP
 #define SHARDPOINT_CLI_OPTIONS_HPP
 
-#include <initializer_list>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,36 +22,50 @@ namespace shardpoint::cli {
 // The command line is written in the application's vocabulary.
 using namespace shardpoint::app;
 
-/// The domains of counts given on the command line (app/requests.hpp); a
-/// value outside is a bad parameter (exit 2), said by CLI11 as
-/// "--opt: Value V not in range A to B".
-inline const CLI::Range device_count(1, max_devices);
-inline const CLI::Range batch_count(1, max_batches);
+/// A binder (app/option_schema.hpp) that adds each option to a CLI11
+/// command: a flag for a bool, a value checked against the spec's choices
+/// and range otherwise; a comma-separated list of numbers read strictly
+/// ("1,,2" is refused, where CLI11 would drop the empty element).
+class cli_options {
+public:
+  explicit cli_options(CLI::App& cmd) : cmd_(&cmd), at_(&cmd) {}
 
-/// --input-model, --manual-sharding-config, --shard, --only-manual-sharding.
-void add_to(CLI::App& cmd, model_points& m, const std::string& what = "Model to shard",
-            bool required = true);
+  CLI::Option* operator()(const option_spec& o, std::string& field);
+  CLI::Option* operator()(const option_spec& o, bool& field);
+  CLI::Option* operator()(const option_spec& o, int& field);
+  CLI::Option* operator()(const option_spec& o, std::int64_t& field);
+  CLI::Option* operator()(const option_spec& o, double& field);
+  CLI::Option* operator()(const option_spec& o, std::optional<int>& field);
+  CLI::Option* operator()(const option_spec& o, std::optional<std::int64_t>& field);
+  CLI::Option* operator()(const option_spec& o, std::vector<std::string>& field);
+  CLI::Option* operator()(const option_spec& o, std::vector<double>& field);
+  CLI::Option* operator()(const option_spec& o, std::vector<std::int64_t>& field);
 
-/// --num-ipus, --enable-pipelining, --batches-per-step.
-void add_to(CLI::App& cmd, pipeline_flags& f, const std::string& bps_help);
+  /// The options that follow go in an option group (an empty name: none).
+  void group(std::string_view name, std::string_view description);
+  /// `a` and `b` cannot both be given.
+  void exclusive(const option_spec& a, const option_spec& b);
 
-/// --input-shape, --dim: sizes for the model's free input dimensions.
-void add_to(CLI::App& cmd, shape_flags& f);
+private:
+  template <class T>
+  CLI::Option* number(const option_spec& o, T& field);
+  template <class T>
+  CLI::Option* numbers(const option_spec& o, std::vector<T>& field);
+  CLI::Option* finish(CLI::Option* added, const option_spec& o);
 
-/// --report with the given formats (and --report-file, when they include
-/// the pictures: html, svg).
-void add_to(CLI::App& cmd, report_flag& r, const std::vector<std::string>& formats,
-            const std::string& help = "Report format");
+  CLI::App* cmd_;
+  CLI::App* at_;
+};
 
-/// The memory planner's options but those in `leave_out` (a command that
-/// has its own --batches-per-step or --schedule leaves the planner's out).
-void add_to(CLI::App& cmd, memory_flags& f, std::initializer_list<std::string_view> leave_out = {});
+/// Adds the options of `request` (its `options(b, request)`) to `cmd`.
+template <class Request>
+void add_options(CLI::App& cmd, Request& request) {
+  cli_options b(cmd);
+  options(b, request);
+}
 
 /// Whether any memory planner option was given on the command line.
 bool memory_flags_given(const CLI::App& cmd);
-
-/// The report formats of the planning commands: theirs and the pictures.
-inline const std::vector<std::string> planning_reports{"table", "json", "html", "svg"};
 
 /// "shardpoint: wrote FILE" on stderr for each file, as every command that
 /// writes says.

@@ -207,6 +207,22 @@ def _shapes(
     return shapes, named
 
 
+def _shape_settings(
+    input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]],
+    dims: Optional[Mapping[str, int]],
+) -> Dict[str, List[str]]:
+    shapes, named = _shapes(input_shapes, dims)
+    return {"input_shapes": shapes, "dims": named}
+
+
+def _settings(**values: Any) -> Dict[str, Any]:
+    """A command's settings for the C++ side: its options by their Python
+    keywords (app/option_schema.hpp), which checks them as the command line
+    does; None leaves an option's default."""
+    return {k: _os.fspath(v) if isinstance(v, _os.PathLike) else v
+            for k, v in values.items() if v is not None}
+
+
 def _text(value: Any) -> str:
     return "" if value is None else _os.fspath(value) if isinstance(value, _os.PathLike) else str(value)
 
@@ -412,6 +428,7 @@ def simulate(
     cost: str = "unit",
     *,
     shard: Sequence[str] = (),
+    only_manual_sharding: bool = False,
     num_ipus: Optional[int] = None,
     unit_us: int = 100,
     queue_depth: int = 4,
@@ -443,50 +460,30 @@ def simulate(
     (each stage's forward time) and ``activation_bytes`` (one value or one a
     stage) give the stages; ``backward_times`` and ``weight_times``, one a
     stage, replace the ratio and the share with measured times."""
-    training: Dict[str, Any] = {}
+    settings = _settings(
+        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        batches_per_step=batches_per_step,
+        mode=mode, cost=cost, num_ipus=num_ipus, unit_us=unit_us, queue_depth=queue_depth,
+        stage_times=stage_times, backward_times=backward_times, weight_times=weight_times,
+        batch_dim=batch_dim,
+        activation_bytes=[activation_bytes] if isinstance(activation_bytes, int) else activation_bytes,
+        **_shape_settings(input_shapes, dims),
+    )
     if schedule is not None:
-        training = {
-            "schedule": schedule,
-            "virtual_stages": virtual_stages,
-            "backward_ratio": backward_ratio,
-            "weight_share": weight_share,
-            "recompute": recompute,
-            "micro_batch_size": micro_batch_size,
-        }
-    if stage_times is not None:
-        training["stage_times"] = [float(t) for t in stage_times]
-    if backward_times is not None:
-        training["backward_times"] = [float(t) for t in backward_times]
-    if weight_times is not None:
-        training["weight_times"] = [float(t) for t in weight_times]
-    if batch_dim is not None:
-        training["batch_dim"] = str(batch_dim)
-    if activation_bytes is not None:
-        training["activation_bytes"] = (
-            [int(activation_bytes)]
-            if isinstance(activation_bytes, int)
-            else [int(b) for b in activation_bytes]
+        settings.update(
+            schedule=schedule, virtual_stages=virtual_stages, recompute=recompute,
+            micro_batch_size=micro_batch_size,
         )
+        if backward_times is None:
+            settings["backward_ratio"] = backward_ratio
+        if weight_times is None:
+            settings["weight_share"] = weight_share
     arg = None if model is None else _model(model)
 
-    def call(report: str, trace_file: str) -> Any:
-        return _calls.simulate(
-            arg,
-            _text(config),
-            [str(s) for s in shard],
-            batches_per_step,
-            num_ipus,
-            mode,
-            cost,
-            unit_us,
-            queue_depth,
-            trace_file,
-            *_shapes(input_shapes, dims),
-            training,
-            report,
-        )
+    def call(report: str, trace_file: Optional[PathLike]) -> Any:
+        return _calls.simulate(arg, dict(settings, trace=trace_file), report)[0]
 
-    result = Report(_json.loads(call("json", _text(trace))), lambda: call("picture", ""))
+    result = Report(_json.loads(call("json", trace)), lambda: call("picture", None))
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     return result
@@ -531,46 +528,20 @@ def plan(
     ``emit`` it writes the files that run the best layout; the report's
     ``"written"`` lists them. Nothing fitting is ``"feasible": 0`` (the
     command exits 3), not raised."""
-    settings: Dict[str, Any] = {
-        "global_batch": _integer("global_batch", global_batch),
-        "dtype": dtype,
-        "optimizer": optimizer,
-        "max_micro_batch_size": _integer("max_micro_batch_size", max_micro_batch_size),
-        "virtual_stages": _integer("virtual_stages", virtual_stages),
-        "backward_ratio": float(backward_ratio),
-        "weight_share": float(weight_share),
-        "top_k": str(top_k),
-        "force": bool(force),
-    }
-    for key, value in (
-        ("devices", devices),
-        ("devices_per_node", devices_per_node),
-        ("layers", layers),
-        ("hidden", hidden),
-        ("sequence", sequence),
-        ("vocabulary", vocabulary),
-        ("heads", heads),
-    ):
-        if value is not None:
-            settings[key] = _integer(key, value)
-    for key, value in (
-        ("device_memory", device_memory),
-        ("device_flops", device_flops),
-        ("intra_node_bandwidth", intra_node_bandwidth),
-        ("inter_node_bandwidth", inter_node_bandwidth),
-        ("cluster", cluster),
-        ("emit", emit),
-        ("batch_dim", batch_dim),
-    ):
-        if value is not None:
-            settings[key] = _text(value)
-    if schedules is not None:
-        if isinstance(schedules, str):  # "1f1b" or "gpipe,1f1b", as the flag takes it
-            schedules = schedules.split(",")
-        settings["schedules"] = [str(s) for s in schedules]
-    report, written = _calls.plan(
-        None if model is None else _model(model), settings, *_shapes(input_shapes, dims)
+    if isinstance(schedules, str):  # "1f1b" or "gpipe,1f1b", as the flag takes it
+        schedules = schedules.split(",")
+    settings = _settings(
+        global_batch=global_batch, devices=devices, device_memory=device_memory,
+        device_flops=device_flops, devices_per_node=devices_per_node,
+        intra_node_bandwidth=intra_node_bandwidth, inter_node_bandwidth=inter_node_bandwidth,
+        cluster=cluster, layers=layers, hidden=hidden, sequence=sequence, vocabulary=vocabulary,
+        heads=heads, dtype=dtype, optimizer=optimizer, max_micro_batch_size=max_micro_batch_size,
+        schedules=None if schedules is None else [str(s) for s in schedules],
+        virtual_stages=virtual_stages, backward_ratio=backward_ratio, weight_share=weight_share,
+        top_k=top_k, emit=emit, force=force, batch_dim=batch_dim,
+        **_shape_settings(input_shapes, dims),
     )
+    report, written = _calls.plan(None if model is None else _model(model), settings)
     result = _json.loads(report)
     result["written"] = list(written)
     for e in result.get("estimates", []):
@@ -603,26 +574,19 @@ def suggest(
     shard.yaml) and ``output_model`` when given; raises
     InvalidShardingError, writing nothing, when validation fails."""
     arg = _model(model)
+    settings = _settings(
+        stages=stages, num_ipus=num_ipus, memory_per_device=memory_per_device, cost=cost,
+        communication_weight=communication_weight, only_manual_sharding=only_manual_sharding,
+        force=force, **_shape_settings(input_shapes, dims), **memory_options,
+    )
 
-    def call(report: str, config_file: str, model_file: str) -> Any:
+    def call(report: str, config_file: Any, model_file: Any) -> Any:
         return _calls.suggest(
-            arg,
-            stages,
-            num_ipus,
-            _text(memory_per_device),
-            cost,
-            communication_weight,
-            config_file,
-            model_file,
-            only_manual_sharding,
-            force,
-            memory_options,
-            *_shapes(input_shapes, dims),
-            report,
+            arg, dict(settings, output_config=config_file, output_model=model_file), report
         )
 
-    report, found, _, rule_broken = call("json", _text(output_config), _text(output_model))
-    result = Report(_json.loads(report), lambda: call("picture", "", "")[0])
+    report, found, _, rule_broken = call("json", output_config, output_model)
+    result = Report(_json.loads(report), lambda: call("picture", None, None)[0])
     for e in result.get("estimates", []):
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     if not force and rule_broken:
@@ -637,6 +601,7 @@ def memory_plan(
     largest_layer_parameters: Optional[Union[int, float, str]] = None,
     config: Optional[PathLike] = None,
     shard: Sequence[str] = (),
+    only_manual_sharding: bool = False,
     device_memory: Optional[Union[str, int]] = None,
     compare_stages: bool = False,
     pipeline_parallel: Optional[int] = None,
@@ -663,23 +628,19 @@ def memory_plan(
     ``device_memory`` is returned with ``"fits": False`` (the command exits
     3), not raised."""
     arg = None if model is None else _model(model)
+    settings = _settings(
+        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        parameters=parameters,
+        largest_layer_parameters=largest_layer_parameters, device_memory=device_memory,
+        compare_stages=compare_stages, compare_deepspeed=compare_deepspeed,
+        pipeline_parallel=None if pipeline_parallel is None
+        else _integer("pipeline_parallel", pipeline_parallel),
+        gpus_per_node=None if gpus_per_node is None else _integer("gpus_per_node", gpus_per_node),
+        **_shape_settings(input_shapes, dims), **options,
+    )
 
     def call(report: str) -> Any:
-        return _calls.memory_plan(
-            arg,
-            _text(config),
-            [str(s) for s in shard],
-            _text(parameters),
-            _text(largest_layer_parameters),
-            _text(device_memory),
-            compare_stages,
-            "" if pipeline_parallel is None else str(_integer("pipeline_parallel", pipeline_parallel)),
-            compare_deepspeed,
-            "" if gpus_per_node is None else str(_integer("gpus_per_node", gpus_per_node)),
-            options,
-            *_shapes(input_shapes, dims),
-            report,
-        )[0]
+        return _calls.memory_plan(arg, settings, report)[0]
 
     result = Report(_json.loads(call("json")), None if arg is None else lambda: call("picture"))
     for e in result.get("estimates", []):
@@ -692,6 +653,7 @@ def draw(
     config: Optional[PathLike] = None,
     *,
     shard: Sequence[str] = (),
+    only_manual_sharding: bool = False,
     cost: str = "flops",
     batches_per_step: int = 0,
     schedule: Optional[str] = None,
@@ -716,22 +678,16 @@ def draw(
     "svg": a new folder of SVG files; ``force`` replaces an earlier one).
     What breaks PopRT's rules is drawn too, and warned of
     (``ShardingWarning``)."""
-    settings = {
-        "cost": cost,
-        "batches_per_step": batches_per_step,
-        "schedule": _text(schedule),
-        "virtual_stages": virtual_stages,
-        "backward_ratio": backward_ratio,
-        "weight_share": weight_share,
-        "device_memory": _text(device_memory),
-        "format": format,
-        "output": _text(output),
-        "force": force,
-    }
-    raw, found_warnings, _, found = _calls.draw(
-        _model(model), _text(config), [str(s) for s in shard], settings, memory_options,
-        *_shapes(input_shapes, dims)
+    settings = _settings(
+        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        cost=cost,
+        batches_per_step=batches_per_step or None,  # 0: twice the stages
+        schedule=schedule, virtual_stages=virtual_stages,
+        backward_ratio=backward_ratio, weight_share=weight_share, device_memory=device_memory,
+        format=format, output=output, force=force, **_shape_settings(input_shapes, dims),
+        **memory_options,
     )
+    raw, found_warnings, _, found = _calls.draw(_model(model), settings)
     for e in found_warnings:
         _warnings.warn(e, EstimateWarning, stacklevel=2)
     for d in _diagnostics(found):  # drawn anyway; on the page too

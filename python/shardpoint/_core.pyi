@@ -49,69 +49,22 @@ def validate(
     enable_pipelining: bool,
 ) -> Tuple[str, List[_Finding]]: ...
 def inspect(model: Union[str, bytes], grep: str) -> str: ...
+# The planning commands: settings are the options by their Python keywords
+# (app/option_schema.hpp; docs/options.md lists them).
 def simulate(
-    model: Union[None, str, bytes],
-    config: str,
-    shard: Sequence[str],
-    batches_per_step: int,
-    num_ipus: Optional[int],
-    mode: str,
-    cost: str,
-    unit_us: int,
-    queue_depth: int,
-    trace: str,
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
-    training: Dict[str, Any],
-    report: str,
-) -> Union[str, _Picture]: ...
-def plan(
-    model: Union[None, str, bytes],
-    settings: Dict[str, Any],
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
-) -> Tuple[str, List[str]]: ...
+    model: Union[None, str, bytes], settings: Dict[str, Any], report: str
+) -> Tuple[Union[str, _Picture], List[str]]: ...
+def plan(model: Union[None, str, bytes], settings: Dict[str, Any]) -> Tuple[str, List[str]]: ...
 def suggest(
-    model: Union[str, bytes],
-    stages: int,
-    num_ipus: Optional[int],
-    memory_per_device: str,
-    cost: str,
-    communication_weight: float,
-    output_config: str,
-    output_model: str,
-    only_manual_sharding: bool,
-    force: bool,
-    memory: Dict[str, Any],
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
-    report: str,
+    model: Union[str, bytes], settings: Dict[str, Any], report: str
 ) -> Tuple[Union[str, _Picture], List[_Finding], List[str], bool]: ...
 def memory_plan(
-    model: Optional[Union[str, bytes]],
-    config: str,
-    shard: Sequence[str],
-    parameters: str,
-    largest_layer: str,
-    device_memory: str,
-    compare_stages: bool,
-    pipeline_parallel: str,
-    compare_deepspeed: bool,
-    gpus_per_node: str,
-    options: Dict[str, Any],
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
-    report: str,
+    model: Optional[Union[str, bytes]], settings: Dict[str, Any], report: str
 ) -> Tuple[Union[str, _Picture], str]: ...
 def draw(
-    model: Union[str, bytes],
-    config: str,
-    shard: Sequence[str],
-    settings: Dict[str, Any],
-    memory: Dict[str, Any],
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
+    model: Union[str, bytes], settings: Dict[str, Any]
 ) -> Tuple[_Picture, List[str], List[str], List[_Finding]]: ...
+def keywords(command: str) -> List[str]: ...
 def weights_strategy(
     model: Union[str, bytes],
     config: str,

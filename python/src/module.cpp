@@ -13,8 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <functional>
-#include <map>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -299,30 +298,175 @@ std::string inspect(const py::object& model, const std::string& grep) {
   return app::inspect_model(a);
 }
 
-// Reads every entry of `d` with the setter its key names (the request's
-// field of that name); KeyError naming `what` for another key.
-using setters = std::map<std::string, std::function<void(const py::object&)>>;
-void read_settings(const py::dict& d, const char* what, const setters& set) {
-  for (const auto& item : d) {
-    const auto key = item.first.cast<std::string>();
-    const auto it = set.find(key);
-    if (it == set.end()) {
-      throw py::key_error(std::string(what) + ": no setting " + key);
+// A binder (app/option_schema.hpp) reading a command's options from the
+// settings __init__.py passes: a dict whose keys are the options' Python
+// keywords. An absent key, or None, leaves the request's default; a value
+// is checked as the command line checks it (app::check_option), its
+// messages naming the flag, as the command line's do.
+class py_options {
+public:
+  explicit py_options(const py::dict& settings) : settings_(settings) {}
+
+  template <class T>
+  void operator()(const app::option_spec& o, T& field) {
+    if (o.keyword.empty()) {
+      return;
     }
-    it->second(py::reinterpret_borrow<py::object>(item.second));
+    const std::string key(o.keyword);
+    known_.insert(key);
+    if (!settings_.contains(key) || settings_[key.c_str()].is_none()) {
+      return;
+    }
+    given_.insert(key);
+    read(o, py::reinterpret_borrow<py::object>(settings_[key.c_str()]), field);
   }
+  void group(std::string_view, std::string_view) {}
+  void exclusive(const app::option_spec& a, const app::option_spec& b) {
+    if (given_.count(std::string(a.keyword)) && given_.count(std::string(b.keyword))) {
+      throw app::usage_error(std::string(a.keyword) + " and " + std::string(b.keyword) +
+                             " exclude each other");
+    }
+  }
+  [[nodiscard]] bool given(std::string_view keyword) const {
+    return given_.count(std::string(keyword)) > 0;
+  }
+  /// Refuses a key no option of the command has ("unknown `what` option").
+  void finish(const char* what) const {
+    for (const auto& item : settings_) {
+      const auto key = py::str(item.first).cast<std::string>();
+      if (!known_.count(key)) {
+        throw app::usage_error("unknown " + std::string(what) + " option '" + key + "'");
+      }
+    }
+  }
+
+private:
+  static void read(const app::option_spec& o, const py::object& v, std::string& field) {
+    field = py::str(v).cast<std::string>();
+    app::check_option(o, o.flag, field);
+  }
+  static void read(const app::option_spec&, const py::object& v, bool& field) {
+    field = v.cast<bool>();
+  }
+  // An int, a numpy integer: anything with __index__ but a bool; never a
+  // float (1.9 is not silently 1).
+  static std::int64_t integer(const app::option_spec& o, const py::object& v) {
+    PyObject* index = py::isinstance<py::bool_>(v) ? nullptr : PyNumber_Index(v.ptr());
+    if (index == nullptr) {
+      PyErr_Clear();
+      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is an integer, not " +
+                           py::str(py::type::of(v).attr("__name__")).cast<std::string>());
+    }
+    const auto owned = py::reinterpret_steal<py::object>(index);
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(owned.ptr(), &overflow);
+    if (overflow != 0) {
+      throw sp::bad_parameter_error(std::string(o.flag) + ": " + py::str(v).cast<std::string>() +
+                                    " is too large");
+    }
+    app::check_option(o, o.flag, static_cast<double>(value));
+    return value;
+  }
+  template <class I>
+  static I narrow(const app::option_spec& o, std::int64_t value) {
+    if (value < std::numeric_limits<I>::min() || value > std::numeric_limits<I>::max()) {
+      throw sp::bad_parameter_error(std::string(o.flag) + ": " + std::to_string(value) +
+                                    " is too large");
+    }
+    return static_cast<I>(value);
+  }
+  static void read(const app::option_spec& o, const py::object& v, int& field) {
+    field = narrow<int>(o, integer(o, v));
+  }
+  static void read(const app::option_spec& o, const py::object& v, std::optional<int>& field) {
+    field = narrow<int>(o, integer(o, v));
+  }
+  static void read(const app::option_spec& o, const py::object& v, std::int64_t& field) {
+    field = integer(o, v);
+  }
+  static void read(const app::option_spec& o, const py::object& v,
+                   std::optional<std::int64_t>& field) {
+    field = integer(o, v);
+  }
+  static void read(const app::option_spec& o, const py::object& v, double& field) {
+    field = v.cast<double>();
+    app::check_option(o, o.flag, field);
+  }
+  static void read(const app::option_spec& o, const py::object& v,
+                   std::vector<std::string>& field) {
+    field = v.cast<std::vector<std::string>>();
+    for (const auto& item : field) {
+      app::check_option(o, o.flag, item);
+    }
+  }
+  template <class T>
+  static void read(const app::option_spec&, const py::object& v, std::vector<T>& field) {
+    field = v.cast<std::vector<T>>();
+  }
+
+  const py::dict& settings_;
+  std::set<std::string> known_;
+  std::set<std::string> given_;
+};
+
+// A command's request from the model argument (a path or bytes; None: no
+// model) and its settings; `what` names the options in an unknown key's
+// message. Returns the binder, which knows what was given.
+template <class Request>
+py_options read_request(Request& a, const py::dict& settings, const char* what) {
+  py_options b(settings);
+  options(b, a);
+  b.finish(what);
+  return b;
 }
 
-// Setters of a field from a Python value: as T, or as the text str() gives.
-template <class T>
-std::function<void(const py::object&)> as(T& field) {
-  return [&field](const py::object& v) { field = v.cast<T>(); };
-}
-std::function<void(const py::object&)> as_text(std::string& field) {
-  return [&field](const py::object& v) { field = py::str(v).cast<std::string>(); };
+// Python's `training=False` is --inference; whether any memory plan option
+// was given (the command line's memory_flags_given).
+bool memory_keywords(const py_options& b, app::memory_flags& f) {
+  if (b.given("training") && !f.training) {
+    f.inference = true;
+  }
+  for (const auto& o : app::memory_plan_options) {
+    if (!o.spec.keyword.empty() && b.given(o.spec.keyword)) {
+      return true;
+    }
+  }
+  return false;
 }
 
-// A training step's settings (simulate's `schedule` and the rest).
+// The Python keywords of a command's options, in the order it declares them
+// (what its function in __init__.py takes; tests/python/test_package.py).
+struct keyword_list {
+  std::vector<std::string> keywords;
+  template <class T>
+  void operator()(const app::option_spec& o, T&) {
+    if (!o.keyword.empty()) {
+      keywords.emplace_back(o.keyword);
+    }
+  }
+  void group(std::string_view, std::string_view) {}
+  void exclusive(const app::option_spec&, const app::option_spec&) {}
+};
+
+std::vector<std::string> keywords(const std::string& command) {
+  keyword_list b;
+  const auto of = [&b](auto request) { options(b, request); };
+  if (command == "simulate") {
+    of(app::simulate_options{});
+  } else if (command == "plan") {
+    of(app::plan_options{});
+  } else if (command == "suggest") {
+    of(app::suggest_options{});
+  } else if (command == "memory") {
+    of(app::memory_options{});
+  } else if (command == "draw") {
+    of(app::draw_options{});
+  } else {
+    throw sp::bad_parameter_error("no command " + sp::io::quote(command) + " binds its options");
+  }
+  return b.keywords;
+}
+
 // A picture as the package takes it: the page, the fragment a notebook
 // shows, and the SVG files by name.
 py::dict picture_dict(const sp::io::picture& p) {
@@ -337,172 +481,60 @@ py::dict picture_dict(const sp::io::picture& p) {
   return d;
 }
 
-void set_training(app::simulate_options& a, const py::dict& t) {
-  read_settings(t, "simulate",
-                {{"schedule", as(a.schedule)},
-                 {"virtual_stages", as(a.virtual_stages)},
-                 {"backward_ratio", as(a.backward_ratio)},
-                 {"weight_share", as(a.weight_share)},
-                 {"recompute", as(a.recompute)},
-                 {"micro_batch_size", as(a.micro_batch_size)},
-                 {"stage_times", as(a.stage_times)},
-                 {"backward_times", as(a.backward_times)},
-                 {"weight_times", as(a.weight_times)},
-                 {"activation_bytes", as(a.activation_bytes)},
-                 {"batch_dim", as(a.batch_dim)}});
+// The report as asked: the JSON text, or (`report` "picture") the picture.
+py::object report_of(const std::string& report, const std::string& text,
+                     const sp::io::picture& picture) {
+  return report == "picture" ? py::object(picture_dict(picture)) : py::object(py::str(text));
 }
 
-py::object simulate(const py::object& model, const std::string& config,
-                    const std::vector<std::string>& shard, int batches_per_step,
-                    std::optional<int> num_ipus, const std::string& mode, const std::string& cost,
-                    int unit_us, int queue_depth, const std::string& trace,
-                    const std::vector<std::string>& input_shapes,
-                    const std::vector<std::string>& dims, const py::dict& training,
-                    const std::string& report) {
+// `simulate --report json` (or the picture): (report, files written).
+py::tuple simulate(const py::object& model, const py::dict& settings, const std::string& report) {
   app::simulate_options a;
-  a.shapes = {input_shapes, dims};
+  const auto b = read_request(a, settings, "simulate");
   std::optional<model_arg> m;
   if (!model.is_none()) {
     m = model_from(model);
-    set_points(a.model, *m, config, shard);
-  } else {
-    a.model.config = config;
-    a.model.shard_flags = shard;
+    a.model.input = m->path;
+    a.model.data = m->data();
   }
-  a.batches_per_step = batches_per_step;
-  a.num_ipus = num_ipus;
-  a.mode = mode;
-  a.cost = cost;
-  a.unit_us = unit_us;
-  a.queue_depth = queue_depth;
-  a.report.format = report; // json, or "picture"
-  a.trace = trace;
-  set_training(a, training);
+  a.report.format = report;
   std::optional<app::simulate_outcome> r;
   {
     py::gil_scoped_release free;
     r.emplace(app::simulate_model(a));
   }
-  if (report == "picture") {
-    return picture_dict(r->picture);
-  }
-  return py::str(r->report); // its "estimates" warn in __init__.py
+  return py::make_tuple(report_of(report, r->report, r->picture), r->written);
 }
 
-// `plan --report json`: the request's fields from the dict __init__.py
-// builds (its keys are the fields' names).
-std::tuple<std::string, std::vector<std::string>> plan(const py::object& model,
-                                                       const py::dict& settings,
-                                                       const std::vector<std::string>& input_shapes,
-                                                       const std::vector<std::string>& dims) {
+// `plan --report json`: (report, files written).
+py::tuple plan(const py::object& model, const py::dict& settings) {
   app::plan_options a;
-  a.shapes = {input_shapes, dims};
+  read_request(a, settings, "plan");
   std::optional<model_arg> m;
   if (!model.is_none()) {
     m = model_from(model);
     a.input = m->path;
     a.data = m->data();
   }
-  read_settings(settings, "plan",
-                {{"layers", as(a.layers)},
-                 {"hidden", as(a.hidden)},
-                 {"sequence", as(a.sequence)},
-                 {"vocabulary", as(a.vocabulary)},
-                 {"heads", as(a.heads)},
-                 {"cluster", as_text(a.cluster_file)},
-                 {"devices", as(a.devices)},
-                 {"devices_per_node", as(a.devices_per_node)},
-                 {"device_memory", as_text(a.device_memory)},
-                 {"device_flops", as_text(a.device_flops)},
-                 {"intra_node_bandwidth", as_text(a.intra_node_bandwidth)},
-                 {"inter_node_bandwidth", as_text(a.inter_node_bandwidth)},
-                 {"global_batch", as(a.global_batch)},
-                 {"dtype", as_text(a.dtype)},
-                 {"optimizer", as_text(a.optimizer)},
-                 {"max_micro_batch_size", as(a.max_micro_batch_size)},
-                 {"schedules", as(a.schedules)},
-                 {"virtual_stages", as(a.virtual_stages)},
-                 {"backward_ratio", as(a.backward_ratio)},
-                 {"weight_share", as(a.weight_share)},
-                 {"top_k", as_text(a.top_k)},
-                 {"emit", as_text(a.emit)},
-                 {"force", as(a.force)},
-                 {"batch_dim", as(a.batch_dim)}});
   a.report.format = "json";
-  py::gil_scoped_release free;
-  auto r = app::plan_model(a);
-  return {std::move(r.report), std::move(r.written)};
+  std::optional<app::plan_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(app::plan_model(a));
+  }
+  return py::make_tuple(r->report, r->written);
 }
 
-// The memory planner's options, as the command line's text (so that the
-// same parsing and errors apply); None leaves the default.
-app::memory_flags memory_flags_of(const py::dict& o, bool& any) {
-  app::memory_flags f;
-  any = false;
-  std::set<std::string> known; // every key read below
-  const auto given = [&](const char* key) {
-    known.insert(key);
-    return o.contains(key) && !o[key].is_none();
-  };
-  const auto text = [&](const char* key, std::string& out) {
-    if (given(key)) {
-      out = py::str(o[key]).cast<std::string>();
-      any = true;
-    }
-  };
-  const auto flag = [&](const char* key, bool& out) {
-    if (given(key)) {
-      out = o[key].cast<bool>();
-      any = any || out;
-    }
-  };
-  for (const auto& option : app::memory_plan_options) {
-    if (option.keyword.empty() || option.keyword == "training") {
-      continue; // training= is the pair --training / --inference, below
-    }
-    const std::string key(option.keyword);
-    if (option.text != nullptr) {
-      text(key.c_str(), f.*option.text);
-    } else {
-      flag(key.c_str(), f.*option.set);
-    }
-  }
-  if (given("training")) {
-    f.training = o["training"].cast<bool>();
-    f.inference = !f.training;
-    any = true;
-  }
-  for (const auto& item : o) {
-    const auto name = py::str(item.first).cast<std::string>();
-    if (!known.count(name)) {
-      throw app::usage_error("unknown memory plan option '" + name + "'");
-    }
-  }
-  return f; // values are checked where the command line's are: memory_flags::config()
-}
-
-py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ipus,
-                  const std::string& memory_per_device, const std::string& cost,
-                  double communication_weight, const std::string& output_config,
-                  const std::string& output_model, bool only_manual_sharding, bool force,
-                  const py::dict& memory, const std::vector<std::string>& input_shapes,
-                  const std::vector<std::string>& dims, const std::string& report) {
+// `suggest --report json` (or the picture): (report, findings, files
+// written, whether a rule is broken).
+py::tuple suggest(const py::object& model, const py::dict& settings, const std::string& report) {
   const auto m = model_from(model);
   app::suggest_options a;
-  a.shapes = {input_shapes, dims};
+  const auto b = read_request(a, settings, "memory plan");
   a.input = m.path;
   a.data = m.data();
-  a.stages = stages;
-  a.num_ipus = num_ipus;
-  a.memory_per_device = memory_per_device;
-  a.cost = cost;
-  a.communication_weight = communication_weight;
-  a.output_config = output_config;
-  a.output_model = output_model;
-  a.strict = only_manual_sharding;
-  a.force = force;
-  a.report.format = report; // json, or "picture"
-  a.plan = memory_flags_of(memory, a.planned);
+  a.report.format = report;
+  a.planned = memory_keywords(b, a.plan);
   if (a.plan.automatic()) {
     throw app::usage_error("suggest plans one sharded data parallel degree; give a number");
   }
@@ -511,83 +543,43 @@ py::tuple suggest(const py::object& model, int stages, std::optional<int> num_ip
     py::gil_scoped_release free;
     r.emplace(app::suggest_split(a));
   }
-  return py::make_tuple(report == "picture" ? py::object(picture_dict(r->picture))
-                                            : py::object(py::str(r->report)),
-                        unnamed(r->diagnostics), r->written, rule_broken(app::verdict_of(*r)));
+  return py::make_tuple(report_of(report, r->report, r->picture), unnamed(r->diagnostics),
+                        r->written, rule_broken(app::verdict_of(*r)));
 }
 
-py::tuple memory_plan(const py::object& model, const std::string& config,
-                      const std::vector<std::string>& shard, const std::string& parameters,
-                      const std::string& largest_layer, const std::string& device_memory,
-                      bool compare_stages, const std::string& pipeline_parallel,
-                      bool compare_deepspeed, const std::string& gpus_per_node,
-                      const py::dict& options, const std::vector<std::string>& input_shapes,
-                      const std::vector<std::string>& dims, const std::string& report) {
+// `memory --report json` (or the picture): (report, the shortfall).
+py::tuple memory_plan(const py::object& model, const py::dict& settings,
+                      const std::string& report) {
   app::memory_options a;
-  a.shapes = {input_shapes, dims};
+  const auto b = read_request(a, settings, "memory plan");
+  (void)memory_keywords(b, a.plan);
   std::optional<model_arg> m;
   if (!model.is_none()) {
     m = model_from(model);
-    a.model.input = m->path;
+    a.model.input = m->path.empty() ? "<bytes>" : m->path; // a model is given
     a.model.data = m->data();
-    if (a.model.input.empty()) {
-      a.model.input = "<bytes>"; // tells plan_model_memory a model is given
-    }
   }
-  a.model.config = config;
-  a.model.shard_flags = shard;
-  a.parameters = parameters;
-  a.largest_layer = largest_layer;
-  a.device_memory = device_memory;
-  a.compare_stages = compare_stages;
-  a.pipeline_parallel = pipeline_parallel;
-  a.compare_deepspeed = compare_deepspeed;
-  a.gpus_per_node = gpus_per_node;
-  a.report.format = report; // json, or "picture"
-  bool any = false;
-  a.plan = memory_flags_of(options, any);
+  a.report.format = report;
   std::optional<app::memory_outcome> r;
   {
     py::gil_scoped_release free;
     r.emplace(app::plan_model_memory(a));
   }
-  return py::make_tuple(report == "picture" ? py::object(picture_dict(r->picture))
-                                            : py::object(py::str(r->report)),
-                        r->shortfall);
+  return py::make_tuple(report_of(report, r->report, r->picture), r->shortfall);
 }
 
-// `shardpoint draw`: the request's fields from the dict __init__.py builds
-// (its keys are the fields' names); (picture, warnings, files written,
-// validation findings).
-py::tuple draw(const py::object& model, const std::string& config,
-               const std::vector<std::string>& shard, const py::dict& settings,
-               const py::dict& memory, const std::vector<std::string>& input_shapes,
-               const std::vector<std::string>& dims) {
+// `shardpoint draw`: (picture, warnings, files written, validation
+// findings); written only when the settings name an output.
+py::tuple draw(const py::object& model, const py::dict& settings) {
   const auto m = model_from(model);
   app::draw_options a;
-  a.shapes = {input_shapes, dims};
-  set_points(a.model, m, config, shard);
-  a.report.format = "picture";
-  read_settings(settings, "draw",
-                {{"cost", as_text(a.cost)},
-                 {"batches_per_step", as(a.batches_per_step)},
-                 {"schedule", as_text(a.schedule)},
-                 {"virtual_stages", as(a.virtual_stages)},
-                 {"backward_ratio", as(a.backward_ratio)},
-                 {"weight_share", as(a.weight_share)},
-                 {"device_memory", as_text(a.device_memory)},
-                 {"format", as_text(a.report.format)},
-                 {"output", as_text(a.report.file)},
-                 {"force", as(a.force)}});
-  if (a.report.format != "html" && a.report.format != "svg") {
-    throw sp::bad_parameter_error("format " + sp::io::quote(a.report.format) +
-                                  " is not html or svg");
-  }
+  const auto b = read_request(a, settings, "memory plan");
+  (void)memory_keywords(b, a.plan);
+  a.model.input = m.path;
+  a.model.data = m.data();
   if (a.report.file.empty()) {
     a.report.format = "picture"; // returned only
   }
-  bool any = false;
-  a.plan = memory_flags_of(memory, any);
   std::optional<app::draw_outcome> r;
   {
     py::gil_scoped_release free;
@@ -835,26 +827,22 @@ PYBIND11_MODULE(_core, m) {
         arg("batches_per_step").none(true), arg("enable_pipelining"),
         "shardpoint validate: (report JSON, findings).");
   m.def("inspect", &inspect, arg("model"), arg("grep"), "shardpoint inspect --report json.");
-  m.def("simulate", &simulate, arg("model").none(true), arg("config"), arg("shard"),
-        arg("batches_per_step"), arg("num_ipus").none(true), arg("mode"), arg("cost"),
-        arg("unit_us"), arg("queue_depth"), arg("trace"), arg("input_shapes"), arg("dims"),
-        arg("training"), arg("report"),
-        "shardpoint simulate --report json (or, report \"picture\", its picture).");
-  m.def("plan", &plan, arg("model").none(true), arg("settings"), arg("input_shapes"), arg("dims"),
+  // The planning commands: a model (path, bytes or None) and the settings,
+  // keyed by the options' Python keywords (app/option_schema.hpp).
+  m.def("simulate", &simulate, arg("model").none(true), arg("settings"), arg("report"),
+        "shardpoint simulate --report json (or, report \"picture\", its picture): (report, "
+        "files written).");
+  m.def("plan", &plan, arg("model").none(true), arg("settings"),
         "shardpoint plan --report json: (report, files written).");
-  m.def("suggest", &suggest, arg("model"), arg("stages"), arg("num_ipus").none(true),
-        arg("memory_per_device"), arg("cost"), arg("communication_weight"), arg("output_config"),
-        arg("output_model"), arg("only_manual_sharding"), arg("force"), arg("memory"),
-        arg("input_shapes"), arg("dims"), arg("report"),
+  m.def("suggest", &suggest, arg("model"), arg("settings"), arg("report"),
         "shardpoint suggest --report json (or its picture): (report, findings, written, rule "
         "broken).");
-  m.def("memory_plan", &memory_plan, arg("model").none(true), arg("config"), arg("shard"),
-        arg("parameters"), arg("largest_layer"), arg("device_memory"), arg("compare_stages"),
-        arg("pipeline_parallel"), arg("compare_deepspeed"), arg("gpus_per_node"), arg("options"),
-        arg("input_shapes"), arg("dims"), arg("report"),
+  m.def("memory_plan", &memory_plan, arg("model").none(true), arg("settings"), arg("report"),
         "shardpoint memory --report json (or its picture): (report, shortfall).");
-  m.def("draw", &draw, arg("model"), arg("config"), arg("shard"), arg("settings"), arg("memory"),
-        arg("input_shapes"), arg("dims"), "shardpoint draw: (picture, warnings, files written).");
+  m.def("draw", &draw, arg("model"), arg("settings"),
+        "shardpoint draw: (picture, warnings, files written, findings).");
+  m.def("keywords", &keywords, arg("command"),
+        "The Python keywords of a planning command's options (app/option_schema.hpp).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
         arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
         arg("layout"), arg("layout_out"), arg("format"), arg("layout_form"),

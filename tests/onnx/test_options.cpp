@@ -1,17 +1,28 @@
-// The memory planner's options, declared once (app::memory_plan_options):
-// the command line offers each under its flag with its choices, the Python
-// package takes each under its keyword, and the documentation names each.
+// The commands' options, declared once (app/option_schema.hpp): the command
+// line offers each as its request lists it, with its choices and range;
+// the checks every other caller gets say what the command line says; the
+// Python package and the documentation name each. docs/options.md is made
+// here, from the same lists: this test fails when it differs, and writes the
+// fresh one with SHARDPOINT_WRITE_DOCS=1.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <set>
+#include <sstream>
 #include <string>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
 
+#include "commands.hpp"
 #include "options.hpp"
 
 namespace app = shardpoint::app;
+namespace cli = shardpoint::cli;
 
 namespace {
 
@@ -20,25 +31,183 @@ std::string read(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The whole command line, as main.cpp builds it.
+struct whole_cli {
+  CLI::App app{"shardpoint"};
+  whole_cli() {
+#define SHARDPOINT_ADD(name) cli::add_##name(app);
+    SHARDPOINT_COMMANDS(SHARDPOINT_ADD)
+#undef SHARDPOINT_ADD
+  }
+};
+
+// Every command with options: "suggest", "weights merge", ...
+void commands_of(const CLI::App& at, const std::string& prefix,
+                 std::vector<std::pair<std::string, const CLI::App*>>& out) {
+  for (const auto* sub : at.get_subcommands({})) {
+    if (sub->get_name().empty()) {
+      continue; // an option group
+    }
+    const std::string name = prefix.empty() ? sub->get_name() : prefix + " " + sub->get_name();
+    if (sub->get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }).empty()) {
+      out.emplace_back(name, sub);
+    } else {
+      commands_of(*sub, name, out);
+    }
+  }
+}
+
+// Every option of a command, its groups' included.
+void options_of(const CLI::App& cmd, std::vector<const CLI::Option*>& out) {
+  for (const auto* o : cmd.get_options()) {
+    if (o->get_name() != "--help") {
+      out.push_back(o);
+    }
+  }
+  for (const auto* sub : cmd.get_subcommands({})) {
+    if (sub->get_name().empty()) {
+      options_of(*sub, out);
+    }
+  }
+}
+
+// A binder that writes a command's options as a Markdown table: what the
+// docs say is what the request declares.
+class markdown_options {
+public:
+  explicit markdown_options(std::ostringstream& out) : out_(&out) { header(); }
+
+  template <class T>
+  void operator()(const app::option_spec& o, const T& field) {
+    std::string names = "`" + std::string(o.flag) + "`";
+    if (!o.alias.empty()) {
+      names += ", `" + std::string(o.alias) + "`";
+    }
+    std::string takes;
+    if (!o.choices.empty()) {
+      takes = "one of " + std::string(o.choices);
+    } else if (o.ranged() && std::is_arithmetic_v<std::remove_cvref_t<decltype(numeric(field))>>) {
+      takes = app::range_text(o);
+    }
+    std::string help(o.help);
+    for (auto& c : help) {
+      c = c == '|' ? '/' : c; // a table cell
+    }
+    *out_ << "| " << names << " | "
+          << (o.is_flag() ? std::string() : "`" + std::string(o.value) + "`") << " | " << takes
+          << " | " << default_of(o, field) << " | "
+          << (o.keyword.empty() ? std::string() : "`" + std::string(o.keyword) + "`") << " | "
+          << help << " |\n";
+  }
+  void group(std::string_view name, std::string_view description) {
+    if (!name.empty()) {
+      *out_ << "\n*" << name << "*: " << description << "\n\n";
+      header();
+    }
+  }
+  void exclusive(const app::option_spec& a, const app::option_spec& b) {
+    exclusions_.push_back("`" + std::string(a.flag) + "` and `" + std::string(b.flag) + "`");
+  }
+  [[nodiscard]] const std::vector<std::string>& exclusions() const { return exclusions_; }
+
+private:
+  void header() {
+    *out_ << "| option | value | takes | default | Python | what |\n|---|---|---|---|---|---|\n";
+  }
+  // The number a field holds (its optional's), or the field itself.
+  template <class T>
+  static const T& numeric(const T& field) {
+    return field;
+  }
+  template <class T>
+  static T numeric(const std::optional<T>&) {
+    return T{};
+  }
+  template <class T>
+  static std::string default_of(const app::option_spec& o, const T& field) {
+    if (o.required) {
+      return "required";
+    }
+    if constexpr (std::is_same_v<T, std::string>) {
+      return field.empty() ? std::string() : "`" + field + "`";
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return field ? "on" : "";
+    } else if constexpr (std::is_arithmetic_v<T>) {
+      std::ostringstream s;
+      s << field;
+      return field == T{} ? std::string() : s.str();
+    } else {
+      return {};
+    }
+  }
+
+  std::ostringstream* out_;
+  std::vector<std::string> exclusions_;
+};
+
+template <class Request, class Bind>
+void section(std::ostringstream& out, const std::string& name, Bind bind) {
+  out << "\n## shardpoint " << name << "\n\n";
+  Request request;
+  markdown_options b(out);
+  bind(b, request);
+  for (const auto& e : b.exclusions()) {
+    out << "\n" << e << " exclude each other.\n";
+  }
+}
+
+std::string options_reference() {
+  std::ostringstream out;
+  out << "# Options\n\n"
+         "Every option of every command: its names (PopRT's underscore spelling too), the value "
+         "it takes, its choices or range, its default, its Python keyword, and what it does. "
+         "Made from the commands' declarations (`app/option_schema.hpp`, each request's "
+         "`options()`) by `tests/onnx/test_options.cpp`, which fails when this page differs; "
+         "`SHARDPOINT_WRITE_DOCS=1 ctest -R test_options` writes it anew. Sizes take units "
+         "(`16GiB`, `900MB`), counts take `1e6`; see [cli.md](cli.md) for what each command "
+         "does.\n";
+  const auto plain = [](auto& b, auto& r) { options(b, r); };
+  section<app::shard_options>(out, "shard", plain);
+  section<app::suggest_options>(out, "suggest", plain);
+  section<app::split_options>(out, "split", plain);
+  section<app::weights_options>(out, "weights strategy",
+                                [](auto& b, auto& r) { app::strategy_options(b, r); });
+  section<app::weights_options>(out, "weights split",
+                                [](auto& b, auto& r) { app::split_weights_options(b, r); });
+  section<app::weights_options>(out, "weights merge",
+                                [](auto& b, auto& r) { app::merge_weights_options(b, r); });
+  section<app::memory_options>(out, "memory", plain);
+  section<app::inspect_options>(out, "inspect", plain);
+  section<app::validate_options>(out, "validate", plain);
+  section<app::simulate_options>(out, "simulate", plain);
+  section<app::plan_options>(out, "plan", plain);
+  section<app::draw_options>(out, "draw", plain);
+  section<app::strip_options>(out, "strip", plain);
+  section<app::synth_options>(out, "synth", plain);
+  return out.str();
+}
+
 } // namespace
 
 TEST_CASE("every memory plan option is on the command line, with its choices") {
   CLI::App cmd{"test"};
   app::memory_flags f;
-  shardpoint::cli::add_to(cmd, f);
+  cli::cli_options b(cmd);
+  options(b, f);
   for (const auto& o : app::memory_plan_options) {
-    CAPTURE(o.flag);
-    const CLI::Option* added = cmd.get_option_no_throw(std::string(o.flag));
+    CAPTURE(o.spec.flag);
+    const CLI::Option* added = cmd.get_option_no_throw(std::string(o.spec.flag));
     REQUIRE(added != nullptr);
-    CHECK(added->get_description() == o.help);
+    CHECK(added->get_description() == o.spec.help);
     CHECK((o.text != nullptr) != (o.set != nullptr)); // a value or a flag, never both
-    for (const auto& choice : app::choices_of(o)) {
+    for (const auto& choice : app::choices_of(o.spec)) {
       // Each choice parses into its field, and config() takes it.
       CLI::App one{"test"};
       app::memory_flags g;
-      shardpoint::cli::add_to(one, g);
+      cli::cli_options to_one(one);
+      options(to_one, g);
       CAPTURE(choice);
-      CHECK_NOTHROW(one.parse(std::vector<std::string>{choice, std::string(o.flag)}));
+      CHECK_NOTHROW(one.parse(std::vector<std::string>{choice, std::string(o.spec.flag)}));
       CHECK(g.*o.text == choice);
       CHECK_NOTHROW((void)g.config());
     }
@@ -47,6 +216,8 @@ TEST_CASE("every memory plan option is on the command line, with its choices") {
   // for the callers that do not parse a command line.
   CHECK_THROWS_AS(cmd.parse(std::vector<std::string>{"adagrad", "--optimizer"}),
                   CLI::ValidationError);
+  CHECK_THROWS_AS(cmd.parse(std::vector<std::string>{"--training", "--inference"}),
+                  CLI::ExcludesError);
   app::memory_flags bad;
   bad.schedule = "zb-h1";
   CHECK_THROWS_WITH_AS((void)bad.config(), "--schedule 'zb-h1' is not one of gpipe, 1f1b",
@@ -59,10 +230,90 @@ TEST_CASE("the documentation and the Python package name every memory plan optio
   REQUIRE_FALSE(docs.empty());
   REQUIRE_FALSE(python.empty());
   for (const auto& o : app::memory_plan_options) {
-    CAPTURE(o.flag);
-    CHECK(docs.find(std::string(o.flag)) != std::string::npos);
-    if (!o.keyword.empty()) {
-      CHECK(python.find("``" + std::string(o.keyword) + "``") != std::string::npos);
+    CAPTURE(o.spec.flag);
+    CHECK(docs.find(std::string(o.spec.flag)) != std::string::npos);
+    if (!o.spec.keyword.empty()) {
+      CHECK(python.find("``" + std::string(o.spec.keyword) + "``") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("every option of every command comes from the schema") {
+  // No command adds an option of its own: each is in its request's
+  // options(), so Python and the docs see it too.
+  for (const auto& entry :
+       std::filesystem::directory_iterator(SHARDPOINT_SOURCE_DIR "/onnx_adapter/cli/commands")) {
+    CAPTURE(entry.path().string());
+    const std::string text = read(entry.path().string());
+    CHECK(text.find("add_option(") == std::string::npos);
+    CHECK(text.find("add_flag(") == std::string::npos);
+  }
+  whole_cli cli;
+  std::vector<std::pair<std::string, const CLI::App*>> commands;
+  commands_of(cli.app, "", commands);
+  CHECK(commands.size() == 14); // 12 commands, weights three
+  const std::string reference = options_reference();
+  for (const auto& entry : commands) {
+    const std::string& name = entry.first;
+    const CLI::App* cmd = entry.second;
+    CAPTURE(name);
+    const auto at = reference.find("\n## shardpoint " + name + "\n");
+    REQUIRE(at != std::string::npos);
+    const auto end = reference.find("\n## ", at + 1);
+    const std::string section = reference.substr(at, end - at);
+    std::vector<const CLI::Option*> all;
+    options_of(*cmd, all);
+    CHECK_FALSE(all.empty());
+    for (const auto* o : all) {
+      const std::string shown = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames()[0];
+      CAPTURE(shown);
+      CHECK(section.find("`" + shown + "`") != std::string::npos);
+      CHECK_FALSE(o->get_description().empty());
+    }
+  }
+}
+
+TEST_CASE("a value out of range is said the same by the command line and check_option") {
+  whole_cli cli;
+  for (const auto& typed : std::vector<std::pair<std::string, std::string>>{
+           {"--batches-per-step", "0"}, {"--queue-depth", "2000000"}, {"--unit-us", "0"}}) {
+    const std::string& flag = typed.first;
+    const std::string& value = typed.second;
+    CAPTURE(flag);
+    std::string said;
+    try {
+      cli.app.parse(std::vector<std::string>{value, flag, "1", "--stage-times", "simulate"});
+    } catch (const CLI::ValidationError& e) {
+      said = e.what();
+    }
+    const app::option_spec* spec = flag == "--batches-per-step" ? &app::opt::batches_per_step
+                                   : flag == "--queue-depth"    ? &app::opt::queue_depth
+                                                                : &app::opt::unit_us;
+    CHECK_THROWS_WITH_AS(app::check_option(*spec, spec->flag, std::stod(value)), said.c_str(),
+                         shardpoint::bad_parameter_error);
+  }
+  // Fractions as people write them, not CLI11's "0.000000 to 1.000000".
+  CHECK_THROWS_WITH(app::check_option(app::opt::weight_share, "--weight-share", 1.5),
+                    "--weight-share: Value 1.5 not in range 0 to 1");
+  CHECK_NOTHROW(app::check_option(app::opt::weight_share, "--weight-share", 0.5));
+  CHECK_THROWS_WITH(app::check_option(app::opt::mode, "mode", std::string("fast")),
+                    "mode 'fast' is not one of virtual, threads");
+  CHECK_THROWS_WITH(app::check_option(app::opt::device_memory, "device_memory", std::string()),
+                    "device_memory: an empty size; give one, e.g. 16GiB");
+  // A list of numbers is read strictly, as it is parsed.
+  CHECK_THROWS_WITH_AS(cli.app.parse(std::vector<std::string>{"1,,2", "--stage-times", "1",
+                                                              "--batches-per-step", "simulate"}),
+                       "--stage-times: an empty value in '1,,2'", CLI::ValidationError);
+}
+
+TEST_CASE("docs/options.md is made from the declarations") {
+  const std::string path = SHARDPOINT_SOURCE_DIR "/docs/options.md";
+  const std::string made = options_reference();
+  if (const char* write = std::getenv("SHARDPOINT_WRITE_DOCS");
+      write && std::string(write) == "1") {
+    std::ofstream(path) << made;
+  }
+  CHECK_MESSAGE(read(path) == made,
+                "docs/options.md differs from the declarations: SHARDPOINT_WRITE_DOCS=1 ctest -R "
+                "test_options writes it anew");
 }

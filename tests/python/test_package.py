@@ -632,7 +632,9 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     assert str(e.value) == cli_message(err)
     code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "0")
     assert code == 2 and "--batches-per-step: Value 0 not in range 1 to 1073741824" in err
-    with pytest.raises(shardpoint.BadParameterError, match=r"batches per step must be in \[1, 1073741824\], not 0"):
+    # The option's range is declared once (app/option_schema.hpp): Python's
+    # message is the command line's.
+    with pytest.raises(shardpoint.BadParameterError, match=r"^--batches-per-step: Value 0 not in range 1 to 1073741824$"):
         shardpoint.simulate(path, batches_per_step=0, shard=[point])
     # A sharding that breaks a rule: the last node on stage 0, the producer
     # of its input on stage 1 (data flowing back to an earlier stage).
@@ -773,3 +775,38 @@ def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
     with pytest.raises(shardpoint.BadInputError):
         s2.picture()
     assert s2._repr_html_() is None and s2["stages"]
+
+
+@pytest.mark.parametrize(
+    "function,command",
+    [
+        (shardpoint.simulate, "simulate"),
+        (shardpoint.plan, "plan"),
+        (shardpoint.suggest, "suggest"),
+        (shardpoint.memory_plan, "memory"),
+        (shardpoint.draw, "draw"),
+    ],
+)
+def test_python_keywords_are_the_declared_options(function, command):
+    # Each planning function takes the options its command declares
+    # (app/option_schema.hpp), by their keywords: none missing, none extra.
+    # The memory planner's come through **options.
+    declared = set(_core.keywords(command))
+    memory = set(_core.keywords("memory")) - {
+        "model", "config", "shard", "input_shapes", "dims", "parameters",
+        "largest_layer_parameters", "pipeline_parallel", "device_memory", "compare_stages",
+        "compare_deepspeed", "gpus_per_node",
+    }
+    taken = {
+        p.name for p in pyinspect.signature(function).parameters.values()
+        if p.kind != pyinspect.Parameter.VAR_KEYWORD
+    }
+    assert taken - {"model"} <= declared, taken - declared
+    takes_memory = any(
+        p.kind == pyinspect.Parameter.VAR_KEYWORD
+        for p in pyinspect.signature(function).parameters.values()
+    )
+    missing = declared - taken - {"model"} - (memory if takes_memory else set())
+    assert not missing, missing
+    with pytest.raises(shardpoint.BadParameterError, match="no command"):
+        _core.keywords("shard")

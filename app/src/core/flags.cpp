@@ -2,7 +2,9 @@
 // memory planner's options, whole numbers.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <shardpoint/app/flags.hpp>
 #include <shardpoint/io/text.hpp>
@@ -29,6 +31,54 @@ pipeline_options pipeline_flags::options(const sharding_result& r) const {
   o.batches_per_step = batches_per_step.value_or(1);
   o.spelling = flag_spelling;
   return o;
+}
+
+std::vector<std::string> choices_of(const option_spec& o) {
+  std::vector<std::string> out;
+  for (std::string_view rest = o.choices; !rest.empty();) {
+    const auto comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
+
+namespace {
+
+// A bound or a value as people write it: 1073741824, 0.5, 1e+12.
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", x);
+  return text;
+}
+
+} // namespace
+
+void check_option(const option_spec& o, std::string_view name, const std::string& value) {
+  if (o.value == "SIZE" && value.empty()) {
+    throw bad_parameter_error(std::string(name) + ": an empty size; give one, e.g. 16GiB");
+  }
+  const auto choices = choices_of(o);
+  if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) {
+    return;
+  }
+  std::string list;
+  for (const auto& choice : choices) {
+    list.append(list.empty() ? "" : ", ").append(choice);
+  }
+  throw bad_parameter_error(std::string(name) + " " + io::quote(value) + " is not one of " + list);
+}
+
+void check_option(const option_spec& o, std::string_view name, double value) {
+  // As the command line says it (its validator is this check).
+  if (o.ranged() && !(value >= o.min && value <= o.max)) {
+    throw bad_parameter_error(std::string(name) + ": Value " + number(value) + " not in range " +
+                              range_text(o));
+  }
+}
+
+std::string range_text(const option_spec& o) {
+  return number(o.min) + " to " + number(o.max);
 }
 
 std::int64_t parse_count(const std::string& flag, const std::string& text) {
@@ -68,19 +118,8 @@ parallel_config memory_flags::config() const {
   // The command line checks the choices as it parses (CLI11); these checks
   // are for every other caller (the Python bindings).
   for (const auto& o : memory_plan_options) {
-    const std::string* value = o.text != nullptr ? &(this->*o.text) : nullptr;
-    if (value == nullptr || o.choices.empty() || value->empty()) {
-      continue; // free text, or the default
-    }
-    std::string list;
-    bool known = false;
-    for (const auto& choice : choices_of(o)) {
-      known = known || *value == choice;
-      list.append(list.empty() ? "" : ", ").append(choice);
-    }
-    if (!known) {
-      throw bad_parameter_error(std::string(o.flag) + " " + io::quote(*value) + " is not one of " +
-                                list);
+    if (o.text != nullptr && !(this->*o.text).empty()) { // empty: the default
+      check_option(o.spec, o.spec.flag, this->*o.text);
     }
   }
   parallel_config c;

@@ -21,12 +21,9 @@ int run(const inspect_options& a) {
 
 action add_inspect(CLI::App& app) {
   auto a = std::make_shared<inspect_options>();
-  auto* cmd = app.add_subcommand("inspect", "List nodes: index, name, op type, [device, stage,] "
-                                            "inputs -> outputs");
-  cmd->add_option("model", a->model, "Model to list")->required();
-  cmd->add_option("--grep", a->grep, "Only nodes whose name or op type matches REGEX");
-  add_to(*cmd, a->report, {"table", "json"},
-         "table: a tab-separated line per node; json: a list of objects");
+  add_options(*app.add_subcommand("inspect", "List nodes: index, name, op type, [device, stage,] "
+                                             "inputs -> outputs"),
+              *a);
   return [a] { return run(*a); };
 }
 

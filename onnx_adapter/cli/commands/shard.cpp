@@ -31,18 +31,8 @@ int run(const shard_options& a) {
 
 action add_shard(CLI::App& app) {
   auto a = std::make_shared<shard_options>();
-  auto* cmd = app.add_subcommand("shard", "Annotate a model with __ipu_number / __pipeline_stage");
-  add_to(*cmd, a->model);
-  cmd->add_option("--output-model,--output_model", a->output, "Where to write the sharded model");
-  cmd->add_option("--output-dir,--output_dir", a->output_dir,
-                  "Folder for a relative --output-model");
-  add_to(*cmd, a->pipeline, "Micro-batches per step (with pipelining: a multiple of the stages)");
-  add_to(*cmd, a->report, {"table", "json", "none"},
-         "Report format; none prints only validation findings (on stderr) and skips "
-         "the shape inference that sizes the crossing tensors");
-  add_to(*cmd, a->shapes);
-  cmd->add_flag("--in-place,--in_place", a->in_place, "Overwrite the input model");
-  cmd->add_flag("--force", a->force, "Write the model even when validation fails");
+  add_options(*app.add_subcommand("shard", "Annotate a model with __ipu_number / __pipeline_stage"),
+              *a);
   return [a] { return run(*a); };
 }
 

@@ -24,11 +24,9 @@ int run(const strip_options& a) {
 
 action add_strip(CLI::App& app) {
   auto a = std::make_shared<strip_options>();
-  auto* cmd = app.add_subcommand(
-      "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node");
-  cmd->add_option("--input-model,--input_model", a->input, "Sharded model")->required();
-  cmd->add_option("--output-model,--output_model", a->output, "Where to write the model")
-      ->required();
+  add_options(*app.add_subcommand(
+                  "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node"),
+              *a);
   return [a] { return run(*a); };
 }
 

@@ -23,11 +23,8 @@ int run(const validate_options& a) {
 action add_validate(CLI::App& app) {
   auto a = std::make_shared<validate_options>();
   a->pipeline.batches_enable_pipelining = true;
-  auto* cmd = app.add_subcommand("validate", "Check the sharding attributes already in a model");
-  cmd->add_option("model", a->model, "Model to check")->required();
-  add_to(*cmd, a->pipeline, "Micro-batches per step (turns on the pipelining checks)");
-  add_to(*cmd, a->report, {"table", "json"});
-  add_to(*cmd, a->shapes);
+  add_options(*app.add_subcommand("validate", "Check the sharding attributes already in a model"),
+              *a);
   return [a] { return run(*a); };
 }
 

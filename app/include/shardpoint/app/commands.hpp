@@ -38,6 +38,21 @@ struct shard_options {
   bool force = false;
 };
 
+/// The options of each command (app/option_schema.hpp), next to its request.
+template <class B>
+void options(B& b, shard_options& a) {
+  options(b, a.model);
+  b(opt::output_model.saying("Where to write the sharded model"), a.output);
+  b(opt::output_dir.saying("Folder for a relative --output-model"), a.output_dir);
+  options(b, a.pipeline, "Micro-batches per step (with pipelining: a multiple of the stages)");
+  options(b, a.report, "table,json,none",
+          "Report format; none prints only validation findings (on stderr) and skips the shape "
+          "inference that sizes the crossing tensors");
+  options(b, a.shapes);
+  b(opt::in_place, a.in_place);
+  b(opt::force.saying("Write the model even when validation fails"), a.force);
+}
+
 /// A model sharded as `m` says, annotated, and its validation findings.
 struct shard_outcome {
   sharded_model sharded;
@@ -78,6 +93,14 @@ struct validate_options {
   shape_flags shapes; ///< the report's crossing bytes measured with them
 };
 
+template <class B>
+void options(B& b, validate_options& a) {
+  b(opt::model.saying("Model to check").needed(), a.model);
+  options(b, a.pipeline, "Micro-batches per step (turns on the pipelining checks)");
+  options(b, a.report, "table,json");
+  options(b, a.shapes);
+}
+
 struct validate_outcome {
   std::string report;
   std::vector<diagnostic> diagnostics;
@@ -97,6 +120,14 @@ struct inspect_options {
   report_flag report;
 };
 
+template <class B>
+void options(B& b, inspect_options& a) {
+  b(opt::model.saying("Model to list").needed(), a.model);
+  b(opt::grep, a.grep);
+  options(b, a.report, "table,json",
+          "table: a tab-separated line per node; json: a list of objects");
+}
+
 /// One line per node (table) or [{"index", "name", "op_type", "device",
 /// "stage", "inputs", "outputs"}] (JSON; device and stage null when unset).
 std::string inspect_model(const inspect_options& a);
@@ -112,6 +143,23 @@ struct suggest_options : suggest_request {
 
 suggest_outcome suggest_split(const suggest_options& a);
 
+template <class B>
+void options(B& b, suggest_options& a) {
+  b(opt::input_model.saying("Model to split").needed(), a.input);
+  options(b, a.shapes);
+  b(opt::stages, a.stages);
+  b(opt::num_ipus, a.num_ipus);
+  b(opt::memory_per_device, a.memory_per_device);
+  b(opt::cost, a.cost);
+  b(opt::communication_weight, a.communication_weight);
+  b(opt::output_config, a.output_config);
+  b(opt::output_model.saying("Write the model annotated with the split"), a.output_model);
+  options(b, a.report, planning_reports, planning_report_help);
+  b(opt::only_manual_sharding, a.strict);
+  b(opt::force.saying("Write even when validation fails"), a.force);
+  options(b, a.plan);
+}
+
 struct simulate_options : simulate_request {
   model_points model;
   shape_flags shapes;
@@ -119,6 +167,42 @@ struct simulate_options : simulate_request {
 };
 
 simulate_outcome simulate_model(const simulate_options& a);
+
+template <class B>
+void options(B& b, simulate_options& a) {
+  options(b, a.model, "Model to shard and run (or give --stage-times)", false);
+  options(b, a.shapes);
+  b(opt::batches_per_step
+        .saying("Micro-batches to run (a multiple of the stages; with --schedule, the "
+                "schedule's rule)")
+        .needed(),
+    a.batches_per_step);
+  b(opt::num_ipus, a.num_ipus);
+  b(opt::mode, a.mode);
+  b(opt::cost.taking("unit,flops").saying("unit: 1 per node; flops: estimated MFLOPs per node"),
+    a.cost);
+  b(opt::unit_us, a.unit_us);
+  b(opt::queue_depth, a.queue_depth);
+  options(b, a.report, planning_reports, planning_report_help);
+  b(opt::trace, a.trace);
+  b.group("training step",
+          "A training schedule's forward and backward passes instead of forward passes");
+  b(opt::schedule, a.schedule);
+  b(opt::virtual_stages, a.virtual_stages);
+  b(opt::backward_ratio, a.backward_ratio);
+  b(opt::weight_share, a.weight_share);
+  b(opt::backward_times, a.backward_times);
+  b(opt::weight_times, a.weight_times);
+  b.exclusive(opt::backward_times, opt::backward_ratio);
+  b.exclusive(opt::weight_times, opt::weight_share);
+  b(opt::recompute, a.recompute);
+  b(opt::micro_batch_size.saying("Samples a micro-batch, for the activation bytes (default 1)"),
+    a.micro_batch_size);
+  b(opt::batch_dim, a.batch_dim);
+  b(opt::stage_times, a.stage_times);
+  b(opt::activation_bytes, a.activation_bytes);
+  b.group("", "");
+}
 
 /// `plan` on an ONNX model, or (no model) on a transformer's counts.
 struct plan_options : plan_request {
@@ -130,12 +214,65 @@ struct plan_options : plan_request {
 
 plan_outcome plan_model(const plan_options& a);
 
+template <class B>
+void options(B& b, plan_options& a) {
+  b(opt::input_model.saying("Model to lay out (or give a transformer's counts)"), a.input);
+  options(b, a.shapes);
+  b(opt::batch_dim, a.batch_dim);
+  b.group("transformer", "A GPT-like transformer by its counts, instead of a model");
+  b(opt::layers, a.layers);
+  b(opt::hidden, a.hidden);
+  b(opt::sequence, a.sequence);
+  b(opt::vocabulary, a.vocabulary);
+  b(opt::heads, a.heads);
+  b.group("cluster", "The devices (flags win over --cluster)");
+  b(opt::cluster, a.cluster_file);
+  b(opt::devices, a.devices);
+  b(opt::devices_per_node, a.devices_per_node);
+  b(opt::device_memory.saying("Memory of a device (80GiB, 16GB, ...)"), a.device_memory);
+  b(opt::device_flops, a.device_flops);
+  b(opt::intra_node_bandwidth, a.intra_node_bandwidth);
+  b(opt::inter_node_bandwidth, a.inter_node_bandwidth);
+  b.group("", "");
+  b(opt::global_batch, a.global_batch);
+  b(opt::dtype, a.dtype);
+  b(opt::optimizer.saying("adam (default), sgd or none"), a.optimizer);
+  b(opt::max_micro_batch_size, a.max_micro_batch_size);
+  b(opt::schedules, a.schedules);
+  b(opt::virtual_stages.saying("v of the interleaved schedule (default 2)").within(2, 64),
+    a.virtual_stages);
+  b(opt::backward_ratio.saying("A backward's compute in forwards (default 2)"), a.backward_ratio);
+  b(opt::weight_share, a.weight_share);
+  b(opt::top_k, a.top_k);
+  options(b, a.report, planning_reports,
+          "Report: table, json, or the best layout drawn (html, svg) to --report-file");
+  b(opt::emit, a.emit);
+  b(opt::force.saying("Replace an --emit folder shardpoint wrote before"), a.force);
+}
+
 struct memory_options : memory_request {
   model_points model; ///< none given: planned from `parameters`
   shape_flags shapes;
 };
 
 memory_outcome plan_model_memory(const memory_options& a);
+
+template <class B>
+void options(B& b, memory_options& a) {
+  options(b, a.model, "Model, sharded into pipeline stages (or give --parameters)", false);
+  options(b, a.shapes);
+  b(opt::parameters, a.parameters);
+  b(opt::largest_layer_parameters, a.largest_layer);
+  b(opt::pipeline_parallel, a.pipeline_parallel);
+  b(opt::device_memory.saying(
+        "Memory of each device (32GiB, 16GB, 123456789): exit 3 when one does not fit"),
+    a.device_memory);
+  b(opt::compare_stages, a.compare_stages);
+  b(opt::compare_deepspeed, a.compare_deepspeed);
+  b(opt::gpus_per_node, a.gpus_per_node);
+  options(b, a.plan);
+  options(b, a.report, planning_reports, planning_report_help);
+}
 
 /// `draw` on an ONNX model: its sharding (points, or the model's own) as
 /// a page or SVGs.
@@ -145,6 +282,30 @@ struct draw_options : draw_request {
 };
 
 draw_outcome draw_model(const draw_options& a);
+
+template <class B>
+void options(B& b, draw_options& a) {
+  options(b, a.model, "Model to draw", true);
+  options(b, a.shapes);
+  b(opt::picture_format, a.report.format);
+  b(opt::output.saying("The page (html) or the new folder (svg) to write").needed(), a.report.file);
+  b(opt::force.saying("Replace an earlier svg folder of shardpoint's"), a.force);
+  b(opt::cost.saying("flops: estimated MFLOPs per node (default); unit: 1 per node; params: "
+                     "parameter bytes"),
+    a.cost);
+  b(opt::batches_per_step.saying("Micro-batches in the timeline (default: twice the stages)"),
+    a.batches_per_step);
+  b(opt::schedule.saying("The timeline of a training step: gpipe, 1f1b, interleaved or zb-h1 "
+                         "(default: forward passes)"),
+    a.schedule);
+  b(opt::virtual_stages, a.virtual_stages);
+  b(opt::backward_ratio, a.backward_ratio);
+  b(opt::weight_share, a.weight_share);
+  b(opt::device_memory.saying("Memory of each device (32GiB, 16GB, 123456789): the memory bars' "
+                              "capacity"),
+    a.device_memory);
+  options(b, a.plan, {"--batches-per-step", "--schedule"});
+}
 
 // ---- split --------------------------------------------------------------
 
@@ -156,6 +317,21 @@ struct split_options {
   report_flag report;
   bool force = false;
 };
+
+template <class B>
+void options(B& b, split_options& a) {
+  options(b, a.model, "Model to split");
+  b(opt::output_dir
+        .saying("Folder for stage_<s>.onnx and pipeline.json (new, or empty unless --force)")
+        .needed(),
+    a.output_dir);
+  b(opt::by, a.by);
+  b(opt::external_data, a.split.external_data);
+  b(opt::relay, a.split.relay);
+  b(opt::keep_sharding_attributes, a.split.keep_sharding_attributes);
+  options(b, a.report, "table,json");
+  b(opt::force.saying("Replace an output folder that is not empty"), a.force);
+}
 
 struct split_outcome {
   std::string report;
@@ -172,6 +348,12 @@ struct strip_options {
   std::string output;
 };
 
+template <class B>
+void options(B& b, strip_options& a) {
+  b(opt::input_model.saying("Sharded model").needed(), a.input);
+  b(opt::output_model.needed(), a.output);
+}
+
 /// `strip`: the model without sharding attributes; how many were removed.
 std::size_t strip_model(const strip_options& a);
 
@@ -184,6 +366,15 @@ struct synth_options {
   int hidden = 8;
   int sequence = 16;
 };
+
+template <class B>
+void options(B& b, synth_options& a) {
+  b(opt::synth_what.needed(), a.what);
+  b(opt::synth_output.needed(), a.output);
+  b(opt::layers.saying("decoder: number of layers").within(1, 10'000'000), a.layers);
+  b(opt::hidden.saying("decoder: hidden size").within(1, 4096), a.hidden);
+  b(opt::sequence.saying("decoder: sequence length").within(1, 4096), a.sequence);
+}
 
 /// `synth`: writes the generated model.
 void synth_model(const synth_options& a);
@@ -210,6 +401,47 @@ struct weights_options {
   std::string from_ranks;
   std::string from_strategy_dir;
 };
+
+/// The options of `weights strategy`, `weights split`, `weights merge`.
+template <class B>
+void strategy_options(B& b, weights_options& a) {
+  options(b, a.model, "Model (its pipeline stages from its attributes or a config)");
+  b(opt::tensor_parallel.within(1, max_devices).needed(), a.tensor_parallel);
+  b(opt::devices_per_stage, a.devices_per_stage);
+  b(opt::layout.saying("Layout file (name: column|row|vocab|replicated|[shard]); default: derived "
+                       "from the graph"),
+    a.layout);
+  b(opt::layout_out, a.layout_out);
+  b(opt::output_dir.saying("Folder for stage<s>.ckpt / .json").needed(), a.strategy_dir);
+  b(opt::weight_format, a.format);
+  b(opt::layout_form, a.layout_form);
+  b(opt::replicate_shared, a.replicate_shared);
+  b(opt::force.saying("Replace an output folder that is not empty"), a.force);
+}
+template <class B>
+void split_weights_options(B& b, weights_options& a) {
+  b(opt::input_model.saying("Model with the weights (or --from-weights, or --from-ranks)"),
+    a.model.input);
+  b(opt::from_weights, a.from_weights);
+  b(opt::from_ranks, a.from_ranks);
+  b(opt::from_strategy_dir, a.from_strategy_dir);
+  b(opt::strategy_dir.needed(), a.strategy_dir);
+  b(opt::output_dir.saying("Folder for rank_<r>/").needed(), a.ranks_dir);
+  b(opt::weight_format.taking("ckpt,safetensors")
+        .saying("ckpt: MindSpore checkpoints; safetensors"),
+    a.format);
+  b(opt::force.saying("Replace an output folder that is not empty"), a.force);
+}
+template <class B>
+void merge_weights_options(B& b, weights_options& a) {
+  b(opt::strategy_dir.saying("Strategy files").needed(), a.strategy_dir);
+  b(opt::ranks_dir.needed(), a.ranks_dir);
+  b(opt::output
+        .saying("The weights: a MindSpore checkpoint when it ends in .ckpt, else safetensors")
+        .needed(),
+    a.output);
+  b(opt::force.saying("Replace the output file when it exists"), a.force);
+}
 
 struct strategy_outcome {
   std::vector<onnx::weight_decision> decisions;

@@ -9,7 +9,10 @@
 #ifndef SHARDPOINT_APP_FLAGS_HPP
 #define SHARDPOINT_APP_FLAGS_HPP
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include <shardpoint/app/errors.hpp>
+#include <shardpoint/app/option_schema.hpp>
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/shardpoint.hpp>
 
@@ -24,11 +28,6 @@ namespace shardpoint::app {
 
 /// What the option names say in messages: the flags' own spelling.
 inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
-
-/// The domains of counts: devices and stages (ids run to max_group_id,
-/// 65535), micro-batches per step. A value outside is a bad parameter.
-inline constexpr int max_devices = 65536;
-inline constexpr int max_batches = 1 << 30;
 
 /// Where to cut a graph, in any format: --manual-sharding-config, --shard,
 /// --only-manual-sharding, and the bindings' entries.
@@ -61,6 +60,15 @@ struct pipeline_flags {
   [[nodiscard]] pipeline_options options(const sharding_result& r) const;
 };
 
+/// --num-ipus, --enable-pipelining, --batches-per-step (with the command's
+/// own help for the last).
+template <class B>
+void options(B& b, pipeline_flags& f, std::string_view batches_help) {
+  b(opt::num_ipus, f.num_ipus);
+  b(opt::enable_pipelining, f.pipelining);
+  b(opt::batches_per_step.saying(batches_help), f.batches_per_step);
+}
+
 /// Every node of a graph, for a layout engine to draw: names, op types,
 /// stages, edges from producer to consumer.
 struct node_graph {
@@ -89,6 +97,22 @@ struct report_flag {
     return format == "html" || format == "svg" || format == "picture";
   }
 };
+
+/// --report taking `formats` ("table,json,html,svg"), and --report-file when
+/// they include the pictures.
+template <class B>
+void options(B& b, report_flag& r, std::string_view formats,
+             std::string_view help = "Report format") {
+  b(opt::report.taking(formats).saying(help), r.format);
+  if (formats.find("html") != std::string_view::npos) {
+    b(opt::report_file, r.file);
+  }
+}
+
+/// The report formats of the planning commands: theirs and the pictures.
+inline constexpr std::string_view planning_reports = "table,json,html,svg";
+inline constexpr std::string_view planning_report_help =
+    "Report: table, json, or a picture (html, svg) to --report-file";
 
 /// The memory planner's options (`memory`, and `suggest` whose cap then
 /// holds on the planner's totals): parallelism, training or inference,
@@ -123,76 +147,66 @@ struct memory_flags {
   [[nodiscard]] parallel_config config() const;
 };
 
-/// One option of the memory planner, declared once: the command line adds
-/// it from here (cli/options.cpp), the Python package reads its keyword
-/// argument from here (python/src/module.cpp), and memory_flags holds it.
+/// One option of the memory planner: its spec (app/option_schema.hpp) and
+/// the field of memory_flags it fills -- a value, read as text, or a flag.
 struct memory_option {
-  std::string_view flag;                     ///< "--tensor-parallel" (the command line's spelling)
-  std::string_view alias;                    ///< PopRT's underscore spelling, when there is one
-  std::string_view keyword;                  ///< the Python keyword; empty when Python has none
-  std::string memory_flags::*text = nullptr; ///< a value, read as text ...
-  bool memory_flags::*set = nullptr;         ///< ... or a flag
-  std::string_view help;
-  std::string_view choices; ///< the values it takes, comma-separated; empty: any
+  option_spec spec;
+  std::string memory_flags::*text = nullptr;
+  bool memory_flags::*set = nullptr;
 };
 
 /// The memory planner's options, in the order --help lists them. Python's
 /// `training=` is special: False means --inference.
 inline constexpr memory_option memory_plan_options[] = {
-    {"--tensor-parallel", "", "tensor_parallel", &memory_flags::tensor_parallel, nullptr,
-     "Tensor-parallel degree T: weights split by their shard tuples (Megatron pairs from the "
-     "graph, or --layout)",
-     ""},
-    {"--layout", "", "layout", &memory_flags::layout, nullptr,
-     "Layout file: initializer -> column | row | vocab | replicated | [shard tuple]", ""},
-    {"--data-parallel", "", "data_parallel", &memory_flags::data_parallel, nullptr,
-     "Data-parallel degree DP", ""},
-    {"--sharded-data-parallel", "", "sharded_data_parallel", &memory_flags::sharded_data_parallel,
-     nullptr,
-     "SageMaker's sharded data parallel degree: divides DP; or auto (the smallest that fits "
-     "--device-memory)",
-     ""},
-    {"--inference", "", "", nullptr, &memory_flags::inference,
-     "Weights in their stored types, no training state", ""},
-    {"--training", "", "training", nullptr, &memory_flags::training,
-     "Parameters, gradients and optimizer states (the default)", ""},
-    {"--optimizer", "", "optimizer", &memory_flags::optimizer, nullptr,
-     "Training: adam (default), sgd, none", "adam,sgd,none"},
-    {"--precision", "", "precision", &memory_flags::precision, nullptr,
-     "Training: fp16 (mixed, default), bf16 (mixed), fp32", "fp32,fp16,bf16"},
-    {"--fp16", "", "fp16", nullptr, &memory_flags::fp16, "SageMaker's fp16: --precision fp16", ""},
-    {"--bf16", "", "bf16", nullptr, &memory_flags::bf16, "SageMaker's bf16: --precision bf16", ""},
-    {"--shard-optimizer-states", "", "shard_optimizer_states", nullptr,
-     &memory_flags::shard_optimizer_states,
-     "Optimizer states divided over the data-parallel ranks (ZeRO stage 1)", ""},
-    {"--param-persistence-threshold", "", "param_persistence_threshold",
-     &memory_flags::persistence_threshold, nullptr,
-     "Weights with fewer elements stay whole under sharding (default 1e6)", ""},
-    {"--max-live-parameters", "", "max_live_parameters", &memory_flags::max_live_parameters,
-     nullptr, "Most elements gathered at once under sharding (default 1e9)", ""},
-    {"--micro-batch-size", "", "micro_batch_size", &memory_flags::micro_batch_size, nullptr,
-     "Samples per micro-batch: the batch dimension of the activations (default 1)", ""},
-    {"--batch-dim", "", "batch_dim", &memory_flags::batch_dim, nullptr,
-     "The batch of the activations: a symbolic input dimension's name or INPUT:AXIS (default: a "
-     "dimension named like a batch)",
-     ""},
-    {"--batches-per-step", "--batches_per_step", "batches_per_step",
-     &memory_flags::batches_per_step, nullptr, "Micro-batches per step M (default 1)", ""},
-    {"--schedule", "", "schedule", &memory_flags::schedule, nullptr,
-     "Training pipeline schedule: gpipe (default) or 1f1b", "gpipe,1f1b"},
-    {"--queue-depth", "", "queue_depth", &memory_flags::queue_depth, nullptr,
-     "Inference: entries queued between stages (default 4, as simulate)", ""},
+    {opt::tensor_parallel.saying("Tensor-parallel degree T: weights split by their shard tuples "
+                                 "(Megatron pairs from the graph, or --layout)"),
+     &memory_flags::tensor_parallel},
+    {opt::layout, &memory_flags::layout},
+    {opt::data_parallel, &memory_flags::data_parallel},
+    {opt::sharded_data_parallel, &memory_flags::sharded_data_parallel},
+    {opt::inference, nullptr, &memory_flags::inference},
+    {opt::training, nullptr, &memory_flags::training},
+    {opt::optimizer, &memory_flags::optimizer},
+    {opt::precision, &memory_flags::precision},
+    {opt::fp16, nullptr, &memory_flags::fp16},
+    {opt::bf16, nullptr, &memory_flags::bf16},
+    {opt::shard_optimizer_states, nullptr, &memory_flags::shard_optimizer_states},
+    {opt::param_persistence_threshold, &memory_flags::persistence_threshold},
+    {opt::max_live_parameters, &memory_flags::max_live_parameters},
+    {opt::micro_batch_size, &memory_flags::micro_batch_size},
+    {opt::batch_dim, &memory_flags::batch_dim},
+    {opt::batches_per_step, &memory_flags::batches_per_step},
+    {opt::schedule.taking("gpipe,1f1b")
+         .saying("Training pipeline schedule: gpipe (default) or 1f1b"),
+     &memory_flags::schedule},
+    {opt::queue_depth.saying("Inference: entries queued between stages (default 4, as simulate)"),
+     &memory_flags::queue_depth},
 };
 
-/// The values `o` takes (its `choices`, split); empty when it takes any.
-inline std::vector<std::string> choices_of(const memory_option& o) {
-  std::vector<std::string> out;
-  for (std::string_view rest = o.choices; !rest.empty();) {
-    const auto comma = rest.find(',');
-    out.emplace_back(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+/// The memory planner's options but those in `leave_out` (a command that
+/// has its own --batches-per-step or --schedule leaves the planner's out),
+/// as an option group (app/option_schema.hpp).
+template <class B>
+void options(B& b, memory_flags& f, std::initializer_list<std::string_view> leave_out = {}) {
+  b.group("memory plan", "What each device holds (shardpoint memory)");
+  for (const auto& o : memory_plan_options) {
+    if (std::find(leave_out.begin(), leave_out.end(), o.spec.flag) != leave_out.end()) {
+      continue;
+    }
+    if (o.text != nullptr) {
+      b(o.spec, f.*o.text);
+    } else {
+      b(o.spec, f.*o.set);
+    }
   }
-  return out;
+  b.exclusive(opt::inference, opt::training);
+  b.group("", "");
+}
+
+/// Whether `flag` is one of the memory planner's options.
+[[nodiscard]] inline bool is_memory_option(std::string_view flag) {
+  return std::any_of(std::begin(memory_plan_options), std::end(memory_plan_options),
+                     [&](const memory_option& o) { return o.spec.flag == flag; });
 }
 
 /// `text` as a whole number (1000000, 1e6); bad_parameter_error naming

@@ -38,6 +38,17 @@ struct model_points : points {
   std::string_view data;
 };
 
+/// --input-model (`what` it is, whether required), --manual-sharding-config,
+/// --shard, --only-manual-sharding.
+template <class B>
+void options(B& b, model_points& m, std::string_view what = opt::input_model.help,
+             bool required = true) {
+  b(required ? opt::input_model.saying(what).needed() : opt::input_model.saying(what), m.input);
+  b(opt::manual_sharding_config, m.config);
+  b(opt::shard, m.shard_flags);
+  b(opt::only_manual_sharding, m.strict);
+}
+
 /// --input-shape NAME=D0,D1,... (or D0,D1,... for a model with one input)
 /// and --dim SYMBOL=N: sizes for the model's free input dimensions, with
 /// which the costs, bytes and activations are measured.
@@ -50,6 +61,12 @@ struct shape_flags {
   /// NAME=DIMS / SYMBOL=N with dimensions in [1, 2^31).
   [[nodiscard]] onnx::input_sizes sizes() const;
 };
+
+template <class B>
+void options(B& b, shape_flags& f) {
+  b(opt::input_shape, f.input_shapes);
+  b(opt::dim, f.dims);
+}
 
 /// A model with the sharding of every node.
 struct sharded_model {
