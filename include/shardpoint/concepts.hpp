@@ -113,6 +113,17 @@ concept vertex_weight_map = requires(const M& m, const vertex_t<G>& v) {
   requires std::is_arithmetic_v<std::remove_cvref_t<decltype(get(m, v))>>;
 };
 
+namespace detail {
+/// The check of a per-vertex bytes map (what each vertex produces), with the
+/// one message every memory entry point gives.
+template <class M, class G>
+constexpr void require_produced_bytes() {
+  static_assert(vertex_weight_map<M, G>,
+                "shardpoint: the produced-bytes map must be a readable property map from vertex "
+                "to a number");
+}
+} // namespace detail
+
 /// A writable property map that accepts `int` values for the vertices of `G`.
 template <class M, class G>
 concept vertex_int_output_map = requires(M m, const vertex_t<G>& v) {

@@ -31,11 +31,13 @@ std::string read(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The whole command line, as main.cpp builds it.
+// The whole command line, as main.cpp builds it (the actions own the
+// requests the options fill).
 struct whole_cli {
   CLI::App app{"shardpoint"};
+  std::vector<cli::action> actions;
   whole_cli() {
-#define SHARDPOINT_ADD(name) cli::add_##name(app);
+#define SHARDPOINT_ADD(name) actions.push_back(cli::add_##name(app));
     SHARDPOINT_COMMANDS(SHARDPOINT_ADD)
 #undef SHARDPOINT_ADD
   }

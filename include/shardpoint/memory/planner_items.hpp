@@ -87,9 +87,7 @@ memory_items items(const Ref& a, const parameter_uses& params, const Produced& p
 template <vertex_list_graph G, class Produced>
 memory_items plan_memory_items(const G& g, const parameter_uses& params, const Produced& produced,
                                const parallel_config& config, std::int64_t stages) {
-  static_assert(vertex_weight_map<Produced, G>,
-                "shardpoint: the produced-bytes map must be a readable property map from vertex "
-                "to a number");
+  detail::require_produced_bytes<Produced, G>();
   if constexpr (!detail::accessible<G>) {
     detail::require_graph<G>();
     return {};

@@ -104,9 +104,7 @@ template <vertex_list_graph G, class Produced>
 std::vector<stage_memory_input> stage_memory_inputs(const G& g, const sharding_result& result,
                                                     const parameter_uses& params,
                                                     const Produced& produced) {
-  static_assert(vertex_weight_map<Produced, G>,
-                "shardpoint: the produced-bytes map must be a readable property map from vertex "
-                "to a number");
+  detail::require_produced_bytes<Produced, G>();
   if constexpr (!detail::accessible<G>) {
     detail::require_graph<G>();
     return {};

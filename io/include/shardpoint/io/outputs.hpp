@@ -63,46 +63,46 @@ namespace shardpoint::io {
 /// {"written_by": "shardpoint", "files": [relative paths]}.
 inline constexpr const char* manifest_name = ".shardpoint-manifest.json";
 
-/// An output file declared in an output_set.
-class staged_file {
+/// What an output file and an output folder have: where it goes, and the
+/// temporary beside it that is written first.
+class staged_output {
 public:
   /// Where it goes once committed (as given, normalised).
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-  /// Where to write it now: a temporary beside path(), in the same folder.
-  /// Write it with write_atomically() or any writer of a file by path.
+  /// Where to write it now: a temporary beside path(), in the same folder
+  /// (a file: write it with write_atomically() or any writer of a file by
+  /// path; a folder: for hard links into it -- files go through file()).
   [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
 
-private:
+protected:
   friend class output_set;
   std::filesystem::path path_;
   std::filesystem::path staging_;
   std::string what_;
   bool existed_ = false;
+};
+
+/// An output file declared in an output_set.
+class staged_file : public staged_output {
+private:
+  friend class output_set;
   unsigned mode_ = 0;
   unsigned uid_ = 0;
   unsigned gid_ = 0;
 };
 
 /// An output folder declared in an output_set.
-class staged_folder {
+class staged_folder : public staged_output {
 public:
-  /// Where it goes once committed (as given, normalised).
-  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
   /// Where to write `relative` (a path inside the folder, e.g. "rank_3/x.ckpt")
   /// now; its parent folders are made, and the file is listed in the
   /// manifest. bad_input_error for a name that leaves the folder or collides
   /// with the manifest.
   std::filesystem::path file(const std::string& relative);
-  /// The temporary folder itself (for hard links into it).
-  [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
 
 private:
   friend class output_set;
-  std::filesystem::path path_;
-  std::filesystem::path staging_;
-  std::string what_;
   std::vector<std::string> files_;
-  bool existed_ = false;
 };
 
 /// Every output of one command, checked against its inputs and each other

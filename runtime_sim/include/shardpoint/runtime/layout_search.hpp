@@ -573,44 +573,14 @@ inline bool better(const layout_candidate& a, const layout_candidate& b) {
   return a.peak_memory < b.peak_memory;
 }
 
-} // namespace detail::layouts
-
-/// Every candidate of the space (see the top) for the model `m` on graph
-/// `g` (vertex i of g is m.vertices[i]; edges from producer to consumer),
-/// costed; feasible ones best first. Throws bad_parameter_error for
-/// figures out of range and what balanced_shard throws (a cycle).
-template <class G>
-layout_search_result search_layouts(const G& g, const layout_model& m, const cluster_spec& cluster,
-                                    const search_space& space) {
-  namespace L = detail::layouts;
-  L::check(m, cluster, space);
-  const auto V = m.vertices.size();
-  if (static_cast<std::size_t>(num_vertices(g)) != V) {
-    throw bad_parameter_error(
-        shardpoint::detail::cat("a graph of ", num_vertices(g), " vertices and a model of ", V));
-  }
-  layout_search_result out;
-  std::map<std::pair<int, int>, std::pair<std::size_t, std::vector<L::stage_sums>>> splits;
-  const auto split_for = [&](int S, int tp) -> std::pair<std::size_t, std::vector<L::stage_sums>>& {
-    auto it = splits.find({S, tp});
-    if (it != splits.end()) {
-      return it->second;
-    }
-    const auto cost = L::compute_of(m, tp);
-    balance_options o;
-    o.stages = S;
-    auto split = balanced_shard(g, cost.data(), o);
-    auto sums = L::sums_of(g, m, split.result, S, tp, space.training.param_persistence_threshold);
-    out.splits.push_back(std::move(split));
-    out.split_keys.emplace_back(S, tp);
-    return splits.emplace(std::pair{S, tp}, std::pair{out.splits.size() - 1, std::move(sums)})
-        .first->second;
-  };
-  // The space, in its order, each candidate refused or to be costed.
+// Step 1: the space, in its order, each candidate refused or runnable (its
+// split and costs to come).
+inline std::vector<layout_candidate> enumerate(const layout_model& m, const cluster_spec& cluster,
+                                               const search_space& space) {
   std::vector<layout_candidate> all;
   const std::int64_t N = cluster.devices;
-  for (const auto pp : L::divisors(N)) {
-    for (const auto tp : L::divisors(N / pp)) {
+  for (const auto pp : divisors(N)) {
+    for (const auto tp : divisors(N / pp)) {
       const std::int64_t dp = N / pp / tp;
       for (int zero = 0; zero <= (dp > 1 ? 3 : 0); ++zero) {
         const auto candidate = [&](std::int64_t b, schedule_kind kind) {
@@ -634,68 +604,116 @@ layout_search_result search_layouts(const G& g, const layout_model& m, const clu
           all.push_back(std::move(c));
           continue;
         }
-        for (const auto b : L::divisors(space.global_batch / dp)) {
+        for (const auto b : divisors(space.global_batch / dp)) {
           for (const auto kind : space.schedules) {
             if (b <= space.max_micro_batch_size && (kind != schedule_kind::interleaved || pp > 1)) {
               all.push_back(candidate(b, kind));
-              L::runnable(all.back(), m, V);
+              runnable(all.back(), m, m.vertices.size());
             }
           }
         }
       }
     }
   }
-  // The work before it is done: every emulated stage micro-batch.
+  return all;
+}
+
+// The work limit, before any is done: every emulated stage micro-batch.
+inline void check_work(const std::vector<layout_candidate>& all) {
   std::int64_t work = 0;
   for (const auto& c : all) {
     if (c.reason.empty()) {
       work += static_cast<std::int64_t>(c.at.pipeline) * c.at.virtual_stages * c.at.micro_batches;
     }
   }
-  if (work > L::max_work) {
+  if (work > max_work) {
     throw bad_parameter_error(shardpoint::detail::cat(
-        "the search would emulate ", work, " stage micro-batches, more than ", L::max_work,
+        "the search would emulate ", work, " stage micro-batches, more than ", max_work,
         ": lower the global batch, raise the largest micro-batch size or try fewer schedules"));
   }
+}
+
+// The fallback of step 2 for a candidate that does not fit on the
+// time-balanced split: the split balanced under the memory cap, costed; it
+// replaces `c` (and joins `out`'s splits) when it fits.
+template <class G>
+void try_capped(const G& g, const layout_model& m, layout_candidate& c, const cluster_spec& cluster,
+                const search_space& space, layout_search_result& out) {
+  const int S = c.at.pipeline * c.at.virtual_stages;
+  int in_flight = 0;
+  for (const auto& st : c.stages) {
+    in_flight = std::max(in_flight, st.in_flight);
+  }
+  balance_options o;
+  o.stages = S;
+  o.memory_capacity = static_cast<double>(cluster.device_memory) / c.at.virtual_stages;
+  std::optional<balanced_sharding> capped;
+  try {
+    capped = balanced_shard(g, compute_of(m, c.at.tensor).data(),
+                            capped_items(m, c.at, space, in_flight), o);
+  } catch (const infeasible_partition_error&) {
+    return; // no split fits even by this bound: the time-balanced one's reason stands
+  }
+  layout_candidate again = c;
+  again.reason.clear();
+  again.refused_by = "";
+  cost(again,
+       sums_of(g, m, capped->result, S, c.at.tensor, space.training.param_persistence_threshold),
+       cluster, space);
+  if (again.feasible) {
+    again.split = out.splits.size();
+    again.memory_capped = true;
+    out.splits.push_back(std::move(*capped));
+    out.split_keys.emplace_back(S, c.at.tensor);
+    c = std::move(again);
+  }
+}
+
+} // namespace detail::layouts
+
+/// Every candidate of the space (see the top) for the model `m` on graph
+/// `g` (vertex i of g is m.vertices[i]; edges from producer to consumer),
+/// costed; feasible ones best first. Throws bad_parameter_error for
+/// figures out of range and what balanced_shard throws (a cycle).
+template <class G>
+layout_search_result search_layouts(const G& g, const layout_model& m, const cluster_spec& cluster,
+                                    const search_space& space) {
+  namespace L = detail::layouts;
+  L::check(m, cluster, space);
+  const auto V = m.vertices.size();
+  if (static_cast<std::size_t>(num_vertices(g)) != V) {
+    throw bad_parameter_error(
+        shardpoint::detail::cat("a graph of ", num_vertices(g), " vertices and a model of ", V));
+  }
+  layout_search_result out;
+  // The time-balanced split of S stages at tensor degree tp, made once.
+  std::map<std::pair<int, int>, std::pair<std::size_t, std::vector<L::stage_sums>>> splits;
+  const auto split_for = [&](int S, int tp) -> std::pair<std::size_t, std::vector<L::stage_sums>>& {
+    auto it = splits.find({S, tp});
+    if (it != splits.end()) {
+      return it->second;
+    }
+    const auto cost = L::compute_of(m, tp);
+    balance_options o;
+    o.stages = S;
+    auto split = balanced_shard(g, cost.data(), o);
+    auto sums = L::sums_of(g, m, split.result, S, tp, space.training.param_persistence_threshold);
+    out.splits.push_back(std::move(split));
+    out.split_keys.emplace_back(S, tp);
+    return splits.emplace(std::pair{S, tp}, std::pair{out.splits.size() - 1, std::move(sums)})
+        .first->second;
+  };
+  auto all = L::enumerate(m, cluster, space);
+  L::check_work(all);
   std::vector<layout_candidate> feasible;
   std::vector<layout_candidate> refused;
   for (auto& c : all) {
     if (c.reason.empty()) {
-      const int S = c.at.pipeline * c.at.virtual_stages;
-      auto& [index, sums] = split_for(S, c.at.tensor);
+      auto& [index, sums] = split_for(c.at.pipeline * c.at.virtual_stages, c.at.tensor);
       c.split = index;
       L::cost(c, sums, cluster, space);
-      if (!c.feasible) { // the split balanced under the memory cap, when one is
-        int in_flight = 0;
-        for (const auto& st : c.stages) {
-          in_flight = std::max(in_flight, st.in_flight);
-        }
-        balance_options o;
-        o.stages = S;
-        o.memory_capacity = static_cast<double>(cluster.device_memory) / c.at.virtual_stages;
-        std::optional<balanced_sharding> capped;
-        try {
-          capped = balanced_shard(g, L::compute_of(m, c.at.tensor).data(),
-                                  L::capped_items(m, c.at, space, in_flight), o);
-        } catch (const infeasible_partition_error&) {
-          // no split fits even by this bound: the time-balanced one's reason stands
-        }
-        if (capped) {
-          layout_candidate again = c;
-          again.reason.clear();
-          again.refused_by = "";
-          L::cost(again,
-                  L::sums_of(g, m, capped->result, S, c.at.tensor,
-                             space.training.param_persistence_threshold),
-                  cluster, space);
-          if (again.feasible) {
-            again.split = out.splits.size();
-            again.memory_capped = true;
-            out.splits.push_back(std::move(*capped));
-            out.split_keys.emplace_back(S, c.at.tensor);
-            c = std::move(again);
-          }
-        }
+      if (!c.feasible) {
+        L::try_capped(g, m, c, cluster, space, out);
       }
     }
     (c.feasible ? feasible : refused).push_back(std::move(c));
