@@ -286,24 +286,13 @@ std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
   return out;
 }
 
-std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
-                                    const sharding_result& stages, const weight_options& options,
-                                    const std::vector<io::layout_choice>* file) {
-  const int T = options.tensor_parallel;
-  if (T < 1) {
-    throw bad_parameter_error("the tensor-parallel degree must be at least 1, not " +
-                              std::to_string(T));
-  }
-  const int D = options.devices_per_stage.value_or(T);
-  if (D < 1 || D % T != 0) {
-    throw bad_parameter_error("devices per stage (" + std::to_string(D) +
-                              ") must be a positive multiple of the tensor-parallel degree (" +
-                              std::to_string(T) + ")");
-  }
-  const graph_view v(graph);
-  const auto names = node_names(graph);
-  // The stages reading each initializer, with a node of each for messages.
-  std::map<std::string, std::map<int, std::size_t>> readers;
+namespace {
+
+// The stages reading each initializer, with a node of each for messages.
+using readers_map = std::map<std::string, std::map<int, std::size_t>>;
+readers_map readers_of(const graph_view& v, const node_graph& nodes,
+                       const sharding_result& stages) {
+  readers_map readers;
   for (std::size_t n = 0; n + 1 < nodes.read_offsets.size(); ++n) {
     const int s = stages.stage(n).value_or(0);
     for (auto t : nodes.reads(n)) {
@@ -312,6 +301,16 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
       }
     }
   }
+  return readers;
+}
+
+// The layout of every weight read: the file's (replicated where it names
+// none), or derived from the graph. Each weight once: a strategy names each
+// once, and a model naming two alike (ONNX forbids it, a broken export may
+// not) cannot be described.
+std::vector<io::layout_choice> layouts_of(const ::onnx::GraphProto& graph, const graph_view& v,
+                                          const node_graph& nodes, const readers_map& readers,
+                                          const std::vector<io::layout_choice>* file) {
   std::vector<io::layout_choice> choices;
   if (file != nullptr) {
     std::map<std::string, const io::layout_choice*> named;
@@ -335,8 +334,6 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
   } else {
     choices = derive_layout(graph, nodes);
   }
-  // A strategy names each weight once: a model naming two alike (ONNX
-  // forbids it, a broken export may not) cannot be described.
   std::set<std::string_view> seen;
   for (const auto& c : choices) {
     if (!seen.insert(c.name).second) {
@@ -344,6 +341,64 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
                             "; ONNX names each once, and so must a strategy");
     }
   }
+  return choices;
+}
+
+// The shard tuple of a weight of `shape` laid out as `c`, T ways;
+// `transposed`: stored as Gemm's transB reads it. layout_error for a shape
+// the layout cannot cut.
+std::vector<std::int64_t> shard_of(const io::layout_choice& c,
+                                   const std::vector<std::int64_t>& shape, bool transposed,
+                                   std::int64_t T) {
+  const std::size_t rank = shape.size();
+  const auto need = [&](bool ok, const char* what) {
+    if (!ok) {
+      throw layout_error("For " + c.name + ", a " + io::to_string(c.how) + " layout needs " + what +
+                         ", but its shape is " + tuple_text(shape));
+    }
+  };
+  switch (c.how) {
+  case K::column:
+    need(rank == 1 || rank == 2, "a 2-D weight or a 1-D bias");
+    return rank == 1    ? std::vector<std::int64_t>{T}
+           : transposed ? std::vector<std::int64_t>{T, 1}
+                        : std::vector<std::int64_t>{1, T};
+  case K::row:
+    need(rank == 1 || rank == 2, "a 2-D weight or a 1-D bias");
+    return rank == 1    ? std::vector<std::int64_t>{1}
+           : transposed ? std::vector<std::int64_t>{1, T}
+                        : std::vector<std::int64_t>{T, 1};
+  case K::vocab:
+    need(rank == 2, "a 2-D table");
+    return {T, 1};
+  case K::replicated:
+    return std::vector<std::int64_t>(rank, 1);
+  case K::tuple:
+    return c.shard;
+  }
+  return c.shard;
+}
+
+} // namespace
+
+std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                                    const sharding_result& stages, const weight_options& options,
+                                    const std::vector<io::layout_choice>* file) {
+  const int T = options.tensor_parallel;
+  if (T < 1) {
+    throw bad_parameter_error("the tensor-parallel degree must be at least 1, not " +
+                              std::to_string(T));
+  }
+  const int D = options.devices_per_stage.value_or(T);
+  if (D < 1 || D % T != 0) {
+    throw bad_parameter_error("devices per stage (" + std::to_string(D) +
+                              ") must be a positive multiple of the tensor-parallel degree (" +
+                              std::to_string(T) + ")");
+  }
+  const graph_view v(graph);
+  const auto names = node_names(graph);
+  const auto readers = readers_of(v, nodes, stages);
+  const auto choices = layouts_of(graph, v, nodes, readers, file);
   // Which layers are stored transposed (Gemm transB).
   std::set<std::string> transposed;
   for (int n = 0; n < graph.node_size(); ++n) {
@@ -369,38 +424,7 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
           std::to_string(second->first) + " (node " + io::quote(names[second->second]) +
           "); give --replicate-shared to write it to both");
     }
-    const std::size_t rank = d.shape.size();
-    const bool t_ = transposed.count(c.name) > 0;
-    const auto need = [&](bool ok, const char* what) {
-      if (!ok) {
-        throw layout_error("For " + c.name + ", a " + io::to_string(c.how) + " layout needs " +
-                           what + ", but its shape is " + tuple_text(d.shape));
-      }
-    };
-    switch (c.how) {
-    case K::column:
-      need(rank == 1 || rank == 2, "a 2-D weight or a 1-D bias");
-      d.shard = rank == 1 ? std::vector<std::int64_t>{T}
-                : t_      ? std::vector<std::int64_t>{T, 1}
-                          : std::vector<std::int64_t>{1, T};
-      break;
-    case K::row:
-      need(rank == 1 || rank == 2, "a 2-D weight or a 1-D bias");
-      d.shard = rank == 1 ? std::vector<std::int64_t>{1}
-                : t_      ? std::vector<std::int64_t>{1, T}
-                          : std::vector<std::int64_t>{T, 1};
-      break;
-    case K::vocab:
-      need(rank == 2, "a 2-D table");
-      d.shard = {T, 1};
-      break;
-    case K::replicated:
-      d.shard.assign(rank, 1);
-      break;
-    case K::tuple:
-      d.shard = c.shard;
-      break;
-    }
+    d.shard = shard_of(c, d.shape, transposed.count(c.name) > 0, T);
     out.push_back(std::move(d));
   }
   return out;

@@ -414,10 +414,12 @@ inline memory_items capped_items(const layout_model& m, const layout& at, const 
   return items;
 }
 
-// Costs candidate `c` on its split (steps 2 to 4 of the top).
-inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const cluster_spec& k,
-                 const search_space& s) {
-  const auto& at = c.at;
+// Step 2: each stage's forward, backward and weight-gradient times on
+// layout `at`, and (`sync`) its data-parallel synchronisation after the step.
+inline std::vector<stage_times> stage_times_of(const layout& at,
+                                               const std::vector<stage_sums>& sums,
+                                               const cluster_spec& k, const search_space& s,
+                                               std::vector<double>& sync) {
   const std::int64_t n = k.devices_per_node;
   const std::int64_t per_group = static_cast<std::int64_t>(at.tensor) * at.data;
   const auto bandwidth = [&](bool inside) {
@@ -432,7 +434,7 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
   const auto b = static_cast<double>(at.micro_batch_size);
   const state_bytes bytes = training_bytes(s.training);
   std::vector<stage_times> times(S);
-  std::vector<double> sync(S, 0);
+  sync.assign(S, 0);
   for (std::size_t i = 0; i < S; ++i) {
     const auto& x = sums[i];
     const auto link = [&](std::size_t from, std::size_t to) { // stages' device groups
@@ -460,21 +462,18 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
     sync[i] = at.zero == 3 ? gather(grads, at.data, dp_bw) + gather(persistent, at.data, dp_bw)
                            : all_reduce(grads, at.data, dp_bw);
   }
-  schedule_options o;
-  o.kind = at.schedule;
-  o.devices = at.pipeline;
-  o.micro_batches = static_cast<int>(at.micro_batches);
-  o.virtual_stages = at.virtual_stages;
-  const schedule_result r = run_schedule(times, o);
-  c.makespan = r.makespan;
-  c.sync_time = *std::max_element(sync.begin(), sync.end());
-  c.step_time = c.makespan + c.sync_time;
-  c.throughput = c.step_time > 0 ? static_cast<double>(s.global_batch) / c.step_time : 0;
-  double bubble = 0;
-  for (const double x : r.bubble) {
-    bubble += x;
-  }
-  c.bubble = bubble / static_cast<double>(r.bubble.size());
+  return times;
+}
+
+// Step 4: what each device of candidate `c` holds -- its stages' model
+// states and the activations in flight in run `r` -- and whether it fits.
+inline void memory_of(layout_candidate& c, const std::vector<stage_sums>& sums,
+                      const std::vector<stage_times>& times, const schedule_result& r,
+                      const cluster_spec& k, const search_space& s) {
+  const auto& at = c.at;
+  const auto S = sums.size();
+  const auto p = static_cast<std::size_t>(at.pipeline);
+  const auto b = static_cast<double>(at.micro_batch_size);
   // Memory, per device: its stages' (v of them with interleaving).
   parallel_config pc = s.training;
   pc.training = true;
@@ -524,6 +523,31 @@ inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const
     c.reason = cat("a device of pipeline rank ", worst, " holds ", c.peak_memory,
                    " bytes, more than the ", k.device_memory, " it has");
   }
+}
+
+// Costs candidate `c` on its split (steps 2 to 4 of the top; step 3 is the
+// schedule run on the stage times).
+inline void cost(layout_candidate& c, const std::vector<stage_sums>& sums, const cluster_spec& k,
+                 const search_space& s) {
+  const auto& at = c.at;
+  std::vector<double> sync;
+  const auto times = stage_times_of(at, sums, k, s, sync);
+  schedule_options o;
+  o.kind = at.schedule;
+  o.devices = at.pipeline;
+  o.micro_batches = static_cast<int>(at.micro_batches);
+  o.virtual_stages = at.virtual_stages;
+  const schedule_result r = run_schedule(times, o);
+  c.makespan = r.makespan;
+  c.sync_time = *std::max_element(sync.begin(), sync.end());
+  c.step_time = c.makespan + c.sync_time;
+  c.throughput = c.step_time > 0 ? static_cast<double>(s.global_batch) / c.step_time : 0;
+  double bubble = 0;
+  for (const double x : r.bubble) {
+    bubble += x;
+  }
+  c.bubble = bubble / static_cast<double>(r.bubble.size());
+  memory_of(c, sums, times, r, k, s);
 }
 
 // Most stage micro-batches one candidate's schedule emulates, and all of

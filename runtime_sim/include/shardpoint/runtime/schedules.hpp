@@ -81,10 +81,7 @@
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/error.hpp>
 
-#if defined(__linux__)
-#include <sys/prctl.h>
-#endif
-
+#include "device_threads.hpp"
 #include "plan.hpp"
 
 namespace shardpoint::runtime {
@@ -414,14 +411,9 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
   std::vector<ended> b_end(S * M);
   std::atomic<bool> abandon{false};
   std::vector<std::vector<training_op>> ran(p);
-  const auto t0 = clock::now() + std::chrono::milliseconds(20);
+  const auto t0 = detail::schedule_origin();
   const double unit_ns = static_cast<double>(ns(unit).count());
   const auto device = [&](std::size_t d) {
-#if defined(__linux__)
-    // Sleeps end up to 50 us late by default (timer slack); ask for 1 ns.
-    ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-#endif
-    std::this_thread::sleep_until(t0);
     std::int64_t free = 0;      // on the schedule's clock
     std::int64_t free_real = 0; // when the last operation really ended
     for (auto op : order[d]) {
@@ -459,18 +451,11 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
       ran[d].push_back(op);
     }
   };
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(p);
-    try {
-      for (std::size_t d = 0; d < p; ++d) {
-        threads.emplace_back(device, d);
-      }
-    } catch (...) {
-      abandon = true; // the threads started return; then the error goes on
-      throw;
-    }
+  std::vector<std::size_t> devices(p);
+  for (std::size_t d = 0; d < p; ++d) {
+    devices[d] = d;
   }
+  detail::run_device_threads(devices, t0, device, [&abandon] { abandon = true; });
   schedule_result r;
   for (auto& ops : ran) {
     r.ops.insert(r.ops.end(), ops.begin(), ops.end());

@@ -39,15 +39,13 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/prctl.h>
-#endif
-
+#include "device_threads.hpp"
 #include "metrics.hpp"
 #include "plan.hpp"
 #include "queue_manager.hpp"
@@ -142,26 +140,15 @@ public:
   [[nodiscard]] run_metrics run_threads(const run_options& opt,
                                         queue_manager* queues = nullptr) const {
     check(opt);
-    using clock = std::chrono::steady_clock;
+    using clock = detail::steady_clock;
     const std::size_t S = plan_.stages.size();
     const int M = opt.micro_batches;
-    const std::size_t Q = std::bit_ceil(opt.queue_depth);
-
     std::unique_ptr<queue_manager> own;
     std::vector<int> inputs;
     std::vector<int> outputs;
     if (queues == nullptr) {
-      own = std::make_unique<queue_manager>(std::vector<std::string>{"input"},
-                                            std::vector<std::string>{"output"},
-                                            static_cast<std::size_t>(M));
+      own = host_queues(M, inputs, outputs);
       queues = own.get();
-      inputs.assign(static_cast<std::size_t>(M), 0);
-      outputs.assign(static_cast<std::size_t>(M), -1);
-      for (int mb = 0; mb < M; ++mb) {
-        inputs[static_cast<std::size_t>(mb)] = mb;
-        queues->enqueue_input(0, &inputs[static_cast<std::size_t>(mb)], sizeof(int));
-        queues->enqueue_output(0, &outputs[static_cast<std::size_t>(mb)], sizeof(int));
-      }
     }
     // What goes from stage to stage: the micro-batch and the deadline at which
     // the producing stage finished it, the earliest its consumer may start.
@@ -171,82 +158,65 @@ public:
     };
     std::vector<std::unique_ptr<ring_buffer<handoff>>> links;
     for (std::size_t s = 0; s + 1 < S; ++s) {
-      links.push_back(std::make_unique<ring_buffer<handoff>>(Q));
+      links.push_back(std::make_unique<ring_buffer<handoff>>(std::bit_ceil(opt.queue_depth)));
     }
     std::vector<std::vector<std::size_t>> stages_of(static_cast<std::size_t>(devices_));
+    std::vector<std::size_t> busy; // the devices that have stages
     for (std::size_t s = 0; s < S; ++s) {
-      stages_of[static_cast<std::size_t>(plan_.stages[s].device)].push_back(s);
+      auto& mine = stages_of[static_cast<std::size_t>(plan_.stages[s].device)];
+      if (mine.empty()) {
+        busy.push_back(static_cast<std::size_t>(plan_.stages[s].device));
+      }
+      mine.push_back(s);
     }
     std::vector<std::vector<work_item>> items(static_cast<std::size_t>(devices_));
-    // All threads start together at t0, the schedule's origin. Far enough
-    // ahead for every thread to be up: on a 2-vCPU VM a new thread was seen
-    // to first run up to 5.5 ms after its creation, and a thread that starts
-    // after t0 delays its first work item by as much.
-    const auto t0 = clock::now() + std::chrono::milliseconds(20);
+    const auto t0 = detail::schedule_origin();
     const auto units = [&](clock::time_point t) {
       return std::chrono::duration<double, std::micro>(t - t0).count() /
              static_cast<double>(opt.unit.count());
     };
-    std::vector<std::thread> threads;
-    for (int d = 0; d < devices_; ++d) {
-      if (stages_of[static_cast<std::size_t>(d)].empty()) {
-        continue;
-      }
-      threads.emplace_back([&, d] {
-#if defined(__linux__)
-        // Sleeps end up to 50 us late by default (timer slack); ask for 1 ns.
-        ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-#endif
-        std::this_thread::sleep_until(t0);
-        auto& mine = items[static_cast<std::size_t>(d)];
-        // When this device is free again, on the schedule's clock.
-        clock::time_point free = t0;
-        for (int mb = 0; mb < M; ++mb) {
-          for (std::size_t s : stages_of[static_cast<std::size_t>(d)]) {
-            input_ref in{};
-            clock::time_point ready;
-            if (s == 0) {
-              in = queues->next_input(0); // the user's buffer, read in place
-              ready = clock::now();
-            } else {
-              ready = links[s - 1]->pop().ready;
+    const auto device = [&](std::size_t d) {
+      clock::time_point free = t0; // when this device is free again, on the schedule's clock
+      for (int mb = 0; mb < M; ++mb) {
+        for (std::size_t s : stages_of[d]) {
+          input_ref in{};
+          clock::time_point ready;
+          if (s == 0) {
+            in = queues->next_input(0); // the user's buffer, read in place
+            ready = clock::now();
+          } else {
+            ready = links[s - 1]->pop().ready;
+          }
+          // The work starts when both the device and the input are ready
+          // and lasts exactly its cost; the thread sleeps until then. Time
+          // lost waking up is absorbed, not added to every later item,
+          // unless it exceeds the time there is to absorb it.
+          const auto start = std::max(free, ready);
+          const auto deadline = start + plan_.stages[s].cost * opt.unit;
+          std::this_thread::sleep_until(deadline);
+          const auto end = clock::now();
+          free = deadline;
+          if (s + 1 < S) {
+            if (!links[s]->try_push(handoff{mb, deadline})) {
+              links[s]->push(handoff{mb, deadline}); // blocked: the device is held
+              free = clock::now();
             }
-            // The work starts when both the device and the input are ready
-            // and lasts exactly its cost; the thread sleeps until then. Time
-            // lost waking up is absorbed, not added to every later item,
-            // unless it exceeds the time there is to absorb it.
-            const auto start = std::max(free, ready);
-            const auto deadline = start + plan_.stages[s].cost * opt.unit;
-            std::this_thread::sleep_until(deadline);
-            const auto end = clock::now();
-            free = deadline;
-            if (s + 1 < S) {
-              if (!links[s]->try_push(handoff{mb, deadline})) {
-                links[s]->push(handoff{mb, deadline}); // blocked: the device is held
-                free = clock::now();
-              }
-            } else {
-              const output_ref out = queues->next_output(0);
-              if (out.bytes >= sizeof(int)) {
-                *static_cast<int*>(out.data) = mb; // written in place
-              }
-              if (out.done) {
-                out.done->set();
-              }
-            }
-            if (s == 0 && in.done) {
-              in.done->set();
-            }
-            if (opt.keep_items) {
-              mine.push_back({plan_.stages[s].stage, d, mb, units(start), units(end)});
-            }
+          } else {
+            hand_back(queues->next_output(0), mb);
+          }
+          if (s == 0 && in.done) {
+            in.done->set();
+          }
+          if (opt.keep_items) {
+            items[d].push_back(
+                {plan_.stages[s].stage, static_cast<int>(d), mb, units(start), units(end)});
           }
         }
-      });
-    }
-    for (auto& t : threads) {
-      t.join();
-    }
+      }
+    };
+    // A device blocked on a ring buffer cannot be told to return: a thread
+    // that cannot be started ends the process, as std::thread's would.
+    detail::run_device_threads(busy, t0, device, [] { std::terminate(); });
     const auto finish = clock::now();
     run_metrics m;
     m.mode = "threads";
@@ -265,6 +235,33 @@ public:
   }
 
 private:
+  // Queues of the host's own for M micro-batches: `inputs` holds each
+  // micro-batch's number, `outputs` receives it back.
+  static std::unique_ptr<queue_manager> host_queues(int M, std::vector<int>& inputs,
+                                                    std::vector<int>& outputs) {
+    auto queues = std::make_unique<queue_manager>(std::vector<std::string>{"input"},
+                                                  std::vector<std::string>{"output"},
+                                                  static_cast<std::size_t>(M));
+    inputs.assign(static_cast<std::size_t>(M), 0);
+    outputs.assign(static_cast<std::size_t>(M), -1);
+    for (int mb = 0; mb < M; ++mb) {
+      inputs[static_cast<std::size_t>(mb)] = mb;
+      queues->enqueue_input(0, &inputs[static_cast<std::size_t>(mb)], sizeof(int));
+      queues->enqueue_output(0, &outputs[static_cast<std::size_t>(mb)], sizeof(int));
+    }
+    return queues;
+  }
+
+  // The last stage's result: the micro-batch's number, written in place.
+  static void hand_back(const output_ref& out, int mb) {
+    if (out.bytes >= sizeof(int)) {
+      *static_cast<int*>(out.data) = mb;
+    }
+    if (out.done) {
+      out.done->set();
+    }
+  }
+
   void check(const run_options& opt) const {
     if (opt.micro_batches < 1) {
       throw config_error("at least one micro-batch is needed");
