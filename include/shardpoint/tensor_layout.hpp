@@ -208,16 +208,14 @@ inline layout_error layout_failure(const tensor_layout& layout, const std::strin
   return layout_error(detail::cat("For ", layout.name, ", ", what));
 }
 
-/// The axes of `layout` (its map and optimizer sharding), without its shape:
-/// what place() checks first.
-inline placement axes_of(const tensor_layout& layout) {
-  using detail::cat;
-  using detail::tuple_text;
-  const auto fail = [&](const std::string& what) { return layout_failure(layout, what); };
-  placement p;
-  p.device_matrix = layout.device_matrix;
+namespace detail {
+
+/// The axes `layout`'s tensor map cuts each dimension by, into `p` (whose
+/// device matrix is the layout's); `used`: the device axes cut; returns
+/// whether a dimension is cut by more than one axis (a nested map).
+inline bool map_axes(const tensor_layout& layout, placement& p, std::vector<bool>& used) {
   const std::size_t n = p.device_matrix.size();
-  std::vector<bool> used(n, false);
+  used.assign(n, false);
   bool nested = false;
   for (const auto& entry : layout.tensor_map) {
     nested = nested || entry.size() > 1;
@@ -227,87 +225,111 @@ inline placement axes_of(const tensor_layout& layout) {
         continue;
       }
       if (m < 0 || static_cast<std::size_t>(m) >= n) {
-        throw fail(cat("tensor map entry ", m, " names no dimension of a device matrix of ", n));
+        throw layout_failure(
+            layout, cat("tensor map entry ", m, " names no dimension of a device matrix of ", n));
       }
       const std::size_t axis = n - 1 - static_cast<std::size_t>(m);
       if (used[axis]) {
-        throw fail(cat("tensor map entry ", m, " cuts two dimensions"));
+        throw layout_failure(layout, cat("tensor map entry ", m, " cuts two dimensions"));
       }
       used[axis] = true;
       axes.push_back(axis);
     }
   }
-  if (layout.field != 0) {
-    throw fail(cat("field ", layout.field,
-                   " (MindSpore's interleave of field rows) is not something shardpoint slices; "
-                   "it refuses rather than cut other slices than MindSpore would"));
+  return nested;
+}
+
+/// Optimizer sharding: the replicated axes (splitting one where the size
+/// asks for part of it) that also cut `p`'s first dimension, as MindSpore's
+/// opt_weight_shard_size and opt_weight_shard_step say.
+inline void optimizer_axes(const tensor_layout& layout, placement& p, const std::vector<bool>& used,
+                           bool nested) {
+  const auto fail = [&](const std::string& what) { return layout_failure(layout, what); };
+  const std::size_t n = p.device_matrix.size();
+  std::int64_t size = layout.opt_shard_size;
+  std::vector<std::size_t> replicated;
+  std::int64_t cut = 1;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (used[a]) {
+      cut *= p.device_matrix[a];
+    } else if (p.device_matrix[a] > 1) {
+      replicated.push_back(a);
+    }
   }
-  const bool opt = layout.opt_shard_step != 0 && layout.opt_shard_size != 0 && !p.axes.empty();
-  if (opt) {
-    std::int64_t size = layout.opt_shard_size;
-    std::vector<std::size_t> replicated;
-    std::int64_t cut = 1;
-    for (std::size_t a = 0; a < n; ++a) {
-      if (used[a]) {
-        cut *= p.device_matrix[a];
-      } else if (p.device_matrix[a] > 1) {
-        replicated.push_back(a);
-      }
+  if (size == -1) {
+    size = layout.devices / cut;
+  }
+  const std::string what = cat("opt_weight_shard_size ", layout.opt_shard_size,
+                               " with opt_weight_shard_step ", layout.opt_shard_step);
+  if (size < 1 || replicated.empty()) {
+    throw fail(cat(what, ": the device matrix ", tuple_text(p.device_matrix, false),
+                   " leaves no replicated axis to shard the optimizer over"));
+  }
+  if (!nested && replicated.size() == 1) {
+    std::int64_t inner = 1;
+    for (std::size_t a = replicated[0] + 1; a < n; ++a) {
+      inner *= p.device_matrix[a];
     }
-    if (size == -1) {
-      size = layout.devices / cut;
+    if (inner != layout.opt_shard_step) {
+      throw fail(cat(what, ": the step must be ", inner,
+                     ", the model-parallel size inside the replicated axis"));
     }
-    const std::string what = cat("opt_weight_shard_size ", layout.opt_shard_size,
-                                 " with opt_weight_shard_step ", layout.opt_shard_step);
-    if (size < 1 || replicated.empty()) {
-      throw fail(cat(what, ": the device matrix ", tuple_text(p.device_matrix, false),
-                     " leaves no replicated axis to shard the optimizer over"));
+  }
+  std::int64_t rest = size;
+  std::vector<std::size_t> taken;
+  for (std::size_t k = replicated.size(); k-- > 0 && rest > 1;) {
+    const std::size_t a = replicated[k];
+    const std::int64_t d = p.device_matrix[a];
+    if (rest >= d) {
+      if (rest % d != 0) {
+        throw fail(cat(what, ": ", rest, " is not a multiple of the replicated axis ", d));
+      }
+      taken.push_back(a);
+      rest /= d;
+      continue;
     }
-    if (!nested && replicated.size() == 1) {
-      std::int64_t inner = 1;
-      for (std::size_t a = replicated[0] + 1; a < n; ++a) {
-        inner *= p.device_matrix[a];
-      }
-      if (inner != layout.opt_shard_step) {
-        throw fail(cat(what, ": the step must be ", inner,
-                       ", the model-parallel size inside the replicated axis"));
-      }
+    if (d % rest != 0) {
+      throw fail(cat(what, ": the replicated axis ", d, " is not a multiple of ", rest));
     }
-    std::int64_t rest = size;
-    std::vector<std::size_t> taken;
-    for (std::size_t k = replicated.size(); k-- > 0 && rest > 1;) {
-      const std::size_t a = replicated[k];
-      const std::int64_t d = p.device_matrix[a];
-      if (rest >= d) {
-        if (rest % d != 0) {
-          throw fail(cat(what, ": ", rest, " is not a multiple of the replicated axis ", d));
-        }
-        taken.push_back(a);
-        rest /= d;
-        continue;
-      }
-      if (d % rest != 0) {
-        throw fail(cat(what, ": the replicated axis ", d, " is not a multiple of ", rest));
-      }
-      // Split axis a into (d / rest, rest); the inner factor shards.
-      p.device_matrix[a] = d / rest;
-      p.device_matrix.insert(p.device_matrix.begin() + static_cast<std::ptrdiff_t>(a) + 1, rest);
-      for (auto& axes : p.axes) {
-        for (auto& x : axes) {
-          x += x > a ? 1 : 0;
-        }
-      }
-      for (auto& x : taken) {
+    // Split axis a into (d / rest, rest); the inner factor shards.
+    p.device_matrix[a] = d / rest;
+    p.device_matrix.insert(p.device_matrix.begin() + static_cast<std::ptrdiff_t>(a) + 1, rest);
+    for (auto& axes : p.axes) {
+      for (auto& x : axes) {
         x += x > a ? 1 : 0;
       }
-      taken.push_back(a + 1);
-      rest = 1;
     }
-    if (rest != 1) {
-      throw fail(cat(what, ": more than the ", layout.devices / cut, " replicas of each slice"));
+    for (auto& x : taken) {
+      x += x > a ? 1 : 0;
     }
-    std::sort(taken.begin(), taken.end());
-    p.axes[0].insert(p.axes[0].end(), taken.begin(), taken.end());
+    taken.push_back(a + 1);
+    rest = 1;
+  }
+  if (rest != 1) {
+    throw fail(cat(what, ": more than the ", layout.devices / cut, " replicas of each slice"));
+  }
+  std::sort(taken.begin(), taken.end());
+  p.axes[0].insert(p.axes[0].end(), taken.begin(), taken.end());
+}
+
+} // namespace detail
+
+/// The axes of `layout` (its map and optimizer sharding), without its shape:
+/// what place() checks first.
+inline placement axes_of(const tensor_layout& layout) {
+  placement p;
+  p.device_matrix = layout.device_matrix;
+  std::vector<bool> used;
+  const bool nested = detail::map_axes(layout, p, used);
+  if (layout.field != 0) {
+    throw layout_failure(
+        layout, detail::cat("field ", layout.field,
+                            " (MindSpore's interleave of field rows) is not something shardpoint "
+                            "slices; it refuses rather than cut other slices than MindSpore "
+                            "would"));
+  }
+  if (layout.opt_shard_step != 0 && layout.opt_shard_size != 0 && !p.axes.empty()) {
+    detail::optimizer_axes(layout, p, used, nested);
   }
   return p;
 }

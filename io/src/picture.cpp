@@ -202,7 +202,9 @@ struct metric {
   bool is_bytes;
 };
 
-std::string bars_svg(const picture& p) {
+// The charts of the stage bars: cost and parameters, and activations and
+// memory when every stage has them.
+std::vector<metric> metrics_of(const picture& p) {
   std::vector<metric> metrics;
   metric cost{"cost", "cost", {}, false}, params{"parameter-bytes", "parameters", {}, true};
   metric act{"activation-bytes", "activations held", {}, true};
@@ -224,77 +226,165 @@ std::string bars_svg(const picture& p) {
   if (has_mem) {
     metrics.push_back(std::move(mem));
   }
+  return metrics;
+}
+
+// One chart, a bar a stage, at x0, chart_w wide, chart_h high; the cost's
+// with the lower bound and the bottleneck, the memory's with the capacity.
+void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double chart_w,
+                double chart_h, double bar) {
+  auto& os = s.out();
+  const double y0 = 60;
+  double top = *std::max_element(mt.values.begin(), mt.values.end());
+  const bool is_cost = std::string_view(mt.key) == "cost";
+  const bool is_mem = std::string_view(mt.key) == "memory-bytes";
+  if (is_cost) {
+    top = std::max(top, p.lower_bound);
+  }
+  if (is_mem && p.memory_capacity) {
+    top = std::max(top, *p.memory_capacity);
+  }
+  top = top > 0 ? top : 1;
+  os << "<g class=\"chart\" data-metric=\"" << mt.key << "\">";
+  s.text(x0, y0 - 40, mt.heading + std::string(is_cost ? " (" + p.cost_unit + ")" : ""),
+         " font-weight=\"bold\"");
+  os << "<line x1=\"" << exact(x0) << "\" y1=\"" << exact(y0 + chart_h) << "\" x2=\""
+     << exact(x0 + chart_w) << "\" y2=\"" << exact(y0 + chart_h) << "\" stroke=\"#999\"/>";
+  for (std::size_t k = 0; k < mt.values.size(); ++k) {
+    const auto& st = p.stages[k];
+    const double h = chart_h * mt.values[k] / top;
+    const double x = x0 + 10 + static_cast<double>(k) * bar * 1.5;
+    const bool bottleneck = is_cost && st.stage == p.bottleneck_stage;
+    const bool over = is_mem && p.memory_capacity && mt.values[k] > *p.memory_capacity;
+    const std::string value = mt.is_bytes ? bytes(mt.values[k]) : shown(mt.values[k]);
+    os << "<rect class=\"bar" << (bottleneck ? " bottleneck" : "") << (over ? " over" : "")
+       << "\" data-metric=\"" << mt.key << "\" data-stage=\"" << st.stage << "\" data-value=\""
+       << exact(mt.values[k]) << "\" x=\"" << exact(x) << "\" y=\"" << exact(y0 + chart_h - h)
+       << "\" width=\"" << exact(bar) << "\" height=\"" << exact(h) << "\" fill=\""
+       << colour(st.stage) << "\" stroke=\"" << (bottleneck || over ? "#c00" : "none")
+       << "\" stroke-width=\"2\">"
+       << title_of("stage " + std::to_string(st.stage) + ": " + value +
+                   (bottleneck ? " (bottleneck)" : "") + (over ? " (over the capacity)" : ""))
+       << "</rect>";
+    s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
+           " text-anchor=\"middle\" font-size=\"10\"");
+    if (mt.values.size() <= 6) { // room for the value above each bar
+      s.text(x + bar / 2, y0 + chart_h - h - (bottleneck ? 15 : 4), value,
+             " text-anchor=\"middle\" font-size=\"9\" fill=\"#444\"");
+    }
+    if (bottleneck) {
+      s.text(x + bar / 2, y0 + chart_h - h - 4, "bottleneck",
+             " text-anchor=\"middle\" font-size=\"10\" fill=\"#c00\"");
+    }
+  }
+  const auto level = [&](double v, const char* cls, const char* label) {
+    const double y = y0 + chart_h - chart_h * v / top;
+    os << "<line class=\"" << cls << "\" data-value=\"" << exact(v) << "\" x1=\"" << exact(x0)
+       << "\" y1=\"" << exact(y) << "\" x2=\"" << exact(x0 + chart_w) << "\" y2=\"" << exact(y)
+       << "\" stroke=\"#c00\" stroke-dasharray=\"5,3\"/>";
+    s.text(x0 + chart_w, y - 3, std::string(label) + " " + (mt.is_bytes ? bytes(v) : shown(v)),
+           " text-anchor=\"end\" font-size=\"10\" fill=\"#c00\"");
+  };
+  if (is_cost) {
+    level(p.lower_bound, "lower-bound", "lower bound");
+  }
+  if (is_mem && p.memory_capacity) {
+    level(*p.memory_capacity, "capacity", "capacity");
+  }
+  s.text(x0, y0 + chart_h + 30, "stage", " font-size=\"10\" fill=\"#666\"");
+  os << "</g>";
+}
+
+std::string bars_svg(const picture& p) {
+  const auto metrics = metrics_of(p);
   const double bar = 22, chart_h = 150,
                chart_w = std::max(220.0, 40 + bar * 1.5 * static_cast<double>(p.stages.size()));
   svg s(20 + static_cast<double>(metrics.size()) * (chart_w + 20), chart_h + 96,
         "bars-svg"); // 60 above, 36 below
-  auto& os = s.out();
   for (std::size_t m = 0; m < metrics.size(); ++m) {
-    const auto& mt = metrics[m];
-    const double x0 = 20 + static_cast<double>(m) * (chart_w + 20), y0 = 60;
-    double top = *std::max_element(mt.values.begin(), mt.values.end());
-    const bool is_cost = std::string_view(mt.key) == "cost";
-    const bool is_mem = std::string_view(mt.key) == "memory-bytes";
-    if (is_cost) {
-      top = std::max(top, p.lower_bound);
-    }
-    if (is_mem && p.memory_capacity) {
-      top = std::max(top, *p.memory_capacity);
-    }
-    top = top > 0 ? top : 1;
-    os << "<g class=\"chart\" data-metric=\"" << mt.key << "\">";
-    s.text(x0, y0 - 40, mt.heading + std::string(is_cost ? " (" + p.cost_unit + ")" : ""),
-           " font-weight=\"bold\"");
-    os << "<line x1=\"" << exact(x0) << "\" y1=\"" << exact(y0 + chart_h) << "\" x2=\""
-       << exact(x0 + chart_w) << "\" y2=\"" << exact(y0 + chart_h) << "\" stroke=\"#999\"/>";
-    for (std::size_t k = 0; k < mt.values.size(); ++k) {
-      const auto& st = p.stages[k];
-      const double h = chart_h * mt.values[k] / top;
-      const double x = x0 + 10 + static_cast<double>(k) * bar * 1.5;
-      const bool bottleneck = is_cost && st.stage == p.bottleneck_stage;
-      const bool over = is_mem && p.memory_capacity && mt.values[k] > *p.memory_capacity;
-      const std::string value = mt.is_bytes ? bytes(mt.values[k]) : shown(mt.values[k]);
-      os << "<rect class=\"bar" << (bottleneck ? " bottleneck" : "") << (over ? " over" : "")
-         << "\" data-metric=\"" << mt.key << "\" data-stage=\"" << st.stage << "\" data-value=\""
-         << exact(mt.values[k]) << "\" x=\"" << exact(x) << "\" y=\"" << exact(y0 + chart_h - h)
-         << "\" width=\"" << exact(bar) << "\" height=\"" << exact(h) << "\" fill=\""
-         << colour(st.stage) << "\" stroke=\"" << (bottleneck || over ? "#c00" : "none")
-         << "\" stroke-width=\"2\">"
-         << title_of("stage " + std::to_string(st.stage) + ": " + value +
-                     (bottleneck ? " (bottleneck)" : "") + (over ? " (over the capacity)" : ""))
-         << "</rect>";
-      s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
-             " text-anchor=\"middle\" font-size=\"10\"");
-      if (mt.values.size() <= 6) { // room for the value above each bar
-        s.text(x + bar / 2, y0 + chart_h - h - (bottleneck ? 15 : 4), value,
-               " text-anchor=\"middle\" font-size=\"9\" fill=\"#444\"");
-      }
-      if (bottleneck) {
-        s.text(x + bar / 2, y0 + chart_h - h - 4, "bottleneck",
-               " text-anchor=\"middle\" font-size=\"10\" fill=\"#c00\"");
-      }
-    }
-    const auto level = [&](double v, const char* cls, const char* label) {
-      const double y = y0 + chart_h - chart_h * v / top;
-      os << "<line class=\"" << cls << "\" data-value=\"" << exact(v) << "\" x1=\"" << exact(x0)
-         << "\" y1=\"" << exact(y) << "\" x2=\"" << exact(x0 + chart_w) << "\" y2=\"" << exact(y)
-         << "\" stroke=\"#c00\" stroke-dasharray=\"5,3\"/>";
-      s.text(x0 + chart_w, y - 3, std::string(label) + " " + (mt.is_bytes ? bytes(v) : shown(v)),
-             " text-anchor=\"end\" font-size=\"10\" fill=\"#c00\"");
-    };
-    if (is_cost) {
-      level(p.lower_bound, "lower-bound", "lower bound");
-    }
-    if (is_mem && p.memory_capacity) {
-      level(*p.memory_capacity, "capacity", "capacity");
-    }
-    s.text(x0, y0 + chart_h + 30, "stage", " font-size=\"10\" fill=\"#666\"");
-    os << "</g>";
+    draw_chart(s, p, metrics[m], 20 + static_cast<double>(m) * (chart_w + 20), chart_w, chart_h,
+               bar);
   }
   return s.done();
 }
 
 // ---- the timeline
+
+// Where a time is drawn on the timeline.
+struct time_axis {
+  double x0, width, span;
+  [[nodiscard]] double x(double t) const { return x0 + width * t / span; }
+};
+
+// The time the timeline is drawn to: the makespan, or for a long run the
+// start of operation most_ops + 1 (the first most_ops are drawn).
+double timeline_end(const picture& p) {
+  if (p.timeline.size() <= most_ops) {
+    return p.makespan;
+  }
+  std::vector<double> starts;
+  starts.reserve(p.timeline.size());
+  for (const auto& e : p.timeline) {
+    starts.push_back(e.start);
+  }
+  std::nth_element(starts.begin(), starts.begin() + most_ops, starts.end());
+  return starts[most_ops];
+}
+
+// One operation's block in its device's lane (named F3, B3, W3 when wide
+// enough).
+void draw_op(svg& s, const picture::event& e, const time_axis& axis, double row) {
+  const double y = 30 + e.device * row;
+  const double x = axis.x(e.start), w = std::max(0.5, axis.x(std::min(e.end, axis.span)) - x);
+  const char* opacity = e.kind == 'F' ? "1" : e.kind == 'B' ? "0.62" : "0.35";
+  const std::string name = std::string(1, e.kind) + std::to_string(e.micro_batch);
+  s.out() << "<rect class=\"op\" data-kind=\"" << e.kind << "\" data-stage=\"" << e.stage
+          << "\" data-device=\"" << e.device << "\" data-micro-batch=\"" << e.micro_batch
+          << "\" data-start=\"" << exact(e.start) << "\" data-end=\"" << exact(e.end) << "\" x=\""
+          << exact(x) << "\" y=\"" << exact(y) << "\" width=\"" << exact(w) << "\" height=\""
+          << exact(row - 4) << "\" fill=\"" << colour(e.stage) << "\" fill-opacity=\"" << opacity
+          << (w >= 3 ? "\" stroke=\"#fff\" stroke-width=\"0.5\">" : "\">") // a narrow one: no edge
+          << title_of(name + ", stage " + std::to_string(e.stage) + ": " + shown(e.start) + " to " +
+                      shown(e.end))
+          << "</rect>";
+  if (w > 22) {
+    s.text(x + w / 2, y + row / 2 + 1, name,
+           " text-anchor=\"middle\" font-size=\"10\" fill=\"#fff\" pointer-events=\"none\"");
+  }
+}
+
+// The activation bytes each device holds over time, as steps, below the
+// lanes from `y0`, `height` high.
+void draw_activation_curve(svg& s, const picture& p, const time_axis& axis, double y0,
+                           double height) {
+  double top = 1;
+  for (const auto& m : p.memory_curve) {
+    top = std::max(top, m.bytes);
+  }
+  s.text(20, y0 - 8, "Activations held over time, per device (peak " + bytes(top) + ")",
+         " font-weight=\"bold\"");
+  std::map<int, std::string> lines;
+  std::map<int, double> last;
+  for (const auto& m : p.memory_curve) {
+    if (m.time > axis.span) {
+      continue; // beyond what the timeline draws
+    }
+    auto& pts = lines[m.device];
+    const double y = y0 + height - height * m.bytes / top;
+    if (auto it = last.find(m.device); it != last.end()) {
+      pts += exact(axis.x(m.time)) + "," + exact(it->second) + " "; // a step
+    }
+    pts += exact(axis.x(m.time)) + "," + exact(y) + " ";
+    last[m.device] = y;
+  }
+  for (const auto& [d, pts] : lines) {
+    s.out() << "<polyline class=\"memory-curve\" data-device=\"" << d << "\" points=\"" << pts
+            << "\" fill=\"none\" stroke=\"" << colour(d) << "\" stroke-width=\"1.5\"/>";
+  }
+  s.out() << "<line x1=\"" << exact(axis.x0) << "\" y1=\"" << exact(y0 + height) << "\" x2=\""
+          << exact(axis.x0 + axis.width) << "\" y2=\"" << exact(y0 + height)
+          << "\" stroke=\"#999\"/>";
+}
 
 std::string timeline_svg(const picture& p) {
   int devices = 0;
@@ -304,25 +394,14 @@ std::string timeline_svg(const picture& p) {
   for (const auto& m : p.memory_curve) {
     devices = std::max(devices, m.device + 1);
   }
-  const double row = 26, x0 = 80, width = 900, curve_h = p.memory_curve.empty() ? 0 : 140;
-  // A long run: its first most_ops operations, up to the time the next
-  // one starts.
-  double end = p.makespan;
-  if (p.timeline.size() > most_ops) {
-    std::vector<double> starts;
-    starts.reserve(p.timeline.size());
-    for (const auto& e : p.timeline) {
-      starts.push_back(e.start);
-    }
-    std::nth_element(starts.begin(), starts.begin() + most_ops, starts.end());
-    end = starts[most_ops];
-  }
+  const double row = 26, curve_h = p.memory_curve.empty() ? 0 : 140;
+  const double end = timeline_end(p);
   const auto drawn = static_cast<std::size_t>(
       std::count_if(p.timeline.begin(), p.timeline.end(),
                     [&](const picture::event& e) { return end >= p.makespan || e.start < end; }));
-  const double span = end > 0 ? end : 1;
-  svg s(x0 + width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0), "timeline-svg");
-  auto& os = s.out();
+  const time_axis axis{80, 900, end > 0 ? end : 1};
+  svg s(axis.x0 + axis.width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0),
+        "timeline-svg");
   s.text(20, 18,
          "Pipeline timeline: makespan " + shown(p.makespan) + " " + p.time_unit +
              (end < p.makespan
@@ -331,69 +410,25 @@ std::string timeline_svg(const picture& p) {
                   : "") +
              " (grey: idle)",
          " font-weight=\"bold\"");
-  const auto x_of = [&](double t) { return x0 + width * t / span; };
   for (int d = 0; d < devices; ++d) {
     const double y = 30 + d * row;
-    os << "<rect class=\"lane\" data-device=\"" << d << "\" x=\"" << exact(x0) << "\" y=\""
-       << exact(y) << "\" width=\"" << exact(width) << "\" height=\"" << exact(row - 4)
-       << "\" fill=\"#e6e6e6\"/>";
+    s.out() << "<rect class=\"lane\" data-device=\"" << d << "\" x=\"" << exact(axis.x0)
+            << "\" y=\"" << exact(y) << "\" width=\"" << exact(axis.width) << "\" height=\""
+            << exact(row - 4) << "\" fill=\"#e6e6e6\"/>";
     s.text(10, y + row / 2 + 2, "device " + std::to_string(d));
   }
   for (const auto& e : p.timeline) {
-    if (e.start >= end && end < p.makespan) {
-      continue;
-    }
-    const double y = 30 + e.device * row;
-    const double x = x_of(e.start), w = std::max(0.5, x_of(std::min(e.end, span)) - x);
-    const char* opacity = e.kind == 'F' ? "1" : e.kind == 'B' ? "0.62" : "0.35";
-    const std::string name = std::string(1, e.kind) + std::to_string(e.micro_batch);
-    os << "<rect class=\"op\" data-kind=\"" << e.kind << "\" data-stage=\"" << e.stage
-       << "\" data-device=\"" << e.device << "\" data-micro-batch=\"" << e.micro_batch
-       << "\" data-start=\"" << exact(e.start) << "\" data-end=\"" << exact(e.end) << "\" x=\""
-       << exact(x) << "\" y=\"" << exact(y) << "\" width=\"" << exact(w) << "\" height=\""
-       << exact(row - 4) << "\" fill=\"" << colour(e.stage) << "\" fill-opacity=\"" << opacity
-       << (w >= 3 ? "\" stroke=\"#fff\" stroke-width=\"0.5\">" : "\">") // a narrow one: no edge
-       << title_of(name + ", stage " + std::to_string(e.stage) + ": " + shown(e.start) + " to " +
-                   shown(e.end))
-       << "</rect>";
-    if (w > 22) {
-      s.text(x + w / 2, y + row / 2 + 1, name,
-             " text-anchor=\"middle\" font-size=\"10\" fill=\"#fff\" pointer-events=\"none\"");
+    if (!(e.start >= end && end < p.makespan)) {
+      draw_op(s, e, axis, row);
     }
   }
   const double axis_y = 30 + devices * row + 12;
   for (int k = 0; k <= 4; ++k) {
-    const double t = span * k / 4;
-    s.text(x_of(t), axis_y, shown(t), " text-anchor=\"middle\" font-size=\"10\" fill=\"#666\"");
+    const double t = axis.span * k / 4;
+    s.text(axis.x(t), axis_y, shown(t), " text-anchor=\"middle\" font-size=\"10\" fill=\"#666\"");
   }
   if (!p.memory_curve.empty()) {
-    const double y0 = axis_y + 30;
-    double top = 1;
-    for (const auto& m : p.memory_curve) {
-      top = std::max(top, m.bytes);
-    }
-    s.text(20, y0 - 8, "Activations held over time, per device (peak " + bytes(top) + ")",
-           " font-weight=\"bold\"");
-    std::map<int, std::string> lines;
-    std::map<int, double> last;
-    for (const auto& m : p.memory_curve) {
-      if (m.time > span) {
-        continue; // beyond what the timeline draws
-      }
-      auto& pts = lines[m.device];
-      const double y = y0 + curve_h - curve_h * m.bytes / top;
-      if (auto it = last.find(m.device); it != last.end()) {
-        pts += exact(x_of(m.time)) + "," + exact(it->second) + " "; // a step
-      }
-      pts += exact(x_of(m.time)) + "," + exact(y) + " ";
-      last[m.device] = y;
-    }
-    for (const auto& [d, pts] : lines) {
-      os << "<polyline class=\"memory-curve\" data-device=\"" << d << "\" points=\"" << pts
-         << "\" fill=\"none\" stroke=\"" << colour(d) << "\" stroke-width=\"1.5\"/>";
-    }
-    os << "<line x1=\"" << exact(x0) << "\" y1=\"" << exact(y0 + curve_h) << "\" x2=\""
-       << exact(x0 + width) << "\" y2=\"" << exact(y0 + curve_h) << "\" stroke=\"#999\"/>";
+    draw_activation_curve(s, p, axis, axis_y + 30, curve_h);
   }
   return s.done();
 }

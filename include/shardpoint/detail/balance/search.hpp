@@ -119,24 +119,15 @@ inline stage_figures figures(const layout& L, const std::vector<int>& stage,
 // ---------------------------------------------------------------------------
 // Step 3: beyond intervals of one order.
 
-/// Exact dynamic programming over downsets, for at most 64 vertices with few
-/// downsets. Returns false (and nothing) when over the budget.
-inline bool downset_search(const layout& L, std::size_t budget, split& out) {
-  const std::size_t n = L.n;
-  if (n > 64 || budget == 0) {
-    return false;
-  }
-  std::vector<std::uint64_t> preds(n, 0);
-  for (std::size_t p = 0; p < n; ++p) {
-    for (std::size_t k = L.preds_begin(p); k < L.preds_end(p); ++k) {
-      preds[p] |= std::uint64_t{1} << L.pred[k];
-    }
-  }
-  // Every downset, from the empty one by adding ready vertices.
-  std::vector<std::uint64_t> sets{0};
+/// Every downset of the vertices (`preds[p]`: p's predecessors as bits),
+/// from the empty one by adding ready vertices, fewest vertices first;
+/// false when there are more than `budget` allows.
+inline bool all_downsets(const layout& L, const std::vector<std::uint64_t>& preds,
+                         std::size_t budget, std::vector<std::uint64_t>& sets) {
+  sets.assign(1, 0);
   std::unordered_set<std::uint64_t> seen{0};
   for (std::size_t k = 0; k < sets.size(); ++k) {
-    for (std::size_t p = 0; p < n; ++p) {
+    for (std::size_t p = 0; p < L.n; ++p) {
       const std::uint64_t bit = std::uint64_t{1} << p;
       if (!(sets[k] & bit) && (preds[p] & ~sets[k]) == 0) {
         const std::uint64_t next = sets[k] | bit;
@@ -152,34 +143,59 @@ inline bool downset_search(const layout& L, std::size_t budget, split& out) {
   std::sort(sets.begin(), sets.end(), [](std::uint64_t a, std::uint64_t b) {
     return std::popcount(a) < std::popcount(b) || (std::popcount(a) == std::popcount(b) && a < b);
   });
+  return true;
+}
+
+/// The load of a stage holding the vertices of `x` (its cost and, weighted,
+/// the bytes it receives from vertices outside), and (`memory`) what it
+/// holds.
+inline double downset_load(const layout& L, const std::vector<std::uint64_t>& preds,
+                           std::uint64_t x, double& memory) {
+  double cost = 0;
+  double own = 0;
+  std::uint64_t in = 0;
+  for (std::uint64_t rest = x; rest != 0; rest &= rest - 1) {
+    const auto p = static_cast<std::size_t>(std::countr_zero(rest));
+    cost += L.cost(p);
+    in |= preds[p];
+    if (!L.M.empty()) {
+      own += L.M[p + 1] - L.M[p];
+    }
+  }
+  if (L.items != nullptr) {
+    item_meter meter(*L.items);
+    for (std::uint64_t rest = x; rest != 0; rest &= rest - 1) {
+      meter.add(L.vertex(static_cast<std::size_t>(std::countr_zero(rest))));
+    }
+    own = meter.value();
+  }
+  memory = own;
+  double received = 0;
+  for (std::uint64_t rest = in & ~x; rest != 0; rest &= rest - 1) {
+    received += L.out_bytes(static_cast<std::size_t>(std::countr_zero(rest)));
+  }
+  return cost + L.w * received;
+}
+
+/// Exact dynamic programming over downsets, for at most 64 vertices with few
+/// downsets. Returns false (and nothing) when over the budget.
+inline bool downset_search(const layout& L, std::size_t budget, split& out) {
+  const std::size_t n = L.n;
+  if (n > 64 || budget == 0) {
+    return false;
+  }
+  std::vector<std::uint64_t> preds(n, 0);
+  for (std::size_t p = 0; p < n; ++p) {
+    for (std::size_t k = L.preds_begin(p); k < L.preds_end(p); ++k) {
+      preds[p] |= std::uint64_t{1} << L.pred[k];
+    }
+  }
+  std::vector<std::uint64_t> sets;
+  if (!all_downsets(L, preds, budget, sets)) {
+    return false;
+  }
   const std::size_t m = sets.size();
   const std::uint64_t full = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-  const auto load_of = [&](std::uint64_t x, double& memory) {
-    double cost = 0;
-    double own = 0;
-    std::uint64_t in = 0;
-    for (std::uint64_t rest = x; rest != 0; rest &= rest - 1) {
-      const auto p = static_cast<std::size_t>(std::countr_zero(rest));
-      cost += L.cost(p);
-      in |= preds[p];
-      if (!L.M.empty()) {
-        own += L.M[p + 1] - L.M[p];
-      }
-    }
-    if (L.items != nullptr) {
-      item_meter meter(*L.items);
-      for (std::uint64_t rest = x; rest != 0; rest &= rest - 1) {
-        meter.add(L.vertex(static_cast<std::size_t>(std::countr_zero(rest))));
-      }
-      own = meter.value();
-    }
-    memory = own;
-    double received = 0;
-    for (std::uint64_t rest = in & ~x; rest != 0; rest &= rest - 1) {
-      received += L.out_bytes(static_cast<std::size_t>(std::countr_zero(rest)));
-    }
-    return cost + L.w * received;
-  };
   // Transitions D' -> D (D' a proper subset of D), with the stage's load.
   struct step {
     std::uint32_t from;
@@ -190,7 +206,7 @@ inline bool downset_search(const layout& L, std::size_t budget, split& out) {
     for (std::size_t a = 0; a < b; ++a) {
       if ((sets[a] & ~sets[b]) == 0 && sets[a] != sets[b]) {
         double memory = 0;
-        const double load = load_of(sets[b] & ~sets[a], memory);
+        const double load = downset_load(L, preds, sets[b] & ~sets[a], memory);
         if (memory <= L.cap) {
           into[b].push_back({static_cast<std::uint32_t>(a), load});
         }
