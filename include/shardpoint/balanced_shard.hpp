@@ -277,6 +277,33 @@ struct solution {
   bool exact = false;
 };
 
+/// Step 3 where no exact search can run: `best` refined by moving boundary
+/// vertices, and the interval optimum of a depth-first layout refined too;
+/// the better of the three. `budget` vertex visits for each refinement.
+inline void refine(const layout& L, split& best, double lower, bool exact_fits,
+                   std::size_t budget) {
+  refiner a(L, best.stage);
+  a.run(budget);
+  split refined{a.stage(), figures(L, a.stage()).bottleneck, "refined", {}};
+  const layout D = relaid(L, depth_first_order(L));
+  std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
+  if (D.w > 0 && exact_fits) {
+    d_ends = exact_communication(D, lower, d_ends);
+  }
+  refiner b(D, from_ends(D, d_ends).stage);
+  b.run(budget);
+  std::vector<int> back(L.n); // D's positions back to L's
+  for (std::size_t p = 0; p < L.n; ++p) {
+    back[L.identity ? D.at[p] : L.pos[D.at[p]]] = b.stage()[p];
+  }
+  split other{back, figures(L, back).bottleneck, "refined", {}};
+  for (split* s : {&refined, &other}) {
+    if (s->bottleneck < best.bottleneck) {
+      best = std::move(*s);
+    }
+  }
+}
+
 /// Steps 2 and 3 on a layout. Throws infeasible_partition_error.
 template <class Ref>
 solution solve(const Ref& g, const layout& L, const balance_options& opt, double largest,
@@ -345,28 +372,7 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
   } else if (needed > L.S) {
     throw too_few(); // no interval split fits, and no downset search could run
   } else if (8 * (n + L.succ.size()) <= opt.search_budget) {
-    const std::size_t budget = opt.search_budget / 2;
-    refiner a(L, out.best.stage);
-    a.run(budget);
-    split refined{a.stage(), figures(L, a.stage()).bottleneck, "refined", {}};
-    // A depth-first layout, its interval optimum, refined too.
-    const layout D = relaid(L, depth_first_order(L));
-    std::vector<std::size_t> d_ends = even_boundaries(D, optimal_bound(D, lower));
-    if (D.w > 0 && exact_fits) {
-      d_ends = exact_communication(D, lower, d_ends);
-    }
-    refiner b(D, from_ends(D, d_ends).stage);
-    b.run(budget);
-    std::vector<int> back(n); // D's positions back to L's
-    for (std::size_t p = 0; p < n; ++p) {
-      back[L.identity ? D.at[p] : L.pos[D.at[p]]] = b.stage()[p];
-    }
-    split other{back, figures(L, back).bottleneck, "refined", {}};
-    for (split* s : {&refined, &other}) {
-      if (s->bottleneck < out.best.bottleneck) {
-        out.best = std::move(*s);
-      }
-    }
+    refine(L, out.best, lower, exact_fits, opt.search_budget / 2);
   }
   return out;
 }

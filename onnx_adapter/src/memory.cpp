@@ -202,27 +202,14 @@ std::string place_text(const ::onnx::GraphProto& g, int input, int axis,
          " of input " + io::quote(g.input(input).name());
 }
 
-} // namespace
-
-std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
-                                           std::int64_t micro_batch_size,
-                                           std::vector<std::string>& notes,
-                                           const input_sizes* sizes, guesses* guessed) {
-  if (micro_batch_size < 1) {
-    throw bad_parameter_error(detail::cat(
-        "shardpoint: the micro-batch size must be a positive integer, not ", micro_batch_size));
-  }
-  const auto n = static_cast<std::size_t>(model.graph().node_size());
-  std::vector<std::int64_t> out(n, 0);
+// The scale of activations measured with the batch as `batch` set it:
+// micro_batch_size / the fixed batch they are measured at, or 1 -- said in
+// `notes`, and in `guessed` where the batch was guessed.
+std::pair<std::int64_t, std::int64_t>
+batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch_override& batch,
+            std::int64_t micro_batch_size, std::vector<std::string>& notes, guesses* guessed) {
   std::int64_t scale_num = 1;
   std::int64_t scale_den = 1;
-  // Where the batch is, on the inputs as declared; then the user's sizes (a
-  // batch dimension they set is measured there and scaled, as a fixed one).
-  const batch_choice choice =
-      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
-  const shapes::sized_inputs sized(model, sizes);
-  const batch_override batch(*model.mutable_graph(), choice, micro_batch_size);
-  const auto& g = model.graph();
   std::string where; // the places the batch was set or scaled at, in words
   for (const auto& s : batch.set()) {
     where += (where.empty() ? "" : ", ") + place_text(g, s.input, s.axis, s.dim.dim_param());
@@ -257,6 +244,29 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
         "not for --micro-batch-size ",
         micro_batch_size, "; --batch-dim names the batch (a symbol, or INPUT:AXIS)");
   }
+  return {scale_num, scale_den};
+}
+
+} // namespace
+
+std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
+                                           std::int64_t micro_batch_size,
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes, guesses* guessed) {
+  if (micro_batch_size < 1) {
+    throw bad_parameter_error(detail::cat(
+        "shardpoint: the micro-batch size must be a positive integer, not ", micro_batch_size));
+  }
+  const auto n = static_cast<std::size_t>(model.graph().node_size());
+  std::vector<std::int64_t> out(n, 0);
+  // Where the batch is, on the inputs as declared; then the user's sizes (a
+  // batch dimension they set is measured there and scaled, as a fixed one).
+  const batch_choice choice =
+      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
+  const shapes::sized_inputs sized(model, sizes);
+  const batch_override batch(*model.mutable_graph(), choice, micro_batch_size);
+  const auto [scale_num, scale_den] =
+      batch_scale(model.graph(), choice, batch, micro_batch_size, notes, guessed);
   std::size_t unknown = 0;
   std::set<std::size_t> guessed_nodes;
   {

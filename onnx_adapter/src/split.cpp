@@ -566,6 +566,42 @@ void declare_outputs(const ::onnx::GraphProto& g, const model_index& index,
   }
 }
 
+// Where a stage's external data goes: the model's file and folder, the
+// output folder, the locations already linked or copied there, and the
+// names the split's own files take.
+struct data_places {
+  const fs::path& model_path;
+  const fs::path& model_dir;
+  io::staged_folder& out;
+  std::unordered_map<std::string, std::string>& linked;
+  std::set<std::string>& taken;
+};
+
+// The stage's initializers whose data stays in external files: each
+// location made to point into the output folder (relocated); such an
+// initializer is written as the stage has it, never copied verbatim (with
+// any inline data too, odd as that is), so `from` forgets it.
+void relocate_external(::onnx::GraphProto& sg, std::vector<int>& from, const loaded_model* whole,
+                       const data_places& at) {
+  for (int k = 0; k < sg.initializer_size(); ++k) {
+    auto& t = *sg.mutable_initializer(k);
+    if (!is_external(t)) {
+      continue;
+    }
+    auto& source = from[static_cast<std::size_t>(k)];
+    if (auto full = whole != nullptr ? initializer_with_data(*whole, source) : std::nullopt) {
+      t = std::move(*full);
+    }
+    source = -1;
+    for (auto& kv : *t.mutable_external_data()) {
+      if (kv.key() == "location") {
+        kv.set_value(relocated(kv.value(), t.name(), at.model_path, at.model_dir, at.out, at.linked,
+                               at.taken));
+      }
+    }
+  }
+}
+
 void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
                   const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
                   const split_options& options) {
@@ -633,25 +669,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
       externalise(sg, sources, from, whole, out.file(data), data, model_dir);
       from.assign(from.size(), -1); // the stage has them, data outside
     } else {
-      for (int k = 0; k < sg.initializer_size(); ++k) {
-        auto& t = *sg.mutable_initializer(k);
-        if (!is_external(t)) {
-          continue;
-        }
-        // Relocated, so written as the stage has it, never copied verbatim
-        // (with any inline data too, odd as that is).
-        auto& source = from[static_cast<std::size_t>(k)];
-        if (auto full = whole != nullptr ? initializer_with_data(*whole, source) : std::nullopt) {
-          t = std::move(*full);
-        }
-        source = -1;
-        for (auto& kv : *t.mutable_external_data()) {
-          if (kv.key() == "location") {
-            kv.set_value(
-                relocated(kv.value(), t.name(), model_path, model_dir, out, linked, taken));
-          }
-        }
-      }
+      relocate_external(sg, from, whole, {model_path, model_dir, out, linked, taken});
     }
     declare_outputs(g, index, types, part, produced, sg);
     if (whole != nullptr) {

@@ -171,6 +171,9 @@ void emit_typed(const Field& values, std::size_t size, std::uint64_t expected,
 
 } // namespace
 
+// One case a storage of a tensor's bytes (raw, external, or each typed
+// field of ONNX, at its width), each streamed to `sink`: 84 lines, kept
+// together so that every field ONNX defines is seen to be handled.
 void for_each_chunk(const ::onnx::TensorProto& t, const fs::path& base_dir,
                     const std::function<void(const char*, std::size_t)>& sink) {
   using T = ::onnx::TensorProto;

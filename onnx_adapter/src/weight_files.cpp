@@ -777,52 +777,57 @@ std::optional<weight_file_kind> weight_file_kind_of(std::string_view bytes) {
   return std::nullopt;
 }
 
-std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
-  const std::string data = read_file(path, "weights");
+namespace {
+
+// A safetensors file's tensors: an 8-byte little-endian header size, the
+// JSON header (dtype, shape, data_offsets), the data.
+std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
+                                                      const std::string& data) {
   std::map<std::string, stored_tensor> out;
-  const auto kind = weight_file_kind_of(data);
-  if (!kind) {
-    bad(path, "neither safetensors nor a MindSpore checkpoint");
+  if (data.size() < 8) {
+    bad(path, "not a safetensors file (shorter than its 8-byte header size)");
   }
-  if (*kind == weight_file_kind::safetensors) {
-    if (data.size() < 8) {
-      bad(path, "not a safetensors file (shorter than its 8-byte header size)");
-    }
-    std::uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) {
-      n = (n << 8) | static_cast<unsigned char>(data[static_cast<std::size_t>(i)]);
-    }
-    if (n > data.size() - 8) {
-      bad(path, "not a safetensors file (its header runs past the end)");
-    }
-    try {
-      const auto header = nlohmann::json::parse(data.substr(8, n));
-      const std::size_t base = 8 + n;
-      for (const auto& [name, v] : header.items()) {
-        if (name == "__metadata__") {
-          continue;
-        }
-        stored_tensor t;
-        const auto type = onnx_type_of(v.at("dtype").get<std::string>());
-        if (!type) {
-          bad(path, "tensor '" + name + "' has dtype " + v.at("dtype").get<std::string>() +
-                        ", which shardpoint does not read");
-        }
-        t.onnx_type = *type;
-        t.shape = v.at("shape").get<std::vector<std::int64_t>>();
-        const auto offsets = v.at("data_offsets").get<std::vector<std::uint64_t>>();
-        if (offsets.size() != 2 || offsets[0] > offsets[1] || base + offsets[1] > data.size()) {
-          bad(path, "tensor '" + name + "' has data offsets past the end");
-        }
-        t.data = data.substr(base + offsets[0], offsets[1] - offsets[0]);
-        out.emplace(name, std::move(t));
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) {
+    n = (n << 8) | static_cast<unsigned char>(data[static_cast<std::size_t>(i)]);
+  }
+  if (n > data.size() - 8) {
+    bad(path, "not a safetensors file (its header runs past the end)");
+  }
+  try {
+    const auto header = nlohmann::json::parse(data.substr(8, n));
+    const std::size_t base = 8 + n;
+    for (const auto& [name, v] : header.items()) {
+      if (name == "__metadata__") {
+        continue;
       }
-    } catch (const nlohmann::json::exception& e) {
-      std::string what = e.what();
-      bad(path, "not a safetensors header: " + what.substr(what.find("] ") + 2));
+      stored_tensor t;
+      const auto type = onnx_type_of(v.at("dtype").get<std::string>());
+      if (!type) {
+        bad(path, "tensor '" + name + "' has dtype " + v.at("dtype").get<std::string>() +
+                      ", which shardpoint does not read");
+      }
+      t.onnx_type = *type;
+      t.shape = v.at("shape").get<std::vector<std::int64_t>>();
+      const auto offsets = v.at("data_offsets").get<std::vector<std::uint64_t>>();
+      if (offsets.size() != 2 || offsets[0] > offsets[1] || base + offsets[1] > data.size()) {
+        bad(path, "tensor '" + name + "' has data offsets past the end");
+      }
+      t.data = data.substr(base + offsets[0], offsets[1] - offsets[0]);
+      out.emplace(name, std::move(t));
     }
-    return out;
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    bad(path, "not a safetensors header: " + what.substr(what.find("] ") + 2));
   }
+  return out;
+}
+
+// A MindSpore checkpoint's tensors (Checkpoint.value: name, and a tensor of
+// dims, tensor_type, data), the pieces of one over 512 MiB joined.
+std::map<std::string, stored_tensor> read_checkpoint(const fs::path& path,
+                                                     const std::string& data) {
+  std::map<std::string, stored_tensor> out;
   // MindSpore's save_checkpoint(crc_check=True) ends the file with "crc_num"
   // and a 10-byte CRC; its load_checkpoint drops them, as here.
   std::string_view values = data;
@@ -872,6 +877,18 @@ std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
     }
   });
   return out;
+}
+
+} // namespace
+
+std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
+  const std::string data = read_file(path, "weights");
+  const auto kind = weight_file_kind_of(data);
+  if (!kind) {
+    bad(path, "neither safetensors nor a MindSpore checkpoint");
+  }
+  return *kind == weight_file_kind::safetensors ? read_safetensors(path, data)
+                                                : read_checkpoint(path, data);
 }
 
 } // namespace shardpoint::weights

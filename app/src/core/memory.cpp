@@ -176,6 +176,9 @@ std::string shortfall_of(const io::memory_report& r, const parallel_config& c,
 
 } // namespace
 
+// The command's procedure in its order -- the request checked, the stages
+// read, the plan made (or the smallest sharding degree that fits found), the
+// report and the picture -- each step a call (83 lines).
 memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a) {
   const std::optional<std::int64_t> capacity = checked_request(source, where, a);
   parallel_config c = a.plan.config();

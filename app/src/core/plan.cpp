@@ -70,27 +70,19 @@ rt::cluster_spec cluster_of(const plan_request& a) {
     }
     return std::pair{it->second.first, it->second.second + " (" + key + ")"};
   };
+  // A count: the project's whole numbers (8, 1e3), in [1, 2^20].
   const auto count = [&](const std::string& flag, std::optional<int> given,
                          const char* key) -> std::optional<int> {
     const auto v = value(flag, given ? std::to_string(*given) : std::string(), key);
     if (!v) {
       return std::nullopt;
     }
-    int n = 0;
-    try {
-      std::size_t end = 0;
-      n = std::stoi(v->first, &end);
-      if (end != v->first.size()) {
-        n = 0;
-      }
-    } catch (const std::exception&) {
-      n = 0;
-    }
+    const auto n = parse_count(v->second, v->first);
     if (n < 1 || n > (1 << 20)) {
-      throw bad_parameter_error(v->second + ": '" + v->first.substr(0, 32) +
-                                "' is not a count in [1, 2^20]");
+      throw bad_parameter_error(v->second + ": " + std::to_string(n) +
+                                " is not a count in [1, 2^20]");
     }
-    return n;
+    return static_cast<int>(n);
   };
   const auto rate = [&](const std::string& flag, const std::string& given, const char* key,
                         bool bandwidth, const char* example) -> std::optional<double> {
@@ -189,6 +181,27 @@ laid_out from_source(model_source& source) {
   return out;
 }
 
+// The attention heads: --heads (dividing the hidden size h), or, a guess
+// said in `estimates`, h / 64 (heads of 64) or the nearest divisor of h
+// below it.
+std::int64_t heads_of(const plan_request& a, std::int64_t h, std::vector<std::string>& estimates) {
+  if (a.heads) {
+    if (*a.heads < 1 || *a.heads > h || h % *a.heads != 0) {
+      throw bad_parameter_error(
+          cat("--heads must divide the hidden size ", h, ", not be ", *a.heads));
+    }
+    return *a.heads;
+  }
+  std::int64_t heads = std::max<std::int64_t>(1, h / 64);
+  while (h % heads != 0) {
+    --heads;
+  }
+  estimates.push_back(cat("--heads not given: ", heads,
+                          " assumed (hidden / 64, or the divisor of hidden below it) for the "
+                          "attention activations"));
+  return heads;
+}
+
 laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   const std::int64_t l = a.layers;
   const std::int64_t h = a.hidden;
@@ -205,22 +218,7 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
     }
   }
   laid_out out;
-  std::int64_t heads = 0;
-  if (!a.heads) {
-    // hidden / 64 (heads of 64), or the nearest divisor of hidden below it.
-    heads = std::max<std::int64_t>(1, h / 64);
-    while (h % heads != 0) {
-      --heads;
-    }
-    out.estimates.push_back(cat("--heads not given: ", heads,
-                                " assumed (hidden / 64, or the divisor of hidden below it) for "
-                                "the attention activations"));
-  } else if (*a.heads < 1 || *a.heads > h || h % *a.heads != 0) {
-    throw bad_parameter_error(
-        cat("--heads must divide the hidden size ", h, ", not be ", *a.heads));
-  } else {
-    heads = *a.heads;
-  }
+  const std::int64_t heads = heads_of(a, h, out.estimates);
   // Megatron-LM splits the heads and the hidden size over the ranks.
   out.model.tensor_divides = {{"attention heads", heads}, {"hidden size", h}};
   const double hd = static_cast<double>(h);
@@ -326,14 +324,13 @@ std::optional<std::size_t> top_k_of(const std::string& text) {
   if (text == "all") {
     return std::nullopt;
   }
-  std::size_t end = 0;
-  long long k = 0;
+  std::int64_t k = 0;
   try {
-    k = std::stoll(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
+    k = parse_count("--top-k", text); // 10, 1e3
+  } catch (const bad_parameter_error&) {
+    k = 0;
   }
-  if (end == 0 || end != text.size() || k < 1) {
+  if (k < 1) {
     throw bad_parameter_error("--top-k " + io::quote(text) + " is not a positive count or all");
   }
   return static_cast<std::size_t>(k);
@@ -442,6 +439,9 @@ io::picture draw_plan(model_source* source, const io::plan_report& report, const
 
 } // namespace
 
+// The command's procedure in its order -- the request checked, the model
+// or the counts laid out, the search run, the report and the --emit files
+// declared and written -- each step a call (84 lines).
 plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   const bool counts =
       a.layers != 0 || a.hidden != 0 || a.sequence != 0 || a.vocabulary != 0 || a.heads.has_value();

@@ -217,21 +217,7 @@ public:
     // A device blocked on a ring buffer cannot be told to return: a thread
     // that cannot be started ends the process, as std::thread's would.
     detail::run_device_threads(busy, t0, device, [] { std::terminate(); });
-    const auto finish = clock::now();
-    run_metrics m;
-    m.mode = "threads";
-    m.micro_batches = M;
-    m.wall_seconds = std::chrono::duration<double>(finish - t0).count();
-    double last_end = 0;
-    for (auto& per_device : items) {
-      for (auto& item : per_device) {
-        last_end = std::max(last_end, item.end);
-        m.items.push_back(item);
-      }
-    }
-    m.makespan = opt.keep_items ? last_end : units(finish);
-    detail::summarise(plan_, m, devices_);
-    return m;
+    return threads_metrics(items, opt, t0, clock::now());
   }
 
 private:
@@ -250,6 +236,30 @@ private:
       queues->enqueue_output(0, &outputs[static_cast<std::size_t>(mb)], sizeof(int));
     }
     return queues;
+  }
+
+  // What a threaded run that started at t0 and ended at `finish` did: its
+  // items, device by device; its makespan in units, the last item's end
+  // (or, without items, the wall time).
+  run_metrics threads_metrics(std::vector<std::vector<work_item>>& items, const run_options& opt,
+                              detail::steady_clock::time_point t0,
+                              detail::steady_clock::time_point finish) const {
+    run_metrics m;
+    m.mode = "threads";
+    m.micro_batches = opt.micro_batches;
+    m.wall_seconds = std::chrono::duration<double>(finish - t0).count();
+    double last_end = 0;
+    for (auto& per_device : items) {
+      for (auto& item : per_device) {
+        last_end = std::max(last_end, item.end);
+        m.items.push_back(item);
+      }
+    }
+    m.makespan = opt.keep_items ? last_end
+                                : std::chrono::duration<double, std::micro>(finish - t0).count() /
+                                      static_cast<double>(opt.unit.count());
+    detail::summarise(plan_, m, devices_);
+    return m;
   }
 
   // The last stage's result: the micro-batch's number, written in place.
