@@ -8,6 +8,7 @@
 #define SHARDPOINT_CLI_OPTIONS_HPP
 
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@
 #include <CLI/CLI.hpp>
 
 #include <shardpoint/app/commands.hpp>
+
+#include "exit_codes.hpp"
 
 namespace shardpoint::cli {
 
@@ -73,6 +76,20 @@ void print_written(const std::vector<std::string>& files);
 
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);
+
+/// Prints a planning command's outcome -- its warnings, its report on
+/// stdout, `broken` ("shardpoint: " + it, when not empty), the files it
+/// wrote -- and returns the exit code of `v`.
+template <class Outcome>
+int print_outcome(const Outcome& r, verdict v = verdict::ok, std::string_view broken = {}) {
+  print_warnings(r.warnings);
+  std::cout << r.report;
+  if (!broken.empty()) {
+    std::cerr << "shardpoint: " << broken << '\n';
+  }
+  print_written(r.written);
+  return exit_code(v);
+}
 
 } // namespace shardpoint::cli
 

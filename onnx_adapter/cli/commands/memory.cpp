@@ -3,7 +3,6 @@
 // (the seed document sharded-data-parallelism; docs/memory-model.md) -- and whether they fit.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#include <iostream>
 #include <memory>
 
 #include "commands.hpp"
@@ -12,28 +11,17 @@
 
 namespace shardpoint::cli {
 
-namespace {
-
-int run(const memory_options& a) {
-  const auto r = plan_model_memory(a);
-  print_warnings(r.warnings);
-  std::cout << r.report;
-  print_written(r.written);
-  if (verdict_of(r) == verdict::rule_broken) {
-    std::cerr << "shardpoint: does not fit: " << r.shortfall << '\n';
-  }
-  return exit_code(verdict_of(r));
-}
-
-} // namespace
-
 action add_memory(CLI::App& app) {
   auto a = std::make_shared<memory_options>();
   add_options(*app.add_subcommand(
                   "memory", "The bytes every device holds (pipeline stages x tensor parallelism x "
                             "sharded data parallelism) and whether they fit"),
               *a);
-  return [a] { return run(*a); };
+  return [a] {
+    const auto r = plan_model_memory(*a);
+    const auto v = verdict_of(r);
+    return print_outcome(r, v, v == verdict::rule_broken ? "does not fit: " + r.shortfall : "");
+  };
 }
 
 } // namespace shardpoint::cli

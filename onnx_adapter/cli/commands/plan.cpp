@@ -2,7 +2,6 @@
 // parallel, ZeRO stage, micro-batch, schedule -- of a model on a cluster.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
-#include <iostream>
 #include <memory>
 
 #include "commands.hpp"
@@ -11,21 +10,6 @@
 
 namespace shardpoint::cli {
 
-namespace {
-
-int run(const plan_options& a) {
-  const auto r = plan_model(a);
-  print_warnings(r.warnings);
-  std::cout << r.report;
-  if (verdict_of(r) == verdict::rule_broken) {
-    std::cerr << "shardpoint: no layout fits (the report says which rule refused each)\n";
-  }
-  print_written(r.written);
-  return exit_code(verdict_of(r));
-}
-
-} // namespace
-
 action add_plan(CLI::App& app) {
   auto a = std::make_shared<plan_options>();
   add_options(*app.add_subcommand(
@@ -33,7 +17,14 @@ action add_plan(CLI::App& app) {
                   "The best training layout (pipeline x tensor x data parallel, ZeRO "
                   "stage, micro-batch, schedule) of a model on a cluster, under its memory"),
               *a);
-  return [a] { return run(*a); };
+  return [a] {
+    const auto r = plan_model(*a);
+    const auto v = verdict_of(r);
+    return print_outcome(r, v,
+                         v == verdict::rule_broken
+                             ? "no layout fits (the report says which rule refused each)"
+                             : "");
+  };
 }
 
 } // namespace shardpoint::cli
