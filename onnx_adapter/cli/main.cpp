@@ -156,8 +156,7 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"shardpoint: PopRT-compatible sharding of ONNX models.\n" +
-               std::string(exit_codes_help)};
+  CLI::App app{"shardpoint: PopRT-compatible sharding of ONNX models."};
   app.footer(exit_codes_help);
   app.set_version_flag("--version", version(), "Print the version and exit");
   app.require_subcommand(1);

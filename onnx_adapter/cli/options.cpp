@@ -30,11 +30,14 @@ CLI::Validator range_of(const option_spec& o) {
         char* end = nullptr;
         const double value = std::strtod(typed.c_str(), &end);
         const bool number = !typed.empty() && end == typed.c_str() + typed.size();
-        return number && value >= o.min && value <= o.max
+        if (!number) {
+          return "'" + typed + "' is not a number";
+        }
+        return value >= o.min && value <= o.max
                    ? std::string()
                    : "Value " + typed + " not in range " + range_text(o);
       },
-      "RANGE");
+      "(" + range_text(o) + ")");
 }
 
 // `text` split at commas, each element a number; bad_parameter_error naming
@@ -87,7 +90,7 @@ CLI::Option* cli_options::operator()(const option_spec& o, std::string& field) {
         [](std::string& v) {
           return v.empty() ? std::string("an empty size; give one, e.g. 16GiB") : std::string();
         },
-        "SIZE"));
+        ""));
   }
   return added;
 }

@@ -380,17 +380,12 @@ def shard_file(
     (``force=True`` writes anyway)."""
     report, found, written, _, rule_broken = _calls.shard_file(
         _text(input),
-        _text(config),
-        [str(s) for s in shard],
-        _text(output),
-        _text(output_dir),
-        num_ipus,
-        batches_per_step,
-        enable_pipelining,
-        only_manual_sharding,
-        force,
-        in_place,
-        *_shapes(input_shapes, dims),
+        _settings(
+            config=config, shard=[str(s) for s in shard], output=output, output_dir=output_dir,
+            num_ipus=num_ipus, batches_per_step=batches_per_step,
+            enable_pipelining=enable_pipelining, only_manual_sharding=only_manual_sharding,
+            force=force, in_place=in_place, **_shape_settings(input_shapes, dims),
+        ),
     )
     if not written:
         _fail_on_errors(
@@ -702,6 +697,7 @@ def weights_strategy(
     *,
     config: Optional[PathLike] = None,
     shard: Sequence[str] = (),
+    only_manual_sharding: bool = False,
     devices_per_stage: Optional[int] = None,
     layout: Optional[PathLike] = None,
     layout_out: Optional[PathLike] = None,
@@ -719,17 +715,13 @@ def weights_strategy(
     stages, layout (column, row, vocab, replicated), shard and the reason."""
     return _calls.weights_strategy(
         _model(model),
-        _text(config),
-        [str(s) for s in shard],
-        tensor_parallel,
-        _text(output_dir),
-        devices_per_stage,
-        _text(layout),
-        _text(layout_out),
-        format,
-        layout_form,
-        replicate_shared,
-        force,
+        _settings(
+            config=config, shard=[str(s) for s in shard],
+            only_manual_sharding=only_manual_sharding, tensor_parallel=tensor_parallel,
+            output_dir=output_dir, devices_per_stage=devices_per_stage, layout=layout,
+            layout_out=layout_out, format=format, layout_form=layout_form,
+            replicate_shared=replicate_shared, force=force,
+        ),
     )
 
 

@@ -28,19 +28,7 @@ def shard_bytes(
     enable_pipelining: bool,
 ) -> Tuple[bytes, List[_Finding], bool]: ...
 def shard_file(
-    input: str,
-    config: str,
-    shard: Sequence[str],
-    output: str,
-    output_dir: str,
-    num_ipus: Optional[int],
-    batches_per_step: Optional[int],
-    enable_pipelining: bool,
-    only_manual_sharding: bool,
-    force: bool,
-    in_place: bool,
-    input_shapes: Sequence[str],
-    dims: Sequence[str],
+    input: str, settings: Dict[str, Any]
 ) -> Tuple[str, List[_Finding], bool, str, bool]: ...
 def validate(
     model: Union[str, bytes],
@@ -65,20 +53,7 @@ def draw(
     model: Union[str, bytes], settings: Dict[str, Any]
 ) -> Tuple[_Picture, List[str], List[str], List[_Finding]]: ...
 def keywords(command: str) -> List[str]: ...
-def weights_strategy(
-    model: Union[str, bytes],
-    config: str,
-    shard: Sequence[str],
-    tensor_parallel: int,
-    output_dir: str,
-    devices_per_stage: Optional[int],
-    layout: str,
-    layout_out: str,
-    format: str,
-    layout_form: str,
-    replicate_shared: bool,
-    force: bool,
-) -> List[Dict[str, Any]]: ...
+def weights_strategy(model: Union[str, bytes], settings: Dict[str, Any]) -> List[Dict[str, Any]]: ...
 def manual_shard(
     num_vertices: int, edges: Any, points: Any
 ) -> Tuple[numpy.ndarray, numpy.ndarray]: ...

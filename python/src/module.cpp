@@ -204,15 +204,6 @@ model_arg model_from(const py::object& o) {
   return {py::str(o).cast<std::string>(), std::nullopt};
 }
 
-// The model and its points, as the command line's option group holds them.
-void set_points(app::model_points& p, const model_arg& m, const std::string& config,
-                const std::vector<std::string>& shard) {
-  p.input = m.path;
-  p.data = m.data();
-  p.config = config;
-  p.shard_flags = shard;
-}
-
 // ---- the commands -----------------------------------------------------------
 
 // The verdict as the Python layer takes it: whether to raise
@@ -236,34 +227,6 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
   const auto& model = out->sharded.model;
   return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()),
                         rule_broken(app::verdict_of(*out)));
-}
-
-py::tuple shard_file(const std::string& input, const std::string& config,
-                     const std::vector<std::string>& shard, const std::string& output,
-                     const std::string& output_dir, std::optional<int> num_ipus,
-                     std::optional<int> batches_per_step, bool enable_pipelining,
-                     bool only_manual_sharding, bool force, bool in_place,
-                     const std::vector<std::string>& input_shapes,
-                     const std::vector<std::string>& dims) {
-  app::shard_options a;
-  a.shapes = {input_shapes, dims};
-  a.model.input = input;
-  a.model.config = config;
-  a.model.shard_flags = shard;
-  a.model.strict = only_manual_sharding;
-  a.output = output;
-  a.output_dir = output_dir;
-  a.pipeline = checks(num_ipus, batches_per_step, enable_pipelining);
-  a.report.format = "json";
-  a.in_place = in_place;
-  a.force = force;
-  std::optional<app::shard_file_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::shard_file(a));
-  }
-  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string(),
-                        rule_broken(app::verdict_of(*r)));
 }
 
 py::tuple validate(const py::object& model, std::optional<int> num_ipus,
@@ -388,20 +351,30 @@ private:
                    std::optional<std::int64_t>& field) {
     field = integer(o, v);
   }
+  // `v` as T; TypeError naming the keyword and what it takes otherwise.
+  template <class T>
+  static T as(const app::option_spec& o, const py::object& v, const char* what) {
+    try {
+      return v.cast<T>();
+    } catch (const py::cast_error&) {
+      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is " + what + ", not " +
+                           py::str(py::type::of(v).attr("__name__")).cast<std::string>());
+    }
+  }
   static void read(const app::option_spec& o, const py::object& v, double& field) {
-    field = v.cast<double>();
+    field = as<double>(o, v, "a number");
     app::check_option(o, o.flag, field);
   }
   static void read(const app::option_spec& o, const py::object& v,
                    std::vector<std::string>& field) {
-    field = v.cast<std::vector<std::string>>();
+    field = as<std::vector<std::string>>(o, v, "a list of strings");
     for (const auto& item : field) {
       app::check_option(o, o.flag, item);
     }
   }
   template <class T>
-  static void read(const app::option_spec&, const py::object& v, std::vector<T>& field) {
-    field = v.cast<std::vector<T>>();
+  static void read(const app::option_spec& o, const py::object& v, std::vector<T>& field) {
+    field = as<std::vector<T>>(o, v, "a list of numbers"); // "1,2" too: not a list
   }
 
   const py::dict& settings_;
@@ -461,6 +434,11 @@ std::vector<std::string> keywords(const std::string& command) {
     of(app::memory_options{});
   } else if (command == "draw") {
     of(app::draw_options{});
+  } else if (command == "shard") {
+    of(app::shard_options{});
+  } else if (command == "weights strategy") {
+    app::weights_options r;
+    app::strategy_options(b, r);
   } else {
     throw sp::bad_parameter_error("no command " + sp::io::quote(command) + " binds its options");
   }
@@ -588,24 +566,30 @@ py::tuple draw(const py::object& model, const py::dict& settings) {
   return py::make_tuple(picture_dict(r->picture), r->warnings, r->written, unnamed(r->diagnostics));
 }
 
-py::list weights_strategy(const py::object& model, const std::string& config,
-                          const std::vector<std::string>& shard, int tensor_parallel,
-                          const std::string& output_dir, std::optional<int> devices_per_stage,
-                          const std::string& layout, const std::string& layout_out,
-                          const std::string& format, const std::string& layout_form,
-                          bool replicate_shared, bool force) {
+// `shard --report json`: (report, findings, written, output, rule broken).
+py::tuple shard_file(const std::string& input, const py::dict& settings) {
+  app::shard_options a;
+  read_request(a, settings, "shard");
+  a.model.input = input;
+  a.report.format = "json";
+  std::optional<app::shard_file_outcome> r;
+  {
+    py::gil_scoped_release free;
+    r.emplace(app::shard_file(a));
+  }
+  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string(),
+                        rule_broken(app::verdict_of(*r)));
+}
+
+// `weights strategy`: the decision on every weight.
+py::list weights_strategy(const py::object& model, const py::dict& settings) {
   const auto m = model_from(model);
   app::weights_options a;
-  set_points(a.model, m, config, shard);
-  a.tensor_parallel = tensor_parallel;
-  a.strategy_dir = output_dir;
-  a.devices_per_stage = devices_per_stage;
-  a.layout = layout;
-  a.layout_out = layout_out;
-  a.format = format;
-  a.layout_form = layout_form;
-  a.replicate_shared = replicate_shared;
-  a.force = force;
+  py_options b(settings);
+  app::strategy_options(b, a);
+  b.finish("weights strategy");
+  a.model.input = m.path;
+  a.model.data = m.data();
   std::optional<app::strategy_outcome> r;
   {
     py::gil_scoped_release free;
@@ -818,11 +802,8 @@ PYBIND11_MODULE(_core, m) {
         arg("strict"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
         arg("enable_pipelining"),
         "shardpoint shard on serialised bytes: (bytes, findings, rule broken).");
-  m.def("shard_file", &shard_file, arg("input"), arg("config"), arg("shard"), arg("output"),
-        arg("output_dir"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
-        arg("enable_pipelining"), arg("only_manual_sharding"), arg("force"), arg("in_place"),
-        arg("input_shapes"), arg("dims"),
-        "shardpoint shard on files: (report JSON, findings, written, output path, rule broken).");
+  m.def("shard_file", &shard_file, arg("input"), arg("settings"),
+        "shardpoint shard --report json: (report, findings, written, output, rule broken).");
   m.def("validate", &validate, arg("model"), arg("num_ipus").none(true),
         arg("batches_per_step").none(true), arg("enable_pipelining"),
         "shardpoint validate: (report JSON, findings).");
@@ -843,10 +824,7 @@ PYBIND11_MODULE(_core, m) {
         "shardpoint draw: (picture, warnings, files written, findings).");
   m.def("keywords", &keywords, arg("command"),
         "The Python keywords of a planning command's options (app/option_schema.hpp).");
-  m.def("weights_strategy", &weights_strategy, arg("model"), arg("config"), arg("shard"),
-        arg("tensor_parallel"), arg("output_dir"), arg("devices_per_stage").none(true),
-        arg("layout"), arg("layout_out"), arg("format"), arg("layout_form"),
-        arg("replicate_shared"), arg("force"),
+  m.def("weights_strategy", &weights_strategy, arg("model"), arg("settings"),
         "shardpoint weights strategy: the decision on every weight.");
   m.def("manual_shard", &manual_shard, arg("num_vertices"), arg("edges"), arg("points"),
         "manual_shard on an edge list: (device, stage) arrays.");

@@ -77,7 +77,9 @@ void options_of(const CLI::App& cmd, std::vector<const CLI::Option*>& out) {
 // docs say is what the request declares.
 class markdown_options {
 public:
-  explicit markdown_options(std::ostringstream& out) : out_(&out) { header(); }
+  /// `python`: whether the command has a Python function (whose keywords
+  /// the table then gives).
+  markdown_options(std::ostringstream& out, bool python) : out_(&out), python_(python) { header(); }
 
   template <class T>
   void operator()(const app::option_spec& o, const T& field) {
@@ -91,20 +93,21 @@ public:
     } else if (o.ranged() && std::is_arithmetic_v<std::remove_cvref_t<decltype(numeric(field))>>) {
       takes = app::range_text(o);
     }
-    std::string help(o.help);
-    for (auto& c : help) {
-      c = c == '|' ? '/' : c; // a table cell
-    }
-    *out_ << "| " << names << " | "
-          << (o.is_flag() ? std::string() : "`" + std::string(o.value) + "`") << " | " << takes
-          << " | " << default_of(o, field) << " | "
-          << (o.keyword.empty() ? std::string() : "`" + std::string(o.keyword) + "`") << " | "
-          << help << " |\n";
+    *out_ << "| " << cell(names) << " | "
+          << (o.is_flag() ? std::string() : cell("`" + std::string(o.value) + "`")) << " | "
+          << cell(takes) << " | " << cell(default_of(o, field)) << " | "
+          << (o.keyword.empty() || !python_ ? std::string() : "`" + std::string(o.keyword) + "`")
+          << " | " << cell(std::string(o.help)) << " |\n";
   }
   void group(std::string_view name, std::string_view description) {
     if (!name.empty()) {
       *out_ << "\n*" << name << "*: " << description << "\n\n";
       header();
+      grouped_ = true;
+    } else if (grouped_) { // the command's own options again
+      *out_ << "\n";
+      header();
+      grouped_ = false;
     }
   }
   void exclusive(const app::option_spec& a, const app::option_spec& b) {
@@ -143,15 +146,26 @@ private:
     }
   }
 
+  // A table cell: a '|' would end it, in code spans too.
+  static std::string cell(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+      out += c == '|' ? std::string("\\|") : std::string(1, c);
+    }
+    return out;
+  }
+
   std::ostringstream* out_;
+  bool python_;
+  bool grouped_ = false;
   std::vector<std::string> exclusions_;
 };
 
 template <class Request, class Bind>
-void section(std::ostringstream& out, const std::string& name, Bind bind) {
+void section(std::ostringstream& out, const std::string& name, bool python, Bind bind) {
   out << "\n## shardpoint " << name << "\n\n";
   Request request;
-  markdown_options b(out);
+  markdown_options b(out, python);
   bind(b, request);
   for (const auto& e : b.exclusions()) {
     out << "\n" << e << " exclude each other.\n";
@@ -166,26 +180,29 @@ std::string options_reference() {
          "Made from the commands' declarations (`app/option_schema.hpp`, each request's "
          "`options()`) by `tests/onnx/test_options.cpp`, which fails when this page differs; "
          "`SHARDPOINT_WRITE_DOCS=1 ctest -R test_options` writes it anew. Sizes take units "
-         "(`16GiB`, `900MB`), counts take `1e6`; see [cli.md](cli.md) for what each command "
-         "does.\n";
+         "(`16GiB`, `900MB`); the memory plan's counts also take `1e6`. The Python column gives "
+         "the keyword of the command's Python function (`shardpoint.simulate`, `suggest`, "
+         "`memory_plan`, `plan`, `draw`, `shard_file`, `weights_strategy`; the model is its first "
+         "argument); see [cli.md](cli.md) for what each command does and "
+         "[python.md](python.md) for the functions.\n";
   const auto plain = [](auto& b, auto& r) { options(b, r); };
-  section<app::shard_options>(out, "shard", plain);
-  section<app::suggest_options>(out, "suggest", plain);
-  section<app::split_options>(out, "split", plain);
-  section<app::weights_options>(out, "weights strategy",
+  section<app::shard_options>(out, "shard", true, plain);
+  section<app::suggest_options>(out, "suggest", true, plain);
+  section<app::split_options>(out, "split", false, plain);
+  section<app::weights_options>(out, "weights strategy", true,
                                 [](auto& b, auto& r) { app::strategy_options(b, r); });
-  section<app::weights_options>(out, "weights split",
+  section<app::weights_options>(out, "weights split", false,
                                 [](auto& b, auto& r) { app::split_weights_options(b, r); });
-  section<app::weights_options>(out, "weights merge",
+  section<app::weights_options>(out, "weights merge", false,
                                 [](auto& b, auto& r) { app::merge_weights_options(b, r); });
-  section<app::memory_options>(out, "memory", plain);
-  section<app::inspect_options>(out, "inspect", plain);
-  section<app::validate_options>(out, "validate", plain);
-  section<app::simulate_options>(out, "simulate", plain);
-  section<app::plan_options>(out, "plan", plain);
-  section<app::draw_options>(out, "draw", plain);
-  section<app::strip_options>(out, "strip", plain);
-  section<app::synth_options>(out, "synth", plain);
+  section<app::memory_options>(out, "memory", true, plain);
+  section<app::inspect_options>(out, "inspect", false, plain);
+  section<app::validate_options>(out, "validate", false, plain);
+  section<app::simulate_options>(out, "simulate", true, plain);
+  section<app::plan_options>(out, "plan", true, plain);
+  section<app::draw_options>(out, "draw", true, plain);
+  section<app::strip_options>(out, "strip", false, plain);
+  section<app::synth_options>(out, "synth", false, plain);
   return out.str();
 }
 

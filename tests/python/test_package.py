@@ -785,6 +785,8 @@ def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
         (shardpoint.suggest, "suggest"),
         (shardpoint.memory_plan, "memory"),
         (shardpoint.draw, "draw"),
+        (shardpoint.shard_file, "shard"),
+        (shardpoint.weights_strategy, "weights strategy"),
     ],
 )
 def test_python_keywords_are_the_declared_options(function, command):
@@ -801,7 +803,7 @@ def test_python_keywords_are_the_declared_options(function, command):
         p.name for p in pyinspect.signature(function).parameters.values()
         if p.kind != pyinspect.Parameter.VAR_KEYWORD
     }
-    assert taken - {"model"} <= declared, taken - declared
+    assert taken - {"model"} <= declared, taken - declared  # the model: the first argument
     takes_memory = any(
         p.kind == pyinspect.Parameter.VAR_KEYWORD
         for p in pyinspect.signature(function).parameters.values()
@@ -809,4 +811,4 @@ def test_python_keywords_are_the_declared_options(function, command):
     missing = declared - taken - {"model"} - (memory if takes_memory else set())
     assert not missing, missing
     with pytest.raises(shardpoint.BadParameterError, match="no command"):
-        _core.keywords("shard")
+        _core.keywords("strip")

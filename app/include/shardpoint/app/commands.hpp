@@ -41,8 +41,8 @@ struct shard_options {
 /// The options of each command (app/option_schema.hpp), next to its request.
 template <class B>
 void options(B& b, shard_options& a) {
-  options(b, a.model);
-  b(opt::output_model.saying("Where to write the sharded model"), a.output);
+  options(b, a.model, opt::input_model.help, true, "input");
+  b(opt::output_model.saying("Where to write the sharded model").keyed("output"), a.output);
   b(opt::output_dir.saying("Folder for a relative --output-model"), a.output_dir);
   options(b, a.pipeline, "Micro-batches per step (with pipelining: a multiple of the stages)");
   options(b, a.report, "table,json,none",

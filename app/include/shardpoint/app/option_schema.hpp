@@ -38,7 +38,8 @@ struct option_spec {
   double max = 0;
   bool required = false;
 
-  /// The same option with a command's own help, choices, range, or required.
+  /// The same option with a command's own help, choices, range, Python
+  /// keyword, or required.
   [[nodiscard]] constexpr option_spec saying(std::string_view h) const {
     auto o = *this;
     o.help = h;
@@ -53,6 +54,11 @@ struct option_spec {
     auto o = *this;
     o.min = lo;
     o.max = hi;
+    return o;
+  }
+  [[nodiscard]] constexpr option_spec keyed(std::string_view k) const {
+    auto o = *this;
+    o.keyword = k;
     return o;
   }
   [[nodiscard]] constexpr option_spec needed() const {

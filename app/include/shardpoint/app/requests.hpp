@@ -40,10 +40,12 @@ struct model_points : points {
 
 /// --input-model (`what` it is, whether required), --manual-sharding-config,
 /// --shard, --only-manual-sharding.
+/// (`keyword`: the model's name in the command's Python function.)
 template <class B>
 void options(B& b, model_points& m, std::string_view what = opt::input_model.help,
-             bool required = true) {
-  b(required ? opt::input_model.saying(what).needed() : opt::input_model.saying(what), m.input);
+             bool required = true, std::string_view keyword = opt::input_model.keyword) {
+  const auto input = opt::input_model.saying(what).keyed(keyword);
+  b(required ? input.needed() : input, m.input);
   b(opt::manual_sharding_config, m.config);
   b(opt::shard, m.shard_flags);
   b(opt::only_manual_sharding, m.strict);
