@@ -432,8 +432,8 @@ def simulate(
     dims: Optional[Mapping[str, int]] = None,
     schedule: Optional[str] = None,
     virtual_stages: int = 1,
-    backward_ratio: float = 2.0,
-    weight_share: float = 0.5,
+    backward_ratio: Optional[float] = None,
+    weight_share: Optional[float] = None,
     recompute: bool = False,
     micro_batch_size: int = 1,
     stage_times: Optional[Sequence[float]] = None,
@@ -454,7 +454,9 @@ def simulate(
     ``micro_batch_size`` as their flags; without a model, ``stage_times``
     (each stage's forward time) and ``activation_bytes`` (one value or one a
     stage) give the stages; ``backward_times`` and ``weight_times``, one a
-    stage, replace the ratio and the share with measured times."""
+    stage, replace the ratio (default 2) and the share (default 0.5) with
+    measured times; giving both is a BadParameterError, as the flags exclude
+    each other."""
     settings = _settings(
         config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
         batches_per_step=batches_per_step,
@@ -469,10 +471,7 @@ def simulate(
             schedule=schedule, virtual_stages=virtual_stages, recompute=recompute,
             micro_batch_size=micro_batch_size,
         )
-        if backward_times is None:
-            settings["backward_ratio"] = backward_ratio
-        if weight_times is None:
-            settings["weight_share"] = weight_share
+        settings.update(_settings(backward_ratio=backward_ratio, weight_share=weight_share))
     arg = None if model is None else _model(model)
 
     def call(report: str, trace_file: Optional[PathLike]) -> Any:

@@ -812,3 +812,20 @@ def test_python_keywords_are_the_declared_options(function, command):
     assert not missing, missing
     with pytest.raises(shardpoint.BadParameterError, match="no command"):
         _core.keywords("strip")
+
+
+def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
+    # --backward-ratio excludes --backward-times (exit 1); Python's keywords
+    # are the same options, so giving both is refused, not one dropped.
+    code, _, err = cli("simulate", "--stage-times", "1,1,2", "--schedule", "gpipe",
+                       "--batches-per-step", "3", "--backward-ratio", "3",
+                       "--backward-times", "1,1,1")
+    assert code == 1 and "excludes" in err
+    with pytest.raises(shardpoint.BadParameterError, match="exclude each other"):
+        shardpoint.simulate(stage_times=[1, 1, 2], batches_per_step=3, schedule="gpipe",
+                            backward_ratio=3, backward_times=[1, 1, 1])
+    # Either alone runs, and the default ratio is the command line's.
+    ours = shardpoint.simulate(stage_times=[1, 1, 2], batches_per_step=3, schedule="gpipe")
+    code, out, _ = cli("simulate", "--stage-times", "1,1,2", "--schedule", "gpipe",
+                       "--batches-per-step", "3", "--report", "json")
+    assert code == 0 and ours == json.loads(out)
