@@ -9,9 +9,13 @@
 #   bench/fuzz.sh BUILD_DIR [--seconds S | --runs N | --ci] [--only TARGET]
 #
 # --ci is scripts/test.sh's run: a fixed seed (-seed=1), a fixed number of
-# executions per target and a fresh corpus, so that the same tree always
-# gives the same verdict (a finding in CI is then a bug the tree has, never
-# the luck of the draw); the long runs before a change are
+# executions per target and a fresh corpus. That fixes the budget, not the
+# path: libFuzzer takes the seeds in the order the file system lists them,
+# which differs between machines, so a CI run can find what a run here
+# missed (2026-11-26: a layout key yaml-cpp wrote too long, found by CI at
+# 615,774 executions, not here in 1,200,000). A finding is never noise: the
+# target aborts only on a crash, a leak or a disagreement, a bug the tree
+# has; its input goes to tests/fuzz/regressions. The long runs before a change are
 # `--runs 10000000` for the readers and `--runs 1000000` for the commands
 # (README, Fuzzing). --only runs one target.
 # BUILD_DIR is configured with clang++, -DSHARDPOINT_BUILD_ONNX=ON

@@ -102,8 +102,7 @@ std::string to_layout_yaml(const std::vector<layout_choice>& choices) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   for (const auto& c : choices) {
-    out << YAML::Key;
-    detail::emit_name(out, c.name);
+    detail::emit_key(out, c.name);
     out << YAML::Value;
     if (c.how == layout_choice::kind::tuple) {
       out << YAML::Flow << c.shard;

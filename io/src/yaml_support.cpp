@@ -158,4 +158,15 @@ void emit_name(YAML::Emitter& out, const std::string& text) {
   out << text;
 }
 
+void emit_key(YAML::Emitter& out, const std::string& text) {
+  // At most 4 characters a byte once escaped ("\x01" for one byte), so a
+  // name of up to 250 bytes stays within the 1,024 of an implicit key.
+  constexpr std::size_t implicit_key_bytes = 250;
+  if (text.size() > implicit_key_bytes) {
+    out << YAML::LongKey;
+  }
+  out << YAML::Key;
+  emit_name(out, text);
+}
+
 } // namespace shardpoint::io::detail

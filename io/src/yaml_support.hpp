@@ -39,6 +39,14 @@ bool needs_escapes(std::string_view text);
 /// yaml-cpp's own choice, or double-quoted with escapes when needs_escapes.
 void emit_name(YAML::Emitter& out, const std::string& text);
 
+/// Emits `text` as a mapping key, as emit_name does. YAML limits an implicit
+/// key ("name: value") to 1,024 characters, and yaml-cpp's emitter judges
+/// that by the text before escapes and quote doubling: a name of 700 tabs
+/// becomes a 1,402-character key its own parser refuses ("illegal map
+/// value"; found by fuzz_config). A long name is written as an explicit key
+/// ("? name" then ": value"), which has no limit.
+void emit_key(YAML::Emitter& out, const std::string& text);
+
 } // namespace shardpoint::io::detail
 
 #endif // SHARDPOINT_IO_YAML_SUPPORT_HPP
