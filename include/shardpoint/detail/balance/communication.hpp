@@ -284,55 +284,42 @@ inline bool reachable(const layout& L, const std::vector<std::size_t>& e,
   return true;
 }
 
+/// bisect() from the split `ends` (its bottleneck the upper end) down to
+/// `lower`, returning the best split found.
+template <class Probe>
+std::vector<std::size_t> bisect_from(const layout& L, double lower, std::vector<std::size_t> ends,
+                                     int rounds, bool lo_first, Probe probe) {
+  const auto loads = interval_loads(L, ends);
+  const double hi = *std::max_element(loads.begin(), loads.end());
+  return bisect(lower, hi, std::move(ends), rounds, lo_first, probe).ends;
+}
+
 /// The exact interval optimum with communication: bisection over exact
 /// probes. `hi_ends` is a feasible split to start from.
 inline std::vector<std::size_t> exact_communication(const layout& L, double lower,
                                                     std::vector<std::size_t> hi_ends) {
-  const auto loads = interval_loads(L, hi_ends);
-  double hi = *std::max_element(loads.begin(), loads.end());
-  double lo = lower;
-  std::vector<std::size_t> best = std::move(hi_ends);
-  for (int round = 0; round < 200 && lo < hi; ++round) {
-    const double mid = round == 0 ? lo : lo + (hi - lo) / 2;
-    double next = infinity;
-    const auto e = furthest_ends(L, mid, next);
-    std::vector<std::size_t> ends;
-    if (reachable(L, e, &ends)) {
-      const auto got = interval_loads(L, ends);
-      const double achieved = *std::max_element(got.begin(), got.end());
-      if (achieved < hi) {
-        hi = achieved;
-        best = std::move(ends);
-      } else {
-        break; // rounding: no progress is possible
-      }
-    } else {
-      lo = std::max(lo, std::min(next, hi));
+  return bisect_from(L, lower, std::move(hi_ends), 200, true, [&](double B) {
+    probe_result r;
+    r.feasible = reachable(L, furthest_ends(L, B, r.next), &r.ends);
+    if (r.feasible) {
+      const auto got = interval_loads(L, r.ends);
+      r.achieved = *std::max_element(got.begin(), got.end());
     }
-  }
-  return best;
+    return r;
+  });
 }
 
 /// Above exact_limit: bisection with the greedy probe, from the
 /// compute-only split `ends`. Not proven optimal.
 inline std::vector<std::size_t> greedy_communication_split(const layout& L, double lower,
                                                            std::vector<std::size_t> ends) {
-  const auto loads = interval_loads(L, ends);
-  double hi = *std::max_element(loads.begin(), loads.end());
-  double lo = lower;
-  for (int round = 0; round < 100 && lo < hi; ++round) {
-    const double mid = lo + (hi - lo) / 2;
-    const probe_result r = greedy_communication(L, mid);
-    if (r.feasible && r.ends.size() == static_cast<std::size_t>(L.S)) {
-      hi = r.achieved;
-      ends = r.ends;
-    } else if (r.feasible) {
-      break; // fewer stages than asked: splitting may raise loads
-    } else {
-      lo = std::max(lo, std::min(r.next, hi));
+  return bisect_from(L, lower, std::move(ends), 100, false, [&](double B) {
+    probe_result r = greedy_communication(L, B);
+    if (r.feasible && r.ends.size() != static_cast<std::size_t>(L.S)) {
+      r.achieved = infinity; // fewer stages than asked: splitting may raise loads
     }
-  }
-  return ends;
+    return r;
+  });
 }
 
 } // namespace shardpoint::detail::balance

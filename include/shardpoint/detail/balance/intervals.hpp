@@ -63,25 +63,46 @@ inline probe_result greedy(const layout& L, double B) {
   return r;
 }
 
+/// Where a bisection ended: the smallest bound a probe achieved, and that
+/// probe's split (the starting split when none improved on it).
+struct bisection {
+  double bound = infinity;
+  std::vector<std::size_t> ends;
+};
+
+/// The parametric search the three splitters share: bisection on the
+/// bottleneck bound B in [lo, hi], where `probe(B)` builds a split with
+/// every stage at most B (feasible: its largest stage, `achieved`, is the
+/// new hi) or says the smallest bound one more vertex needs (`next`, the new
+/// lo). The first probe is at `lo` itself when `lo_first` (the lower bound
+/// is often met); a feasible probe that does not improve on hi ends the
+/// search (rounding, or a probe that cannot do better). At most `rounds`
+/// probes; each moves lo or hi to a breakpoint of the cost function, so the
+/// search ends long before on real costs.
+template <class Probe>
+bisection bisect(double lo, double hi, std::vector<std::size_t> ends, int rounds, bool lo_first,
+                 Probe probe) {
+  for (int round = 0; round < rounds && lo < hi; ++round) {
+    const double mid = round == 0 && lo_first ? lo : lo + (hi - lo) / 2;
+    probe_result r = probe(mid);
+    if (!r.feasible) {
+      lo = std::max(lo, std::min(r.next, hi));
+    } else if (r.achieved < hi) {
+      hi = r.achieved;
+      ends = std::move(r.ends);
+    } else {
+      break;
+    }
+  }
+  return {hi, std::move(ends)};
+}
+
 /// The smallest bottleneck of a split into S intervals (w = 0), and that
 /// bound B*; `lower` is a valid lower bound to start from.
 inline double optimal_bound(const layout& L, double lower) {
-  const probe_result all = greedy(L, infinity);
-  double hi = all.achieved;
-  double lo = lower;
-  if (greedy(L, lo).feasible) {
-    return lo;
-  }
-  for (int round = 0; round < 200 && lo < hi; ++round) {
-    const double mid = lo + (hi - lo) / 2;
-    const probe_result r = greedy(L, mid);
-    if (r.feasible) {
-      hi = r.achieved;
-    } else {
-      lo = std::max(lo, r.next);
-    }
-  }
-  return hi;
+  return bisect(lower, greedy(L, infinity).achieved, {}, 201, true,
+                [&](double B) { return greedy(L, B); })
+      .bound;
 }
 
 /// Among the splits into S intervals with every stage at most B, the most
