@@ -13,6 +13,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "onnx_support.hpp"
+#include "synth_support.hpp" // the synthetic models' deterministic weights
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
@@ -381,20 +382,8 @@ TEST_CASE("ONNX Runtime's FusedGemm rejects sharded models; strip and split do n
                                   {"out", {"y"}, {"z"}, "Relu"}},
                                  {"z"});
   auto& g = *m.mutable_graph();
-  for (const auto& [name, dims] :
-       std::map<std::string, std::vector<std::int64_t>>{{"w", {4, 4}}, {"b", {4}}}) {
-    auto& t = *g.add_initializer();
-    t.set_name(name);
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    std::int64_t count = 1;
-    for (auto d : dims) {
-      t.add_dims(d);
-      count *= d;
-    }
-    for (std::int64_t i = 0; i < count; ++i) {
-      t.add_float_data(0.25F * static_cast<float>(i % 5) - 0.5F);
-    }
-  }
+  sp::synth::add_weight(g, "w", {4, 4}, 0.5F, 0);
+  sp::synth::add_weight(g, "b", {4}, 0.5F, 16);
   const auto model = dir / "mlp.onnx";
   sp::save_model(m, model);
   const auto sharded = dir / "sharded.onnx";

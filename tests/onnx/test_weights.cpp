@@ -9,6 +9,7 @@
 #include <set>
 
 #include "onnx_support.hpp"
+#include "synth_support.hpp" // the synthetic models' deterministic weights
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
@@ -264,15 +265,7 @@ TEST_CASE("Gemm with transB: the transposed tuples; Gather: vocab") {
   }
   for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
            {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
-    auto& t = *g.add_initializer();
-    t.set_name(name);
-    t.set_data_type(::onnx::TensorProto::FLOAT);
-    std::int64_t n = 1;
-    for (auto d : dims) {
-      t.add_dims(d);
-      n *= d;
-    }
-    t.mutable_float_data()->Resize(static_cast<int>(n), 0.5F);
+    sp::synth::add_weight(g, name, dims, 0.5F, 0);
   }
   const auto model = dir / "gemm.onnx";
   sp::save_model(m, model);
