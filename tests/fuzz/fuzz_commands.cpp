@@ -13,7 +13,8 @@
 //   - `validate` must accept (exit 0) the model `shard` wrote without --force,
 //     and the sharded model `plan --emit` wrote.
 //
-// Input: byte 0 picks the command (low 3 bits) and its variant (the rest:
+// Input: byte 0 picks the command (low 3 bits; among SHARDPOINT_FUZZ_ONLY's
+// when set) and its variant (the rest:
 // stage count, cost, tensor-parallel degree, ...); bytes 1-2 the length of
 // the config (little endian); then the config (YAML or JSON, byte 0 says
 // which); the rest is the model. tests/fuzz/make_seeds.py makes the seeds.
@@ -66,6 +67,29 @@ void count(unsigned command) {
     }
     std::fprintf(stderr, "\n");
   }
+}
+
+// The commands this run fuzzes: all, or those SHARDPOINT_FUZZ_ONLY names
+// (comma-separated), for a long run that spends its budget where it is
+// short; the input's command bits then pick among these.
+const std::vector<unsigned>& fuzzed_commands() {
+  static const std::vector<unsigned> chosen = [] {
+    std::vector<unsigned> out;
+    const char* only = std::getenv("SHARDPOINT_FUZZ_ONLY");
+    const std::string list = only != nullptr ? "," + std::string(only) + "," : "";
+    for (unsigned c = 0; c < std::size(command_names); ++c) {
+      if (list.empty() ||
+          list.find("," + std::string(command_names[c]) + ",") != std::string::npos) {
+        out.push_back(c);
+      }
+    }
+    if (out.empty()) {
+      std::fprintf(stderr, "fuzz_commands: SHARDPOINT_FUZZ_ONLY names none of the commands\n");
+      std::abort();
+    }
+    return out;
+  }();
+  return chosen;
 }
 
 // Where an execution's files live: made once, emptied after every input
@@ -190,7 +214,8 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
   put(config, config_bytes);
   const unsigned variant = pick >> 3;
   const std::string small = std::to_string(1 + (variant & 3)); // 1..4
-  const unsigned command = (pick & 7) % std::size(command_names);
+  const auto& commands = fuzzed_commands();
+  const unsigned command = commands[(pick & 7U) % commands.size()];
   count(command);
 
   switch (command) {
