@@ -3,8 +3,10 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <type_traits>
 
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/io/text.hpp>
@@ -21,23 +23,35 @@ std::string names_of(const option_spec& o) {
   return std::string(o.flag) + (o.alias.empty() ? "" : "," + std::string(o.alias));
 }
 
-// The spec's range as a CLI11 validator, saying what CLI11's own Range
-// says ("Value 0 not in range 1 to 1073741824") with the bounds as people
-// write them.
-CLI::Validator range_of(const option_spec& o) {
+// A number as the spec takes it, as a CLI11 validator: a whole number for a
+// whole field, read as every count is (read_count: "8", "1e6"; not "2.5",
+// "0x10" or "") and handed to CLI11 in digits; otherwise a finite number;
+// then the spec's range, said as CLI11's own Range says it ("Value 0 not in
+// range 1 to 1073741824") with the bounds as people write them.
+CLI::Validator number_check(const option_spec& o, bool whole) {
   return CLI::Validator(
-      [o](std::string& typed) {
-        char* end = nullptr;
-        const double value = std::strtod(typed.c_str(), &end);
-        const bool number = !typed.empty() && end == typed.c_str() + typed.size();
-        if (!number) {
-          return "'" + typed + "' is not a number";
+      [o, whole](std::string& typed) {
+        double value = 0;
+        if (whole) {
+          std::string why;
+          const auto count = read_count(typed, why);
+          if (!count) {
+            return why;
+          }
+          value = static_cast<double>(*count);
+          typed = std::to_string(*count);
+        } else {
+          char* end = nullptr;
+          value = std::strtod(typed.c_str(), &end);
+          if (typed.empty() || end != typed.c_str() + typed.size() || !std::isfinite(value)) {
+            return "'" + typed + "' is not a number";
+          }
         }
-        return value >= o.min && value <= o.max
+        return !o.ranged() || (value >= o.min && value <= o.max)
                    ? std::string()
                    : "Value " + typed + " not in range " + range_text(o);
       },
-      "(" + range_text(o) + ")");
+      o.ranged() ? "(" + range_text(o) + ")" : std::string());
 }
 
 // `text` split at commas, each element a number; bad_parameter_error naming
@@ -85,13 +99,23 @@ CLI::Option* cli_options::finish(CLI::Option* added, const option_spec& o) {
 
 CLI::Option* cli_options::operator()(const option_spec& o, std::string& field) {
   auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
-  if (o.value == "SIZE") { // an empty size is a mistake, not "no limit"
-    added->check(CLI::Validator(
-        [](std::string& v) {
-          return v.empty() ? std::string("an empty size; give one, e.g. 16GiB") : std::string();
-        },
-        ""));
+  // An empty value is a mistake, never "not given" (nor a size of "no
+  // limit", a rate of none). Paths are the commands' own to refuse ("--output
+  // needs a file name"), and an empty pattern matches every name.
+  if (o.value.find("FILE") != std::string_view::npos ||
+      o.value.find("DIR") != std::string_view::npos || o.value == "REGEX") {
+    return added;
   }
+  const bool size = o.value == "SIZE";
+  added->check(CLI::Validator(
+      [size](std::string& v) {
+        if (!v.empty()) {
+          return std::string();
+        }
+        return size ? std::string("an empty size; give one, e.g. 16GiB")
+                    : std::string("an empty value; give one");
+      },
+      ""));
   return added;
 }
 
@@ -103,14 +127,12 @@ CLI::Option* cli_options::operator()(const option_spec& o, bool& field) {
   return added;
 }
 
-// A number, checked against the spec's range (a number read as text is
-// parsed, and checked, where it is used).
+// A number, checked as the spec says (a number read as text is parsed, and
+// checked, where it is used).
 template <class T>
 CLI::Option* cli_options::number(const option_spec& o, T& field) {
   auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
-  if (o.ranged()) {
-    added->check(range_of(o));
-  }
+  added->transform(number_check(o, !std::is_floating_point_v<T>));
   return added;
 }
 

@@ -180,7 +180,7 @@ std::string options_reference() {
          "Made from the commands' declarations (`app/option_schema.hpp`, each request's "
          "`options()`) by `tests/onnx/test_options.cpp`, which fails when this page differs; "
          "`SHARDPOINT_WRITE_DOCS=1 ctest -R test_options` writes it anew. Sizes take units "
-         "(`16GiB`, `900MB`); the memory plan's counts also take `1e6`. The Python column gives "
+         "(`16GiB`, `900MB`); whole numbers also take `1e6`. The Python column gives "
          "the keyword of the command's Python function (`shardpoint.simulate`, `suggest`, "
          "`memory_plan`, `plan`, `draw`, `shard_file`, `weights_strategy`; the model is its first "
          "argument); see [cli.md](cli.md) for what each command does and "
@@ -205,6 +205,79 @@ std::string options_reference() {
   section<app::synth_options>(out, "synth", false, plain);
   return out.str();
 }
+
+// A binder that parses values into each option alone, through the command
+// line's binder, and checks how each kind of field takes them: a whole
+// number is read as every count is ("1e0" is 1; "", "2.5" and "0x1" are
+// refused saying so), a number refuses "" and "nan", and a value of text
+// refuses "" unless it is a path (the commands' own to refuse) or a pattern.
+class value_rules {
+public:
+  template <class T>
+  void operator()(const app::option_spec& o, T&) {
+    if (o.is_flag() || o.positional()) {
+      return;
+    }
+    CAPTURE(o.flag);
+    using V = std::remove_cvref_t<decltype(numeric(std::declval<T&>()))>;
+    if constexpr (std::is_integral_v<V>) {
+      const double low = o.ranged() ? o.min : 1;
+      CHECK(parsed<T>(o, std::to_string(static_cast<long long>(low)) + "e0") ==
+            "=" + std::to_string(static_cast<long long>(low)));
+      for (const std::string bad : {"", "2.5", "0x1", "1e400"}) {
+        CAPTURE(bad);
+        const std::string error = parsed<T>(o, bad);
+        CHECK(error.find(std::string(o.flag) + ": '" + bad + "' is ") == 0);
+      }
+      ++wholes;
+    } else if constexpr (std::is_floating_point_v<V>) {
+      for (const std::string bad : {"", "nan", "1x"}) {
+        CHECK(parsed<T>(o, bad) == std::string(o.flag) + ": '" + bad + "' is not a number");
+      }
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      const bool path = o.value.find("FILE") != std::string_view::npos ||
+                        o.value.find("DIR") != std::string_view::npos || o.value == "REGEX";
+      CHECK((parsed<T>(o, "") == "=") == path);
+    }
+  }
+  void group(std::string_view, std::string_view) {}
+  void exclusive(const app::option_spec&, const app::option_spec&) {}
+  int wholes = 0;
+
+private:
+  template <class T>
+  static auto numeric(T& field) {
+    if constexpr (requires { field.value_or(0); }) {
+      return field.value_or(0);
+    } else if constexpr (requires { field.size(); }) {
+      return std::string();
+    } else {
+      return field;
+    }
+  }
+  // "=" and the value parsed, or CLI11's error.
+  template <class T>
+  static std::string parsed(app::option_spec o, const std::string& typed) {
+    o.required = false;
+    o.choices = {};
+    CLI::App one{"test"};
+    T field{};
+    cli::cli_options b(one);
+    b(o, field);
+    try {
+      one.parse(std::vector<std::string>{typed, std::string(o.flag)});
+    } catch (const CLI::ParseError& e) {
+      return e.what();
+    }
+    if constexpr (std::is_same_v<T, std::string>) {
+      return "=" + field;
+    } else if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(numeric(field))>>) {
+      return "=" + std::to_string(numeric(field));
+    } else {
+      return "=";
+    }
+  }
+};
 
 } // namespace
 
@@ -335,4 +408,29 @@ TEST_CASE("docs/options.md is made from the declarations") {
   CHECK_MESSAGE(read(path) == made,
                 "docs/options.md differs from the declarations: SHARDPOINT_WRITE_DOCS=1 ctest -R "
                 "test_options writes it anew");
+}
+
+TEST_CASE("every command's numbers and values are read by one rule") {
+  // Found by a first user: --layers 0 was a usage error and --layers -1 a
+  // bad parameter; --global-batch '' read as 0, --devices '' and
+  // --device-flops '' as not given; --stages 1e0 "Could not convert" where
+  // the memory plan's counts took 1e6.
+  value_rules rules;
+  const auto each = [&](auto request, auto bind) { bind(rules, request); };
+  const auto plain = [](auto& b, auto& r) { options(b, r); };
+  each(app::shard_options{}, plain);
+  each(app::suggest_options{}, plain);
+  each(app::split_options{}, plain);
+  each(app::weights_options{}, [](auto& b, auto& r) { app::strategy_options(b, r); });
+  each(app::weights_options{}, [](auto& b, auto& r) { app::split_weights_options(b, r); });
+  each(app::weights_options{}, [](auto& b, auto& r) { app::merge_weights_options(b, r); });
+  each(app::memory_options{}, plain);
+  each(app::inspect_options{}, plain);
+  each(app::validate_options{}, plain);
+  each(app::simulate_options{}, plain);
+  each(app::plan_options{}, plain);
+  each(app::draw_options{}, plain);
+  each(app::strip_options{}, plain);
+  each(app::synth_options{}, plain);
+  CHECK(rules.wholes > 20);
 }

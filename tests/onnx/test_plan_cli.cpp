@@ -190,6 +190,16 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "--vocabulary, each at least 1");
   const std::string counts = "plan --layers 2 --hidden 512 --sequence 64 --vocabulary 1000 "
                              "--global-batch 8 --device-flops 1T --intra-node-bandwidth 10GB/s ";
+  // Out of range or empty is one answer, whichever count (exit 2).
+  const std::string cluster_flags =
+      "--devices 2 --device-memory 1GiB --intra-node-bandwidth 10GB/s ";
+  expect_failure(dir,
+                 "plan --layers 0 --hidden 8 --sequence 8 --vocabulary 8 --global-batch 8 "
+                 "--device-flops 1T " +
+                     cluster_flags + emit,
+                 2, "--layers: Value 0 not in range 1 to 16777216");
+  expect_failure(dir, gpt + cluster_flags + "--device-flops ''" + emit, 2,
+                 "--device-flops: an empty value; give one");
   expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 0" + emit, 2,
                  "--heads must divide the hidden size 512, not be 0");
   expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 7" + emit, 2,

@@ -81,12 +81,15 @@ std::string range_text(const option_spec& o) {
   return number(o.min) + " to " + number(o.max);
 }
 
-std::int64_t parse_count(const std::string& flag, const std::string& text) {
+std::optional<std::int64_t> read_count(const std::string& text, std::string& why) {
+  const auto refuse = [&](const char* what) -> std::optional<std::int64_t> {
+    why = io::quote(text) + what;
+    return std::nullopt;
+  };
   // Decimal digits, a sign, a point and an exponent only: the C library
   // would also read " 4" (leading blanks), "0x10" and "inf".
-  if (text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
-    throw bad_parameter_error(flag + " " + io::quote(text) +
-                              " is not a whole number (e.g. 8, 1e6)");
+  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+    return refuse(" is not a whole number (e.g. 8, 1e6)");
   }
   std::size_t used = 0;
   try { // digits exactly, then 1e6 and the like
@@ -102,16 +105,22 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == text.size() && !text.empty() && std::isfinite(value) && value == std::floor(value) &&
-      !(std::abs(value) < 4.6e18)) {
-    throw bad_parameter_error(flag + " " + io::quote(text) + " is too large (at most 4.6e18)");
+  if (used != text.size() || !std::isfinite(value) || value != std::floor(value)) {
+    return refuse(" is not a whole number (e.g. 8, 1e6)");
   }
-  if (used != text.size() || text.empty() || !(std::abs(value) < 4.6e18) ||
-      value != std::floor(value)) {
-    throw bad_parameter_error(flag + " " + io::quote(text) +
-                              " is not a whole number (e.g. 8, 1e6)");
+  if (!(std::abs(value) < 4.6e18)) {
+    return refuse(" is too large (at most 4.6e18)");
   }
   return static_cast<std::int64_t>(value);
+}
+
+std::int64_t parse_count(const std::string& flag, const std::string& text) {
+  std::string why;
+  const auto count = read_count(text, why);
+  if (!count) {
+    throw bad_parameter_error(flag + " " + why);
+  }
+  return *count;
 }
 
 parallel_config memory_flags::config() const {

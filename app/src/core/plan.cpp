@@ -70,7 +70,7 @@ rt::cluster_spec cluster_of(const plan_request& a) {
     }
     return std::pair{it->second.first, it->second.second + " (" + key + ")"};
   };
-  // A count: the project's whole numbers (8, 1e3), in [1, 2^20].
+  // A count: the project's whole numbers (8, 1e3), as many as --devices takes.
   const auto count = [&](const std::string& flag, std::optional<int> given,
                          const char* key) -> std::optional<int> {
     const auto v = value(flag, given ? std::to_string(*given) : std::string(), key);
@@ -78,9 +78,9 @@ rt::cluster_spec cluster_of(const plan_request& a) {
       return std::nullopt;
     }
     const auto n = parse_count(v->second, v->first);
-    if (n < 1 || n > (1 << 20)) {
-      throw bad_parameter_error(v->second + ": " + std::to_string(n) +
-                                " is not a count in [1, 2^20]");
+    if (n < 1 || n > opt::max_cluster_devices) {
+      throw bad_parameter_error(v->second + ": " + std::to_string(n) + " is not a count in " +
+                                range_text(opt::devices));
     }
     return static_cast<int>(n);
   };
@@ -211,11 +211,9 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
     throw usage_error("plan from a transformer's counts needs --layers, --hidden, --sequence "
                       "and --vocabulary, each at least 1");
   }
-  for (const auto& [name, n] : {std::pair{"--layers", l}, std::pair{"--hidden", h},
-                                std::pair{"--sequence", s}, std::pair{"--vocabulary", V}}) {
-    if (n < 1 || n > (std::int64_t{1} << 24)) {
-      throw bad_parameter_error(cat(name, " must be in [1, 2^24], not ", n));
-    }
+  for (const auto& [o, n] : {std::pair{opt::layers, l}, std::pair{opt::hidden, h},
+                             std::pair{opt::sequence, s}, std::pair{opt::vocabulary, V}}) {
+    check_option(o, o.flag, static_cast<double>(n));
   }
   laid_out out;
   const std::int64_t heads = heads_of(a, h, out.estimates);
@@ -279,9 +277,7 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
 
 rt::search_space space_of(const plan_request& a) {
   rt::search_space s;
-  if (a.global_batch < 1 || a.global_batch > (std::int64_t{1} << 31)) {
-    throw bad_parameter_error(cat("--global-batch must be in [1, 2^31], not ", a.global_batch));
-  }
+  check_option(opt::global_batch, opt::global_batch.flag, static_cast<double>(a.global_batch));
   if (a.max_micro_batch_size < 1) {
     throw bad_parameter_error(
         cat("--max-micro-batch-size must be at least 1, not ", a.max_micro_batch_size));

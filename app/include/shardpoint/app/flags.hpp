@@ -209,6 +209,10 @@ void options(B& b, memory_flags& f, std::initializer_list<std::string_view> leav
                      [&](const memory_option& o) { return o.spec.flag == flag; });
 }
 
+/// `text` as a whole number (1000000, 1e6, -3), or nothing and `why` it is
+/// not one ("'2.5' is not a whole number (e.g. 8, 1e6)", "... is too large").
+std::optional<std::int64_t> read_count(const std::string& text, std::string& why);
+
 /// `text` as a whole number (1000000, 1e6); bad_parameter_error naming
 /// `flag` otherwise.
 std::int64_t parse_count(const std::string& flag, const std::string& text);

@@ -309,17 +309,29 @@ inline constexpr option_spec output_config{"--output-config", "", "output_config
                                            "Write the split as a PopRT shard.yaml"};
 
 // ---- plan -----------------------------------------------------------------------
-inline constexpr option_spec layers{"--layers", "", "layers", "N", "Transformer layers"};
-inline constexpr option_spec hidden{"--hidden", "", "hidden", "N", "Hidden size"};
-inline constexpr option_spec sequence{"--sequence", "", "sequence", "N", "Sequence length"};
-inline constexpr option_spec vocabulary{"--vocabulary", "", "vocabulary", "N", "Vocabulary size"};
+/// A transformer's counts (layers, hidden, sequence, vocabulary): at most
+/// 2^24, so that the byte counts they make stay within 64 bits.
+inline constexpr double max_model_count = 16777216;
+inline constexpr option_spec layers{"--layers",           "", "layers", "N",
+                                    "Transformer layers", "", 1,        max_model_count};
+inline constexpr option_spec hidden{"--hidden",    "", "hidden", "N",
+                                    "Hidden size", "", 1,        max_model_count};
+inline constexpr option_spec sequence{"--sequence",      "", "sequence", "N",
+                                      "Sequence length", "", 1,          max_model_count};
+inline constexpr option_spec vocabulary{
+    "--vocabulary", "", "vocabulary", "N", "Vocabulary size", "", 1, max_model_count};
 inline constexpr option_spec heads{"--heads", "", "heads", "N",
                                    "Attention heads (default hidden / 64, marked a guess)"};
 inline constexpr option_spec cluster{"--cluster", "", "cluster", "FILE",
                                      "A YAML file of the keys below (docs/plan.md)"};
-inline constexpr option_spec devices{"--devices", "", "devices", "N", "Devices in all"};
-inline constexpr option_spec devices_per_node{"--devices-per-node", "", "devices_per_node", "N",
-                                              "Devices a node (default: all)"};
+/// The devices of a cluster: at most 2^20 (a cluster file's are checked
+/// against the same bound where it is read).
+inline constexpr double max_cluster_devices = 1048576;
+inline constexpr option_spec devices{"--devices",      "", "devices", "N",
+                                     "Devices in all", "", 1,         max_cluster_devices};
+inline constexpr option_spec devices_per_node{
+    "--devices-per-node", "", "devices_per_node", "N", "Devices a node (default: all)", "", 1,
+    max_cluster_devices};
 inline constexpr option_spec device_flops{"--device-flops", "", "device_flops", "FLOP/S",
                                           "FLOP/s a device sustains (312e12, 312T, 19.5 TFLOPS)"};
 inline constexpr option_spec intra_node_bandwidth{
@@ -329,7 +341,8 @@ inline constexpr option_spec inter_node_bandwidth{"--inter-node-bandwidth", "",
                                                   "inter_node_bandwidth", "BYTES/S",
                                                   "Bytes a second between nodes (25GB/s)"};
 inline constexpr option_spec global_batch{
-    "--global-batch", "", "global_batch", "N", "Samples a training step", "", 0, 0, true};
+    "--global-batch", "",  "global_batch", "N", "Samples a training step", "", 1,
+    2147483648.0,     true};
 inline constexpr option_spec dtype{
     "--dtype", "", "dtype", "TYPE", "fp16 (default), bf16 or fp32", "fp16,bf16,fp32"};
 inline constexpr option_spec max_micro_batch_size{"--max-micro-batch-size",
