@@ -466,12 +466,13 @@ def simulate(
         activation_bytes=[activation_bytes] if isinstance(activation_bytes, int) else activation_bytes,
         **_shape_settings(input_shapes, dims),
     )
-    if schedule is not None:
-        settings.update(
-            schedule=schedule, virtual_stages=virtual_stages, recompute=recompute,
-            micro_batch_size=micro_batch_size,
-        )
-        settings.update(_settings(backward_ratio=backward_ratio, weight_share=weight_share))
+    # The training options go through even without a schedule, so that one
+    # given there is refused as the command line refuses it, not ignored.
+    settings.update(
+        virtual_stages=virtual_stages, recompute=recompute, micro_batch_size=micro_batch_size,
+    )
+    settings.update(_settings(
+        schedule=schedule, backward_ratio=backward_ratio, weight_share=weight_share))
     arg = None if model is None else _model(model)
 
     def call(report: str, trace_file: Optional[PathLike]) -> Any:

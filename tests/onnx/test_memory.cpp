@@ -401,6 +401,11 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused("--data-parallel 2", "give --input-model MODEL or --parameters N", 1);
   refused(m + "--sharded-data-parallel auto", "auto needs --device-memory", 1);
   refused(m + "--inference --optimizer sgd", "describe training", 1);
+  // An option of the other mode is refused, never ignored.
+  refused(m + "--inference --schedule 1f1b", "describe training", 1);
+  refused(m + "--inference --shard-optimizer-states", "describe training", 1);
+  refused(m + "--queue-depth 8", "--queue-depth is for --inference", 1);
+  refused(m + "--training --queue-depth 8", "--queue-depth is for --inference", 1);
 }
 
 TEST_CASE("auto: the smallest degree that fits on a generated transformer, or exit 3") {

@@ -184,6 +184,27 @@ TEST_CASE("placement: stages on the schedule's devices, or exit 3 naming the sta
                  "4 stages are not 3 virtual stages a device");
 }
 
+TEST_CASE("an option of the other kind of run is refused, never ignored") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const std::string base = "simulate --input-model " + q(dir / "resnet50.onnx") +
+                           " --manual-sharding-config " +
+                           q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml") +
+                           " --batches-per-step 8 --trace " + q(dir / "t.json") + " ";
+  for (const std::string training :
+       {"--virtual-stages 2", "--backward-ratio 3", "--weight-share 0.25", "--recompute",
+        "--micro-batch-size 4", "--backward-times 1,1,1,1", "--weight-times 0,0,0,0"}) {
+    expect_failure(dir, base + training, 1,
+                   training.substr(0, training.find(' ')) +
+                       " describes a training step; give --schedule (or drop it)");
+  }
+  expect_failure(dir, base + "--schedule 1f1b --queue-depth 2", 1,
+                 "--queue-depth is for forward passes");
+  // Each is taken by its own kind of run.
+  CHECK(shardpoint_cli(base + "--schedule 1f1b --micro-batch-size 4", dir.path()).code == 0);
+  CHECK(shardpoint_cli(base + "--queue-depth 2", dir.path()).code == 0);
+}
+
 TEST_CASE("bad input: one line, its exit code, no output") {
   temp_dir dir;
   const std::string t = " --trace " + q(dir / "t.json");

@@ -303,6 +303,14 @@ def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
         shardpoint.simulate(schedule="zb-h1", stage_times=[1, 1, 1], batches_per_step=2)
     with pytest.raises(ValueError, match="stage times need a training schedule"):
         shardpoint.simulate(stage_times=[1, 1], batches_per_step=2)
+    # A training option without a schedule is refused, as its flag is, not
+    # ignored; likewise the queue of forward passes with a schedule.
+    with pytest.raises(ValueError, match="--micro-batch-size describes a training step"):
+        shardpoint.simulate(str(model), config, 8, micro_batch_size=2)
+    with pytest.raises(ValueError, match="--recompute describes a training step"):
+        shardpoint.simulate(str(model), config, 8, recompute=True)
+    with pytest.raises(ValueError, match="--queue-depth is for forward passes"):
+        shardpoint.simulate(str(model), config, 8, schedule="1f1b", queue_depth=2)
 
 
 def test_plan_returns_what_the_command_line_reports(tmp_path):

@@ -133,9 +133,15 @@ parallel_config memory_flags::config() const {
   }
   parallel_config c;
   c.training = !inference;
-  if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16)) {
-    throw usage_error("--optimizer, --precision, --fp16 and --bf16 describe training; drop them "
-                      "or --inference");
+  // An option of the other mode would be silently ignored: refused.
+  if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16 ||
+                    shard_optimizer_states || !schedule.empty())) {
+    throw usage_error("--optimizer, --precision, --fp16, --bf16, --shard-optimizer-states and "
+                      "--schedule describe training; drop them or --inference");
+  }
+  if (!inference && !queue_depth.empty()) {
+    throw usage_error("--queue-depth is for --inference (the entries queued between stages); "
+                      "a training step's micro-batches in flight follow --schedule");
   }
   c.optimizer = optimizer == "sgd"    ? optimizer_kind::sgd
                 : optimizer == "none" ? optimizer_kind::none
@@ -161,7 +167,7 @@ parallel_config memory_flags::config() const {
   c.micro_batch_size = parse_count("--micro-batch-size", micro_batch_size);
   c.micro_batches = parse_count("--batches-per-step", batches_per_step);
   c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
-  c.queue_depth = parse_count("--queue-depth", queue_depth);
+  c.queue_depth = queue_depth.empty() ? 4 : parse_count("--queue-depth", queue_depth);
   return c;
 }
 

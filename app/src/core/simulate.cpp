@@ -14,6 +14,30 @@ namespace shardpoint::app {
 
 namespace {
 
+// An option of the other kind of run would be silently ignored: refused.
+// (A value equal to its default cannot be told from none given.)
+void check_applicable(const simulate_request& a) {
+  const simulate_request plain;
+  if (a.schedule.empty()) {
+    for (const auto& [given, o] :
+         {std::pair{a.virtual_stages != plain.virtual_stages, opt::virtual_stages},
+          std::pair{a.backward_ratio != plain.backward_ratio, opt::backward_ratio},
+          std::pair{a.weight_share != plain.weight_share, opt::weight_share},
+          std::pair{!a.backward_times.empty(), opt::backward_times},
+          std::pair{!a.weight_times.empty(), opt::weight_times},
+          std::pair{a.recompute, opt::recompute},
+          std::pair{a.micro_batch_size != plain.micro_batch_size, opt::micro_batch_size}}) {
+      if (given) {
+        throw usage_error(std::string(o.flag) +
+                          " describes a training step; give --schedule (or drop it)");
+      }
+    }
+  } else if (a.queue_depth != plain.queue_depth) {
+    throw usage_error("--queue-depth is for forward passes (the entries queued between "
+                      "stages); a training schedule has its own micro-batches in flight");
+  }
+}
+
 // The checks every run makes: the command line makes them as it parses;
 // the bindings come here.
 void check_run(const simulate_request& a) {
@@ -37,6 +61,7 @@ void check_run(const simulate_request& a) {
   if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
     throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
   }
+  check_applicable(a);
 }
 
 } // namespace
