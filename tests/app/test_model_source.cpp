@@ -196,6 +196,22 @@ TEST_CASE("simulate: a two-stage chain runs as a pipeline; a bad sharding is che
   CHECK(metrics["makespan"].get<double>() == 3 + 4 * 9);
   a.batches_per_step = 3; // not a multiple of the two stages
   CHECK_THROWS_AS((void)app::simulate(source, where, a), app::check_failed);
+  // A program's request is checked as the command line checks its flags,
+  // in the same words; an option of a training step needs a schedule.
+  a.batches_per_step = 0;
+  CHECK_THROWS_WITH_AS((void)app::simulate(source, where, a),
+                       "--batches-per-step: Value 0 not in range 1 to 1073741824",
+                       shardpoint::bad_parameter_error);
+  a.batches_per_step = 4;
+  a.recompute = true;
+  CHECK_THROWS_WITH_AS((void)app::simulate(source, where, a),
+                       "--recompute describes a training step; give --schedule (or drop it)",
+                       app::usage_error);
+  a.schedule = "1f1b";
+  a.weight_share = 2;
+  CHECK_THROWS_WITH_AS((void)app::simulate(source, where, a),
+                       "--weight-share: Value 2 not in range 0 to 1",
+                       shardpoint::bad_parameter_error);
 }
 
 TEST_CASE("a source's estimates: warned, marked in every report, optimality not claimed") {

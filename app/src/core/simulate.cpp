@@ -47,20 +47,14 @@ void check_run(const simulate_request& a) {
   if (a.cost != "unit" && a.cost != "flops") {
     throw bad_parameter_error("cost " + io::quote(a.cost) + " is not unit or flops");
   }
-  // The command line's own checks (device_count, batch_count), for the
-  // callers that do not parse a command line (Python).
-  if (a.batches_per_step < 1 || a.batches_per_step > max_batches) {
-    throw bad_parameter_error("batches per step must be in [1, " + std::to_string(max_batches) +
-                              "], not " + std::to_string(a.batches_per_step));
+  // The command line's own checks, in its words, for the callers that do
+  // not parse a command line (Python, a program using app/).
+  check_option(opt::batches_per_step, opt::batches_per_step.flag, a.batches_per_step);
+  if (a.num_ipus) {
+    check_option(opt::num_ipus, opt::num_ipus.flag, *a.num_ipus);
   }
-  if (a.num_ipus && (*a.num_ipus < 1 || *a.num_ipus > max_devices)) {
-    throw bad_parameter_error("the number of devices must be in [1, " +
-                              std::to_string(max_devices) + "], not " +
-                              std::to_string(*a.num_ipus));
-  }
-  if (a.unit_us < 1 || a.unit_us > 10'000'000 || a.queue_depth < 1 || a.queue_depth > (1 << 20)) {
-    throw bad_parameter_error("unit_us must be in [1, 10000000] and queue_depth in [1, 1048576]");
-  }
+  check_option(opt::unit_us, opt::unit_us.flag, a.unit_us);
+  check_option(opt::queue_depth, opt::queue_depth.flag, a.queue_depth);
   check_applicable(a);
 }
 

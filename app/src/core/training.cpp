@@ -36,21 +36,12 @@ constexpr int max_thread_seconds = 600;
 // The request's own numbers, for the callers that do not parse a command
 // line (Python) and for what a command line cannot check alone.
 void check_request(const simulate_request& a, std::size_t stages) {
-  if (a.virtual_stages < 1 || a.virtual_stages > 4096) {
-    throw bad_parameter_error(cat("--virtual-stages must be in [1, 4096], not ", a.virtual_stages));
-  }
-  if (!std::isfinite(a.backward_ratio) || a.backward_ratio < 0 || a.backward_ratio > 1e6) {
-    throw bad_parameter_error(cat("--backward-ratio must be in [0, 1e6], not ",
-                                  shardpoint::detail::number(a.backward_ratio)));
-  }
-  if (!(a.weight_share >= 0 && a.weight_share <= 1)) {
-    throw bad_parameter_error(
-        cat("--weight-share must be in [0, 1], not ", shardpoint::detail::number(a.weight_share)));
-  }
-  if (a.micro_batch_size < 1 || a.micro_batch_size > (std::int64_t{1} << 31)) {
-    throw bad_parameter_error(
-        cat("--micro-batch-size must be in [1, 2^31], not ", a.micro_batch_size));
-  }
+  // The command line's ranges, in its words (option_schema.hpp).
+  check_option(opt::virtual_stages, opt::virtual_stages.flag, a.virtual_stages);
+  check_option(opt::backward_ratio, opt::backward_ratio.flag, a.backward_ratio);
+  check_option(opt::weight_share, opt::weight_share.flag, a.weight_share);
+  check_option(opt::micro_batch_size, opt::micro_batch_size.flag,
+               static_cast<double>(a.micro_batch_size));
   if (static_cast<std::int64_t>(stages) * a.batches_per_step > max_stage_batches) {
     throw bad_parameter_error(cat(stages, " stages x ", a.batches_per_step,
                                   " micro-batches is more than a training schedule runs (",
