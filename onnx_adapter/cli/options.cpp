@@ -8,6 +8,7 @@
 #include <iostream>
 #include <type_traits>
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/io/text.hpp>
 
@@ -99,6 +100,9 @@ CLI::Option* cli_options::finish(CLI::Option* added, const option_spec& o) {
 
 CLI::Option* cli_options::operator()(const option_spec& o, std::string& field) {
   auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
+  if (!o.required && !field.empty()) { // --help shows the request's own default
+    added->default_str(field);
+  }
   // An empty value is a mistake, never "not given" (nor a size of "no
   // limit", a rate of none). Paths are the commands' own to refuse ("--output
   // needs a file name"), and an empty pattern matches every name.
@@ -132,6 +136,11 @@ CLI::Option* cli_options::operator()(const option_spec& o, bool& field) {
 template <class T>
 CLI::Option* cli_options::number(const option_spec& o, T& field) {
   auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
+  if constexpr (std::is_arithmetic_v<T>) {
+    if (!o.required) { // --help shows the request's own default
+      added->default_str(shardpoint::detail::number(static_cast<double>(field)));
+    }
+  }
   added->transform(number_check(o, !std::is_floating_point_v<T>));
   return added;
 }

@@ -434,3 +434,17 @@ TEST_CASE("every command's numbers and values are read by one rule") {
   each(app::synth_options{}, plain);
   CHECK(rules.wholes > 20);
 }
+
+TEST_CASE("--help shows each option's default, the request's own") {
+  whole_cli c;
+  const auto* simulate = c.app.get_subcommand("simulate");
+  CHECK(simulate->get_option("--unit-us")->get_default_str() == "100");
+  CHECK(simulate->get_option("--mode")->get_default_str() == "virtual");
+  CHECK(simulate->get_option("--batches-per-step")->get_default_str().empty()); // required
+  const auto* memory = c.app.get_subcommand("memory");
+  CHECK(memory->get_option("--tensor-parallel")->get_default_str() == "1");
+  CHECK(memory->get_option("--queue-depth")->get_default_str().empty()); // its help says 4
+  std::ostringstream help;
+  help << simulate->help();
+  CHECK(help.str().find("--queue-depth N:(1 to 1048576)=4") != std::string::npos);
+}
