@@ -92,8 +92,9 @@ CLI::Option* cli_options::finish(CLI::Option* added, const option_spec& o) {
   if (o.required) {
     added->required();
   }
-  if (!o.choices.empty()) {
-    added->check(CLI::IsMember(choices_of(o)));
+  if (!o.choices.empty()) { // in check_option's words, for the help as CLI::IsMember
+    added->check(CLI::Validator([o](const std::string& v) { return choice_error(o, v); },
+                                "{" + std::string(o.choices) + "}"));
   }
   return added;
 }

@@ -312,7 +312,7 @@ TEST_CASE("every memory plan option is on the command line, with its choices") {
                   CLI::ExcludesError);
   app::memory_flags bad;
   bad.schedule = "zb-h1";
-  CHECK_THROWS_WITH_AS((void)bad.config(), "--schedule 'zb-h1' is not one of gpipe, 1f1b",
+  CHECK_THROWS_WITH_AS((void)bad.config(), "--schedule: 'zb-h1' is not one of gpipe, 1f1b",
                        shardpoint::bad_parameter_error);
 }
 
@@ -389,7 +389,7 @@ TEST_CASE("a value out of range is said the same by the command line and check_o
                     "--weight-share: Value 1.5 not in range 0 to 1");
   CHECK_NOTHROW(app::check_option(app::opt::weight_share, "--weight-share", 0.5));
   CHECK_THROWS_WITH(app::check_option(app::opt::mode, "mode", std::string("fast")),
-                    "mode 'fast' is not one of virtual, threads");
+                    "mode: 'fast' is not one of virtual, threads");
   CHECK_THROWS_WITH(app::check_option(app::opt::device_memory, "device_memory", std::string()),
                     "device_memory: an empty size; give one, e.g. 16GiB");
   // A list of numbers is read strictly, as it is parsed.

@@ -95,13 +95,14 @@ TEST_CASE("stage times: interleaved and zb-h1 meet theirs; the trace holds F, B 
   CHECK(slow["stages"][1]["weight_gradient"] == 4.5); // the share of the measured backward
   CHECK(slow["makespan"].get<double>() > j["makespan"].get<double>());
 
-  // Threads: within 2% of virtual time.
+  // Threads: the virtual makespan at least, and near it (10%: the order is
+  // what is checked, not the machine's speed; test_schedules.cpp).
   const auto threads = run_json("simulate --stage-times 1,1,1,1 --schedule 1f1b "
                                 "--batches-per-step 8 --mode threads --unit-us 10000",
                                 dir);
   CHECK(threads["mode"] == "threads");
   CHECK(threads["makespan"].get<double>() >= 33.0);
-  CHECK(threads["makespan"].get<double>() <= 33.0 * 1.02);
+  CHECK(threads["makespan"].get<double>() <= 33.0 * 1.10);
 }
 
 TEST_CASE("a sharded model: forward = the stage's cost, backward its ratio, activations") {
@@ -213,7 +214,7 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   expect_failure(dir, "simulate --schedule 1f1b --batches-per-step 4" + t, 1,
                  "--input-model is required (or --stage-times with --schedule)");
   expect_failure(dir, "simulate --stage-times 1,1 --schedule zb-h2 --batches-per-step 4" + t, 2,
-                 "--schedule: zb-h2 not in {gpipe,1f1b,interleaved,zb-h1}");
+                 "--schedule: 'zb-h2' is not one of gpipe, 1f1b, interleaved, zb-h1");
   expect_failure(dir, "simulate --stage-times 1,1,1 --schedule zb-h1 --batches-per-step 2" + t, 2,
                  "zb-h1 needs at least as many micro-batches (2) as devices (3)");
   expect_failure(dir, "simulate --stage-times 1,-1 --schedule 1f1b --batches-per-step 2" + t, 2,

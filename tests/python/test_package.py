@@ -386,7 +386,7 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
         shardpoint.memory_plan(parameters=1e9, compare_deepspeed=True, gpus_per_node=1.5)
     with pytest.raises(shardpoint.BadParameterError, match="unknown memory plan option 'tensor_paralel'"):
         shardpoint.memory_plan(parameters=1e9, tensor_paralel=2)
-    with pytest.raises(shardpoint.BadParameterError, match="--optimizer 'adamw' is not one of"):
+    with pytest.raises(shardpoint.BadParameterError, match="--optimizer: 'adamw' is not one of"):
         shardpoint.memory_plan(parameters=1e9, optimizer="adamw")
 
 

@@ -234,10 +234,14 @@ TEST_CASE("schedules refuse what they cannot run") {
   CHECK_THROWS_AS(run_schedule(share, {schedule_kind::zb_h1, 4, 4, 1, false}), config_error);
 }
 
-TEST_CASE("threaded: every schedule within 2% of its virtual makespan, the same in flight") {
-  // 10 ms a unit: the run's one unabsorbed wake-up (tens of microseconds,
-  // a few milliseconds under a sanitizer on a loaded machine) stays well
-  // under 2% of makespans of 27 to 57 units (5 ms under load on 2 cores).
+TEST_CASE("threaded: every schedule near its virtual makespan, the same in flight") {
+  // A check of order, not of speed: the order is checked exactly
+  // (check_invariants, in flight, the activation peak); a thread that ran
+  // before its inputs were ready would end before the virtual makespan, and
+  // one serialised behind the wrong operations far after it. 10 ms a unit;
+  // the run's wake-ups cost tens of microseconds alone, but more when the
+  // tests run two at a time beside other work on 2 cores (a bound of 2%
+  // failed so, 2026-11-26), hence 10% of makespans of 27 to 57 units.
   const std::chrono::microseconds unit(10000);
   auto zb = equal_stages(4, 1, 2);
   for (auto& s : zb) {
@@ -259,11 +263,11 @@ TEST_CASE("threaded: every schedule within 2% of its virtual makespan, the same 
     const auto got = run_schedule_threads(run.first, run.second, unit);
     check_invariants(run.first, run.second, got);
     CHECK(got.makespan >= want.makespan);
-    CHECK(got.makespan <= want.makespan * 1.02);
+    CHECK(got.makespan <= want.makespan * 1.10);
     CHECK(got.in_flight == want.in_flight);
     CHECK(got.activation_peak == want.activation_peak);
     for (std::size_t d = 0; d < want.bubble.size(); ++d) {
-      CHECK(std::abs(got.bubble[d] - want.bubble[d]) <= 0.02);
+      CHECK(std::abs(got.bubble[d] - want.bubble[d]) <= 0.10);
     }
   }
   CHECK_THROWS_AS(run_schedule_threads(zb, {schedule_kind::zb_h1, 4, 8, 1, false},

@@ -54,19 +54,25 @@ std::string number(double x) {
 
 } // namespace
 
-void check_option(const option_spec& o, std::string_view name, const std::string& value) {
-  if (o.value == "SIZE" && value.empty()) {
-    throw bad_parameter_error(std::string(name) + ": an empty size; give one, e.g. 16GiB");
-  }
+std::string choice_error(const option_spec& o, const std::string& value) {
   const auto choices = choices_of(o);
   if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) {
-    return;
+    return {};
   }
   std::string list;
   for (const auto& choice : choices) {
     list.append(list.empty() ? "" : ", ").append(choice);
   }
-  throw bad_parameter_error(std::string(name) + " " + io::quote(value) + " is not one of " + list);
+  return io::quote(value) + " is not one of " + list;
+}
+
+void check_option(const option_spec& o, std::string_view name, const std::string& value) {
+  if (o.value == "SIZE" && value.empty()) {
+    throw bad_parameter_error(std::string(name) + ": an empty size; give one, e.g. 16GiB");
+  }
+  if (const auto why = choice_error(o, value); !why.empty()) {
+    throw bad_parameter_error(std::string(name) + ": " + why);
+  }
 }
 
 void check_option(const option_spec& o, std::string_view name, double value) {

@@ -74,6 +74,11 @@ struct option_spec {
 /// The values `o` takes (its `choices`, split); empty when it takes any.
 std::vector<std::string> choices_of(const option_spec& o);
 
+/// Why `value` is not one of `o`'s choices ("'zb-h2' is not one of gpipe,
+/// 1f1b"), or empty when it is (or `o` takes any value): the words of the
+/// command line and of check_option.
+std::string choice_error(const option_spec& o, const std::string& value);
+
 /// `value` against `o`'s choices and range; bad_parameter_error naming it as
 /// `name` (the flag, or the Python keyword) otherwise -- for every caller
 /// that does not parse a command line. Text values are checked against the
