@@ -567,7 +567,14 @@ def suggest(
     options (``training=True``, ``tensor_parallel=2``, ...) the cap holds on
     the memory planner's totals. Writes ``output_config`` (a PopRT
     shard.yaml) and ``output_model`` when given; raises
-    InvalidShardingError, writing nothing, when validation fails."""
+    InvalidShardingError, writing nothing, when validation fails.
+    ``device_memory`` is taken for ``memory_per_device``, as the command
+    line takes ``--device-memory`` for ``--memory-per-device``."""
+    if "device_memory" in memory_options:
+        if memory_per_device is not None:
+            raise BadParameterError(
+                "memory_per_device and device_memory are the same option; give one")
+        memory_per_device = memory_options.pop("device_memory")
     arg = _model(model)
     settings = _settings(
         stages=stages, num_ipus=num_ipus, memory_per_device=memory_per_device, cost=cost,

@@ -837,3 +837,19 @@ def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
     code, out, _ = cli("simulate", "--stage-times", "1,1,2", "--schedule", "gpipe",
                        "--batches-per-step", "3", "--report", "json")
     assert code == 0 and ours == json.loads(out)
+
+
+def test_suggest_takes_device_memory_as_the_command_line_does():
+    # suggest's --device-memory is --memory-per-device; Python's keyword too.
+    path = os.path.join(MODELS, "light_squeezenet.onnx")
+    if not os.path.exists(path):
+        pytest.skip("../shared/models is absent")
+    alias = shardpoint.suggest(path, 2, device_memory="3MB")
+    assert alias == shardpoint.suggest(path, 2, memory_per_device="3MB")
+    code, out, err = cli("suggest", "--input-model", path, "--stages", "2",
+                         "--device-memory", "3MB", "--report", "json")
+    assert code == 0, err
+    assert alias == json.loads(out)
+    assert alias["memory_capacity"] == 3e6
+    with pytest.raises(shardpoint.BadParameterError, match="the same option"):
+        shardpoint.suggest(path, 2, device_memory="64MB", memory_per_device="64MB")
