@@ -11,6 +11,14 @@
 #include <shardpoint/io/metrics.hpp>
 #include <shardpoint/runtime/trace.hpp>
 
+// A run's rows in JSON: each field under its own name (nlohmann's
+// declaration, found by argument-dependent lookup, so in runtime's
+// namespace).
+namespace shardpoint::runtime {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(stage_metrics, stage, device, nodes, cost, busy, utilisation)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(device_metrics, device, busy, utilisation)
+} // namespace shardpoint::runtime
+
 namespace shardpoint::io {
 
 std::string to_table(const runtime::run_metrics& m, const std::vector<std::string>& estimates) {
@@ -55,20 +63,8 @@ std::string to_json(const runtime::run_metrics& m, const std::vector<std::string
   if (m.mode == "threads") {
     j["wall_seconds"] = m.wall_seconds;
   }
-  j["stages"] = nlohmann::json::array();
-  for (const auto& s : m.stages) {
-    j["stages"].push_back({{"stage", s.stage},
-                           {"device", s.device},
-                           {"nodes", s.nodes},
-                           {"cost", s.cost},
-                           {"busy", s.busy},
-                           {"utilisation", s.utilisation}});
-  }
-  j["devices"] = nlohmann::json::array();
-  for (const auto& d : m.devices) {
-    j["devices"].push_back(
-        {{"device", d.device}, {"busy", d.busy}, {"utilisation", d.utilisation}});
-  }
+  j["stages"] = m.stages;
+  j["devices"] = m.devices;
   detail::add_estimates(j, estimates);
   return detail::document(std::move(j));
 }

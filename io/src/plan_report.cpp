@@ -13,6 +13,15 @@
 #include <shardpoint/io/plan_report.hpp>
 #include <shardpoint/io/units.hpp>
 
+// A costed stage in JSON: each field under its own name (nlohmann's
+// declaration, in runtime's namespace for argument-dependent lookup); the
+// weight-gradient share is the request's, not a result.
+namespace shardpoint::runtime {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(stage_cost, forward, backward, in_flight, parameter_bytes,
+                                   gradient_bytes, optimizer_bytes, gathered_bytes,
+                                   model_state_bytes, activation_bytes, total_bytes)
+} // namespace shardpoint::runtime
+
 namespace shardpoint::io {
 
 namespace {
@@ -138,19 +147,7 @@ std::string to_json(const plan_report& r) {
     e["peak_memory"] = x.peak_memory;
     e["headroom"] = x.headroom;
     e["memory_capped"] = x.memory_capped;
-    e["stages"] = nlohmann::json::array();
-    for (const auto& st : x.stages) {
-      e["stages"].push_back({{"forward", st.forward},
-                             {"backward", st.backward},
-                             {"in_flight", st.in_flight},
-                             {"parameter_bytes", st.parameter_bytes},
-                             {"gradient_bytes", st.gradient_bytes},
-                             {"optimizer_bytes", st.optimizer_bytes},
-                             {"gathered_bytes", st.gathered_bytes},
-                             {"model_state_bytes", st.model_state_bytes},
-                             {"activation_bytes", st.activation_bytes},
-                             {"total_bytes", st.total_bytes}});
-    }
+    e["stages"] = x.stages;
     j["candidates"].push_back(std::move(e));
   }
   j["infeasible"] = nlohmann::json::array();
