@@ -134,6 +134,14 @@ std::string_view view(const py::bytes& b) {
   return {data, static_cast<std::size_t>(size)};
 }
 
+// `f()` -- the application's work, C++ alone -- run without the GIL, so
+// that other Python threads go on meanwhile.
+template <class F>
+auto without_gil(F f) {
+  py::gil_scoped_release free;
+  return f();
+}
+
 // The model serialised into a new bytes object, without a second copy.
 py::bytes to_bytes(const sp::onnx::loaded_model& model) {
   std::size_t size = 0;
@@ -219,14 +227,11 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
   m.data = view(data);
   m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
   m.strict = strict;
-  std::optional<app::shard_outcome> out;
-  {
-    py::gil_scoped_release free;
-    out.emplace(app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)));
-  }
-  const auto& model = out->sharded.model;
-  return py::make_tuple(to_bytes(model), findings(out->diagnostics, model.proto().graph()),
-                        rule_broken(app::verdict_of(*out)));
+  const auto out = without_gil(
+      [&] { return app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)); });
+  const auto& model = out.sharded.model;
+  return py::make_tuple(to_bytes(model), findings(out.diagnostics, model.proto().graph()),
+                        rule_broken(app::verdict_of(out)));
 }
 
 py::tuple validate(const py::object& model, std::optional<int> num_ipus,
@@ -238,16 +243,12 @@ py::tuple validate(const py::object& model, std::optional<int> num_ipus,
   a.pipeline = checks(num_ipus, batches_per_step, enable_pipelining);
   a.pipeline.batches_enable_pipelining = true; // as `validate` has it
   a.report.format = "json";
-  std::optional<app::validate_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::validate_model(a));
-  }
-  auto f = unnamed(r->diagnostics);
+  const auto r = without_gil([&] { return app::validate_model(a); });
+  auto f = unnamed(r.diagnostics);
   for (std::size_t i = 0; i < f.size(); ++i) {
-    std::get<3>(f[i]) = r->node_names[i];
+    std::get<3>(f[i]) = r.node_names[i];
   }
-  return py::make_tuple(r->report, f);
+  return py::make_tuple(r.report, f);
 }
 
 std::string inspect(const py::object& model, const std::string& grep) {
@@ -476,12 +477,8 @@ py::tuple simulate(const py::object& model, const py::dict& settings, const std:
     a.model.data = m->data();
   }
   a.report.format = report;
-  std::optional<app::simulate_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::simulate_model(a));
-  }
-  return py::make_tuple(report_of(report, r->report, r->picture), r->written);
+  const auto r = without_gil([&] { return app::simulate_model(a); });
+  return py::make_tuple(report_of(report, r.report, r.picture), r.written);
 }
 
 // `plan --report json`: (report, files written).
@@ -495,12 +492,8 @@ py::tuple plan(const py::object& model, const py::dict& settings) {
     a.data = m->data();
   }
   a.report.format = "json";
-  std::optional<app::plan_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::plan_model(a));
-  }
-  return py::make_tuple(r->report, r->written);
+  const auto r = without_gil([&] { return app::plan_model(a); });
+  return py::make_tuple(r.report, r.written);
 }
 
 // `suggest --report json` (or the picture): (report, findings, files
@@ -516,13 +509,9 @@ py::tuple suggest(const py::object& model, const py::dict& settings, const std::
   if (a.plan.automatic()) {
     throw app::usage_error("suggest plans one sharded data parallel degree; give a number");
   }
-  std::optional<app::suggest_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::suggest_split(a));
-  }
-  return py::make_tuple(report_of(report, r->report, r->picture), unnamed(r->diagnostics),
-                        r->written, rule_broken(app::verdict_of(*r)));
+  const auto r = without_gil([&] { return app::suggest_split(a); });
+  return py::make_tuple(report_of(report, r.report, r.picture), unnamed(r.diagnostics), r.written,
+                        rule_broken(app::verdict_of(r)));
 }
 
 // `memory --report json` (or the picture): (report, the shortfall).
@@ -538,12 +527,8 @@ py::tuple memory_plan(const py::object& model, const py::dict& settings,
     a.model.data = m->data();
   }
   a.report.format = report;
-  std::optional<app::memory_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::plan_model_memory(a));
-  }
-  return py::make_tuple(report_of(report, r->report, r->picture), r->shortfall);
+  const auto r = without_gil([&] { return app::plan_model_memory(a); });
+  return py::make_tuple(report_of(report, r.report, r.picture), r.shortfall);
 }
 
 // `shardpoint draw`: (picture, warnings, files written, validation
@@ -558,12 +543,8 @@ py::tuple draw(const py::object& model, const py::dict& settings) {
   if (a.report.file.empty()) {
     a.report.format = "picture"; // returned only
   }
-  std::optional<app::draw_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::draw_model(a));
-  }
-  return py::make_tuple(picture_dict(r->picture), r->warnings, r->written, unnamed(r->diagnostics));
+  const auto r = without_gil([&] { return app::draw_model(a); });
+  return py::make_tuple(picture_dict(r.picture), r.warnings, r.written, unnamed(r.diagnostics));
 }
 
 // `shard --report json`: (report, findings, written, output, rule broken).
@@ -572,13 +553,9 @@ py::tuple shard_file(const std::string& input, const py::dict& settings) {
   read_request(a, settings, "shard");
   a.model.input = input;
   a.report.format = "json";
-  std::optional<app::shard_file_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::shard_file(a));
-  }
-  return py::make_tuple(r->report, unnamed(r->diagnostics), r->written, r->output.string(),
-                        rule_broken(app::verdict_of(*r)));
+  const auto r = without_gil([&] { return app::shard_file(a); });
+  return py::make_tuple(r.report, unnamed(r.diagnostics), r.written, r.output.string(),
+                        rule_broken(app::verdict_of(r)));
 }
 
 // `weights strategy`: the decision on every weight.
@@ -590,13 +567,9 @@ py::list weights_strategy(const py::object& model, const py::dict& settings) {
   b.finish("weights strategy");
   a.model.input = m.path;
   a.model.data = m.data();
-  std::optional<app::strategy_outcome> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(app::write_strategy(a));
-  }
+  const auto r = without_gil([&] { return app::write_strategy(a); });
   py::list out;
-  for (const auto& d : r->decisions) {
+  for (const auto& d : r.decisions) {
     py::dict x;
     x["name"] = d.name;
     x["shape"] = py::cast(d.shape);
@@ -705,12 +678,8 @@ py::tuple manual_shard(std::int64_t num_vertices, const int_array& edges, const 
                     width == 3 ? std::optional<int>(narrow(row[2], "stage")) : std::nullopt});
   }
   const csr g = graph_of(num_vertices, edges);
-  std::optional<sp::sharding_result> r;
-  {
-    py::gil_scoped_release free;
-    r.emplace(sp::manual_shard(g, list));
-  }
-  return py::make_tuple(to_array(*r, false), to_array(*r, true));
+  const auto r = without_gil([&] { return sp::manual_shard(g, list); });
+  return py::make_tuple(to_array(r, false), to_array(r, true));
 }
 
 py::dict balanced_shard(std::int64_t num_vertices, const int_array& edges, int stages,
@@ -744,28 +713,26 @@ py::dict balanced_shard(std::int64_t num_vertices, const int_array& edges, int s
   o.stages = stages;
   o.memory_capacity = memory_capacity;
   o.communication_weight = communication_weight;
-  std::optional<sp::balanced_sharding> b;
-  {
-    py::gil_scoped_release free;
-    b.emplace(sp::balanced_shard(g, boost::make_iterator_property_map(c, index),
-                                 boost::make_iterator_property_map(mem, index),
-                                 boost::make_iterator_property_map(bytes, index), o));
-  }
+  const auto b = without_gil([&] {
+    return sp::balanced_shard(g, boost::make_iterator_property_map(c, index),
+                              boost::make_iterator_property_map(mem, index),
+                              boost::make_iterator_property_map(bytes, index), o);
+  });
   py::dict out;
-  out["device"] = to_array(b->result, false);
-  out["stage"] = to_array(b->result, true);
+  out["device"] = to_array(b.result, false);
+  out["stage"] = to_array(b.result, true);
   py::list points;
-  for (const auto& p : b->points) {
+  for (const auto& p : b.points) {
     points.append(py::make_tuple(p.vertex, p.device.value_or(-1), p.stage.value_or(-1)));
   }
   out["points"] = points;
-  out["stage_cost"] = b->stage_cost;
-  out["stage_memory"] = b->stage_memory;
-  out["bottleneck"] = b->bottleneck;
-  out["lower_bound"] = b->lower_bound;
-  out["exact"] = b->exact;
-  out["exact_intervals"] = b->exact_intervals;
-  out["method"] = b->method;
+  out["stage_cost"] = b.stage_cost;
+  out["stage_memory"] = b.stage_memory;
+  out["bottleneck"] = b.bottleneck;
+  out["lower_bound"] = b.lower_bound;
+  out["exact"] = b.exact;
+  out["exact_intervals"] = b.exact_intervals;
+  out["method"] = b.method;
   return out;
 }
 
