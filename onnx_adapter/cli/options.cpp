@@ -42,9 +42,12 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
           value = static_cast<double>(*count);
           typed = std::to_string(*count);
         } else {
+          // Decimal only, as read_count: strtod would also take " 4", "0x10"
+          // and "inf".
           char* end = nullptr;
           value = std::strtod(typed.c_str(), &end);
-          if (typed.empty() || end != typed.c_str() + typed.size() || !std::isfinite(value)) {
+          if (typed.empty() || typed.find_first_not_of("0123456789+-.eE") != std::string::npos ||
+              end != typed.c_str() + typed.size() || !std::isfinite(value)) {
             return "'" + typed + "' is not a number";
           }
         }
@@ -138,8 +141,11 @@ template <class T>
 CLI::Option* cli_options::number(const option_spec& o, T& field) {
   auto* added = finish(at_->add_option(names_of(o), field, std::string(o.help)), o);
   if constexpr (std::is_arithmetic_v<T>) {
-    if (!o.required) { // --help shows the request's own default
-      added->default_str(shardpoint::detail::number(static_cast<double>(field)));
+    // --help shows the request's own default; one outside the range is a
+    // "not given" (--layers 0) that the help says in words.
+    const auto value = static_cast<double>(field);
+    if (!o.required && (!o.ranged() || (value >= o.min && value <= o.max))) {
+      added->default_str(shardpoint::detail::number(value));
     }
   }
   added->transform(number_check(o, !std::is_floating_point_v<T>));

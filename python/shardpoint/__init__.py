@@ -570,11 +570,12 @@ def suggest(
     InvalidShardingError, writing nothing, when validation fails.
     ``device_memory`` is taken for ``memory_per_device``, as the command
     line takes ``--device-memory`` for ``--memory-per-device``."""
-    if "device_memory" in memory_options:
+    alias = memory_options.pop("device_memory", None)
+    if alias is not None:
         if memory_per_device is not None:
             raise BadParameterError(
                 "memory_per_device and device_memory are the same option; give one")
-        memory_per_device = memory_options.pop("device_memory")
+        memory_per_device = alias
     arg = _model(model)
     settings = _settings(
         stages=stages, num_ipus=num_ipus, memory_per_device=memory_per_device, cost=cost,

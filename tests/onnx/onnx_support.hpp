@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -71,6 +72,17 @@ inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
     value(*g.add_output(), o);
   }
   return m;
+}
+
+/// A FLOAT tensor's raw_data moved into float_data: the other form a
+/// model may hold its values in (the readers take both).
+inline void to_float_data(::onnx::TensorProto& t) {
+  std::vector<float> values(t.raw_data().size() / sizeof(float));
+  std::memcpy(values.data(), t.raw_data().data(), values.size() * sizeof(float));
+  t.clear_raw_data();
+  for (const float v : values) {
+    t.add_float_data(v);
+  }
 }
 
 /// A fresh empty folder, removed at the end of the test.

@@ -365,12 +365,12 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
           "the tensor parallel degree must be a positive integer, not 0");
   refused(m + "--data-parallel -2", "the data parallel degree must be a positive integer, not -2");
   refused(m + "--micro-batch-size 0", "the micro-batch size must be a positive integer");
-  refused(m + "--tensor-parallel 2.5", "--tensor-parallel '2.5' is not a whole number");
+  refused(m + "--tensor-parallel 2.5", "--tensor-parallel: '2.5' is not a whole number");
   // Decimal only: no hexadecimal, no blanks, no words the C library reads.
-  refused(m + "--tensor-parallel 0x2", "--tensor-parallel '0x2' is not a whole number");
-  refused(m + "--tensor-parallel ' 2'", "--tensor-parallel ' 2' is not a whole number");
-  refused(m + "--max-live-parameters inf", "--max-live-parameters 'inf' is not a whole number");
-  refused("--parameters 1e30", "--parameters '1e30' is too large (at most 4.6e18)");
+  refused(m + "--tensor-parallel 0x2", "--tensor-parallel: '0x2' is not a whole number");
+  refused(m + "--tensor-parallel ' 2'", "--tensor-parallel: ' 2' is not a whole number");
+  refused(m + "--max-live-parameters inf", "--max-live-parameters: 'inf' is not a whole number");
+  refused("--parameters 1e30", "--parameters: '1e30' is too large (at most 4.6e18)");
   refused(m + "--param-persistence-threshold -1",
           "the parameter persistence threshold must be non-negative, not -1");
   refused(m + "--max-live-parameters -1", "the maximum of live parameters must be non-negative");
@@ -404,6 +404,7 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   // An option of the other mode is refused, never ignored.
   refused(m + "--inference --schedule 1f1b", "describe training", 1);
   refused(m + "--inference --shard-optimizer-states", "describe training", 1);
+  refused(m + "--inference --batches-per-step 8", "describe training", 1);
   refused(m + "--queue-depth 8", "--queue-depth is for --inference", 1);
   refused(m + "--training --queue-depth 8", "--queue-depth is for --inference", 1);
 }

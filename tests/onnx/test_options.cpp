@@ -231,7 +231,7 @@ public:
       }
       ++wholes;
     } else if constexpr (std::is_floating_point_v<V>) {
-      for (const std::string bad : {"", "nan", "1x"}) {
+      for (const std::string bad : {"", "nan", "1x", "0x10", " 4", "inf"}) {
         CHECK(parsed<T>(o, bad) == std::string(o.flag) + ": '" + bad + "' is not a number");
       }
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -441,6 +441,8 @@ TEST_CASE("--help shows each option's default, the request's own") {
   CHECK(simulate->get_option("--unit-us")->get_default_str() == "100");
   CHECK(simulate->get_option("--mode")->get_default_str() == "virtual");
   CHECK(simulate->get_option("--batches-per-step")->get_default_str().empty()); // required
+  // 0 is plan's "not given", outside the range: no default shown.
+  CHECK(c.app.get_subcommand("plan")->get_option("--layers")->get_default_str().empty());
   const auto* memory = c.app.get_subcommand("memory");
   CHECK(memory->get_option("--tensor-parallel")->get_default_str() == "1");
   CHECK(memory->get_option("--queue-depth")->get_default_str().empty()); // its help says 4

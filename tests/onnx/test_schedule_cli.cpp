@@ -204,6 +204,14 @@ TEST_CASE("an option of the other kind of run is refused, never ignored") {
   // Each is taken by its own kind of run.
   CHECK(shardpoint_cli(base + "--schedule 1f1b --micro-batch-size 4", dir.path()).code == 0);
   CHECK(shardpoint_cli(base + "--queue-depth 2", dir.path()).code == 0);
+  // draw's timeline schedule is its own, not the memory bars' training
+  // option: with --inference bars it is still taken.
+  CHECK(shardpoint_cli("draw --input-model " + q(dir / "resnet50.onnx") +
+                           " --manual-sharding-config " +
+                           q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml") +
+                           " --schedule 1f1b --inference --output " + q(dir / "p.html"),
+                       dir.path())
+            .code == 0);
 }
 
 TEST_CASE("bad input: one line, its exit code, no output") {

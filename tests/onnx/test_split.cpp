@@ -384,6 +384,7 @@ TEST_CASE("ONNX Runtime's FusedGemm rejects sharded models; strip and split do n
   auto& g = *m.mutable_graph();
   sp::synth::add_weight(g, "w", {4, 4}, 0.5F, 0);
   sp::synth::add_weight(g, "b", {4}, 0.5F, 16);
+  onnx_test::to_float_data(*g.mutable_initializer(1)); // both forms of values
   const auto model = dir / "mlp.onnx";
   sp::save_model(m, model);
   const auto sharded = dir / "sharded.onnx";

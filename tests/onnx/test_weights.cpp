@@ -266,6 +266,7 @@ TEST_CASE("Gemm with transB: the transposed tuples; Gather: vocab") {
   for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
            {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
     sp::synth::add_weight(g, name, dims, 0.5F, 0);
+    onnx_test::to_float_data(*g.mutable_initializer(g.initializer_size() - 1));
   }
   const auto model = dir / "gemm.onnx";
   sp::save_model(m, model);

@@ -236,9 +236,10 @@ TEST_CASE("schedules refuse what they cannot run") {
 
 TEST_CASE("threaded: every schedule near its virtual makespan, the same in flight") {
   // A check of order, not of speed: the order is checked exactly
-  // (check_invariants, in flight, the activation peak); a thread that ran
-  // before its inputs were ready would end before the virtual makespan, and
-  // one serialised behind the wrong operations far after it. 10 ms a unit;
+  // (check_invariants, in flight, the activation peak), and a thread that
+  // ran before its inputs were ready would end before the virtual makespan;
+  // the upper bound catches only gross serialisation (one operation out of
+  // place costs a unit, 2-4% here, which it no longer sees). 10 ms a unit;
   // the run's wake-ups cost tens of microseconds alone, but more when the
   // tests run two at a time beside other work on 2 cores (a bound of 2%
   // failed so, 2026-11-26), hence 10% of makespans of 27 to 57 units.

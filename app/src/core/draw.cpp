@@ -49,6 +49,9 @@ void check_request(const draw_request& a) {
 // them, so that the bars and the timeline count the same activations.
 memory_flags planned(const draw_request& a, int stages) {
   memory_flags f = a.plan;
+  if (f.inference) {
+    return f; // the bars of inference: no training schedule's activations
+  }
   if (a.schedule == "gpipe" || a.schedule == "1f1b") {
     f.schedule = a.schedule;
   }

@@ -124,7 +124,7 @@ std::int64_t parse_count(const std::string& flag, const std::string& text) {
   std::string why;
   const auto count = read_count(text, why);
   if (!count) {
-    throw bad_parameter_error(flag + " " + why);
+    throw bad_parameter_error(flag + ": " + why);
   }
   return *count;
 }
@@ -141,9 +141,10 @@ parallel_config memory_flags::config() const {
   c.training = !inference;
   // An option of the other mode would be silently ignored: refused.
   if (inference && (!optimizer.empty() || !precision.empty() || fp16 || bf16 ||
-                    shard_optimizer_states || !schedule.empty())) {
-    throw usage_error("--optimizer, --precision, --fp16, --bf16, --shard-optimizer-states and "
-                      "--schedule describe training; drop them or --inference");
+                    shard_optimizer_states || !schedule.empty() || !batches_per_step.empty())) {
+    throw usage_error("--optimizer, --precision, --fp16, --bf16, --shard-optimizer-states, "
+                      "--schedule and --batches-per-step describe training; drop them or "
+                      "--inference");
   }
   if (!inference && !queue_depth.empty()) {
     throw usage_error("--queue-depth is for --inference (the entries queued between stages); "
@@ -171,7 +172,8 @@ parallel_config memory_flags::config() const {
       parse_count("--param-persistence-threshold", persistence_threshold);
   c.max_live_parameters = parse_count("--max-live-parameters", max_live_parameters);
   c.micro_batch_size = parse_count("--micro-batch-size", micro_batch_size);
-  c.micro_batches = parse_count("--batches-per-step", batches_per_step);
+  c.micro_batches =
+      batches_per_step.empty() ? 1 : parse_count("--batches-per-step", batches_per_step);
   c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
   c.queue_depth = queue_depth.empty() ? 4 : parse_count("--queue-depth", queue_depth);
   return c;

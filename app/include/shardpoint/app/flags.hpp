@@ -134,10 +134,10 @@ struct memory_flags {
   std::string persistence_threshold = "1e6";
   std::string max_live_parameters = "1e9";
   std::string micro_batch_size = "1";
-  std::string batches_per_step = "1";
-  std::string schedule;    ///< training: gpipe (empty: the default) or 1f1b
-  std::string queue_depth; ///< inference; empty: 4
-  std::string batch_dim;   ///< where a model's batch is (a format's own words)
+  std::string batches_per_step; ///< training's M; empty: 1
+  std::string schedule;         ///< training: gpipe (empty: the default) or 1f1b
+  std::string queue_depth;      ///< inference; empty: 4
+  std::string batch_dim;        ///< where a model's batch is (a format's own words)
 
   [[nodiscard]] bool automatic() const { return sharded_data_parallel == "auto"; }
   /// The configuration they describe (the sharding degree 1 under auto);
