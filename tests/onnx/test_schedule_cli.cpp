@@ -204,6 +204,11 @@ TEST_CASE("an option of the other kind of run is refused, never ignored") {
   // Each is taken by its own kind of run.
   CHECK(shardpoint_cli(base + "--schedule 1f1b --micro-batch-size 4", dir.path()).code == 0);
   CHECK(shardpoint_cli(base + "--queue-depth 2", dir.path()).code == 0);
+  // Forward passes in threads are bounded as a schedule's are: refused
+  // before a thread starts when the virtual run says they would take over
+  // 10 minutes.
+  expect_failure(dir, base + "--mode threads --unit-us 10000000", 2,
+                 "the threaded run would take ");
   // draw's timeline schedule is its own, not the memory bars' training
   // option: with --inference bars it is still taken.
   CHECK(shardpoint_cli("draw --input-model " + q(dir / "resnet50.onnx") +

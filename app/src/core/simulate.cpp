@@ -138,6 +138,9 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     run.queue_depth = static_cast<std::size_t>(a.queue_depth);
     run.unit = std::chrono::microseconds(a.unit_us);
     run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+    if (a.mode == "threads") { // the virtual run first: how long the threads would take
+      detail::check_thread_seconds(session.run_virtual(run).makespan, a.unit_us);
+    }
     const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
     if (trace != nullptr) {
       io::write_file_atomically(trace->staging(),

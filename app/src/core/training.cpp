@@ -67,6 +67,15 @@ runtime::stage_times times_of(double forward, const simulate_request& a) {
 
 } // namespace
 
+void check_thread_seconds(double makespan, int unit_us) {
+  const double seconds = makespan * static_cast<double>(unit_us) / 1e6;
+  if (seconds > max_thread_seconds) {
+    throw bad_parameter_error(cat("the threaded run would take ",
+                                  shardpoint::detail::number(seconds), " s, more than ",
+                                  max_thread_seconds, ": lower --unit-us or the times"));
+  }
+}
+
 std::vector<runtime::stage_times> training_stages(const runtime::pipeline_plan& plan,
                                                   const sharding_result& result,
                                                   const model_source::graph_type& graph,
@@ -201,13 +210,7 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   io::training_run run = prepared_run(std::move(stages), a);
   if (a.mode == "threads") {
     // The virtual run first: how long the threads would take.
-    const double seconds = runtime::run_schedule(run.stages, run.options).makespan *
-                           static_cast<double>(a.unit_us) / 1e6;
-    if (seconds > max_thread_seconds) {
-      throw bad_parameter_error(cat("the threaded run would take ",
-                                    shardpoint::detail::number(seconds), " s, more than ",
-                                    max_thread_seconds, ": lower --unit-us or the times"));
-    }
+    check_thread_seconds(runtime::run_schedule(run.stages, run.options).makespan, a.unit_us);
     const auto t0 = std::chrono::steady_clock::now();
     run.result = runtime::run_schedule_threads(run.stages, run.options,
                                                std::chrono::microseconds(a.unit_us));

@@ -61,6 +61,10 @@ io::training_run prepared_run(std::vector<runtime::stage_times> stages, const si
 simulate_outcome run_training(std::vector<runtime::stage_times> stages, const simulate_request& a,
                               const io::staged_file* trace, std::vector<std::string> warnings);
 
+/// Refuses a threaded run that would take more than 10 minutes of real
+/// time: `makespan` cost units (the virtual run's) of `unit_us` each.
+void check_thread_seconds(double makespan, int unit_us);
+
 } // namespace shardpoint::app::detail
 
 #endif // SHARDPOINT_APP_CORE_TRAINING_HPP
