@@ -177,6 +177,8 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1T" + emit, 1,
                  "plan on more than one device needs --intra-node-bandwidth");
   expect_failure(dir, gpt + cluster + "--top-k none" + emit, 2, "--top-k 'none'");
+  expect_failure(dir, gpt + cluster + "--force", 1,
+                 "--force replaces what --emit or --report-file wrote before; give one");
   expect_failure(dir, gpt + cluster + "--schedules 2f2b" + emit, 2, "2f2b");
   write_file(dir / "c.yaml", "devices: 8\nnodes: 2\n");
   expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,

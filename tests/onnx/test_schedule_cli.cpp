@@ -224,6 +224,9 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   const std::string t = " --trace " + q(dir / "t.json");
   expect_failure(dir, "simulate --stage-times 1,1 --batches-per-step 4" + t, 1,
                  "stage times need a training schedule (--schedule)");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 4 --cost flops" + t,
+                 1, "--cost prices a model's nodes; --stage-times gives the times");
   expect_failure(dir, "simulate --schedule 1f1b --batches-per-step 4" + t, 1,
                  "--input-model is required (or --stage-times with --schedule)");
   expect_failure(dir, "simulate --stage-times 1,1 --schedule zb-h2 --batches-per-step 4" + t, 2,

@@ -445,6 +445,9 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
     throw usage_error("plan takes a model (--input-model) or a transformer's counts (--layers, "
                       "--hidden, --sequence, --vocabulary), one of the two");
   }
+  if (a.force && a.emit.empty() && a.report.file.empty()) {
+    throw usage_error("--force replaces what --emit or --report-file wrote before; give one");
+  }
   io::output_set outputs;
   if (source != nullptr) {
     source->declare_inputs(outputs);

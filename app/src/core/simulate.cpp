@@ -171,6 +171,9 @@ simulate_outcome simulate_times(const simulate_request& a) {
   if (a.schedule.empty()) {
     throw usage_error("stage times need a training schedule (--schedule)");
   }
+  if (a.cost != simulate_request{}.cost) {
+    throw usage_error("--cost prices a model's nodes; --stage-times gives the times");
+  }
   auto stages = detail::given_stages(a);
   io::output_set outputs;
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
