@@ -32,6 +32,9 @@ std::optional<double> parse_bytes(std::string_view text) {
     return std::nullopt;
   }
   const std::size_t end = static_cast<std::size_t>(stop - all.c_str());
+  if (all.substr(0, end).find_first_not_of("0123456789.eE+-") != std::string::npos) {
+    return std::nullopt; // decimal only: strtod also reads 0x10 and 0x1p4
+  }
   std::string unit(text.substr(end));
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) {
     unit.erase(0, 1);
@@ -70,6 +73,10 @@ std::int64_t parse_size(std::string_view flag, std::string_view text) {
   if (*bytes > static_cast<double>(detail::max_count)) {
     throw bad_parameter_error(std::string(flag) + " " + quote(text) +
                               " is more than 4 EiB (2^62 bytes)");
+  }
+  if (*bytes != std::floor(*bytes)) {
+    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
+                              " is not a whole number of bytes");
   }
   return static_cast<std::int64_t>(*bytes);
 }

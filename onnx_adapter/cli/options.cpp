@@ -58,14 +58,30 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
       o.ranged() ? "(" + range_text(o) + ")" : std::string());
 }
 
+// An empty value is a mistake, never "not given" (nor a size of "no limit",
+// a rate of none, a file of no name); only an empty pattern means something
+// (every name).
+CLI::Option* refuse_empty(CLI::Option* added, const option_spec& o) {
+  if (o.value == "REGEX") {
+    return added;
+  }
+  const bool size = o.value == "SIZE";
+  return added->check(CLI::Validator(
+      [size](std::string& v) {
+        if (!v.empty()) {
+          return std::string();
+        }
+        return size ? std::string("an empty size; give one, e.g. 16GiB")
+                    : std::string("an empty value; give one");
+      },
+      ""));
+}
+
 // `text` split at commas, each element a number; bad_parameter_error naming
 // `flag` for an empty element or one that is not a number.
 template <class T>
 std::vector<T> list_of(const std::string& flag, const std::string& text) {
   std::vector<T> out;
-  if (text.empty()) {
-    return out;
-  }
   std::size_t from = 0;
   while (true) {
     const auto to = std::min(text.find(',', from), text.size());
@@ -107,24 +123,7 @@ CLI::Option* cli_options::operator()(const option_spec& o, std::string& field) {
   if (!o.required && !field.empty()) { // --help shows the request's own default
     added->default_str(field);
   }
-  // An empty value is a mistake, never "not given" (nor a size of "no
-  // limit", a rate of none). Paths are the commands' own to refuse ("--output
-  // needs a file name"), and an empty pattern matches every name.
-  if (o.value.find("FILE") != std::string_view::npos ||
-      o.value.find("DIR") != std::string_view::npos || o.value == "REGEX") {
-    return added;
-  }
-  const bool size = o.value == "SIZE";
-  added->check(CLI::Validator(
-      [size](std::string& v) {
-        if (!v.empty()) {
-          return std::string();
-        }
-        return size ? std::string("an empty size; give one, e.g. 16GiB")
-                    : std::string("an empty value; give one");
-      },
-      ""));
-  return added;
+  return refuse_empty(added, o);
 }
 
 CLI::Option* cli_options::operator()(const option_spec& o, bool& field) {
@@ -173,7 +172,7 @@ CLI::Option* cli_options::operator()(const option_spec& o, std::vector<std::stri
   if (!o.choices.empty()) { // a list of choices: "gpipe,1f1b"
     added->delimiter(',');
   }
-  return finish(added, o);
+  return refuse_empty(finish(added, o), o);
 }
 
 template <class T>

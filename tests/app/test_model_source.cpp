@@ -207,7 +207,7 @@ TEST_CASE("simulate: a two-stage chain runs as a pipeline; a bad sharding is che
   CHECK_THROWS_WITH_AS((void)app::simulate(source, where, a),
                        "--recompute describes a training step; give --schedule (or drop it)",
                        app::usage_error);
-  a.schedule = "1f1b";
+  a.schedule = "zb-h1";
   a.weight_share = 2;
   CHECK_THROWS_WITH_AS((void)app::simulate(source, where, a),
                        "--weight-share: Value 2 not in range 0 to 1",

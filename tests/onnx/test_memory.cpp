@@ -370,7 +370,7 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--tensor-parallel 0x2", "--tensor-parallel: '0x2' is not a whole number");
   refused(m + "--tensor-parallel ' 2'", "--tensor-parallel: ' 2' is not a whole number");
   refused(m + "--max-live-parameters inf", "--max-live-parameters: 'inf' is not a whole number");
-  refused("--parameters 1e30", "--parameters: '1e30' is too large (at most 4.6e18)");
+  refused("--parameters 1e30", "--parameters: '1e30' is too large (it must be below 4.6e18)");
   refused(m + "--param-persistence-threshold -1",
           "the parameter persistence threshold must be non-negative, not -1");
   refused(m + "--max-live-parameters -1", "the maximum of live parameters must be non-negative");
@@ -393,6 +393,8 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused("--parameters 1e9 --largest-layer-parameters 2e9", "cannot have a largest layer");
   refused("--parameters=-5", "a model has at least 1 parameter, not -5");
   refused(m + "--device-memory lots", "'lots' is not a size", 2);
+  refused(m + "--device-memory 0x10GiB", "'0x10GiB' is not a size", 2); // decimal only
+  refused(m + "--device-memory 0.5", "'0.5' is not a whole number of bytes", 2);
   refused(m + "--device-memory 9.2e18", "'9.2e18' is more than 4 EiB (2^62 bytes)", 2);
   refused(m + "--tensor-parallel 2 --data-parallel 1e6 --inference",
           "shardpoint plans at most 2^20 (1048576) devices", 2);

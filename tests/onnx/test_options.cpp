@@ -210,7 +210,7 @@ std::string options_reference() {
 // line's binder, and checks how each kind of field takes them: a whole
 // number is read as every count is ("1e0" is 1; "", "2.5" and "0x1" are
 // refused saying so), a number refuses "" and "nan", and a value of text
-// refuses "" unless it is a path (the commands' own to refuse) or a pattern.
+// or a list refuses "" unless it is a pattern.
 class value_rules {
 public:
   template <class T>
@@ -234,10 +234,13 @@ public:
       for (const std::string bad : {"", "nan", "1x", "0x10", " 4", "inf"}) {
         CHECK(parsed<T>(o, bad) == std::string(o.flag) + ": '" + bad + "' is not a number");
       }
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      const bool path = o.value.find("FILE") != std::string_view::npos ||
-                        o.value.find("DIR") != std::string_view::npos || o.value == "REGEX";
-      CHECK((parsed<T>(o, "") == "=") == path);
+    } else if constexpr (std::is_same_v<T, std::string> ||
+                         std::is_same_v<T, std::vector<std::string>>) {
+      // Only a pattern takes "" (every name); a file, a size, a rate, a
+      // name, a list: "an empty value".
+      CHECK((parsed<T>(o, "") == "=") == (o.value == "REGEX"));
+    } else if constexpr (requires(T t) { t.front() + 1; }) { // a list of numbers
+      CHECK(parsed<T>(o, "") == std::string(o.flag) + ": an empty value in ''");
     }
   }
   void group(std::string_view, std::string_view) {}

@@ -201,6 +201,9 @@ TEST_CASE("an option of the other kind of run is refused, never ignored") {
   }
   expect_failure(dir, base + "--schedule 1f1b --queue-depth 2", 1,
                  "--queue-depth is for forward passes");
+  expect_failure(dir, base + "--schedule 1f1b --weight-share 0.25", 1,
+                 "--weight-share splits the weight gradient from the backward, which only zb-h1");
+  expect_failure(dir, base + "--unit-us 5", 1, "--unit-us is the length of a cost unit");
   // Each is taken by its own kind of run.
   CHECK(shardpoint_cli(base + "--schedule 1f1b --micro-batch-size 4", dir.path()).code == 0);
   CHECK(shardpoint_cli(base + "--queue-depth 2", dir.path()).code == 0);
@@ -227,6 +230,9 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   expect_failure(dir,
                  "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 4 --cost flops" + t,
                  1, "--cost prices a model's nodes; --stage-times gives the times");
+  expect_failure(
+      dir, "simulate --stage-times 1,1,1,1 --schedule 1f1b --batches-per-step 8 --num-ipus 2" + t,
+      3, "the schedule runs 4 stages on 4 devices but --num-ipus is 2");
   expect_failure(dir, "simulate --schedule 1f1b --batches-per-step 4" + t, 1,
                  "--input-model is required (or --stage-times with --schedule)");
   expect_failure(dir, "simulate --stage-times 1,1 --schedule zb-h2 --batches-per-step 4" + t, 2,
@@ -262,8 +268,8 @@ TEST_CASE("bad input: one line, its exit code, no output") {
                  "threads" +
                      t,
                  2, "the threaded run would take 900 s, more than 600");
-  expect_failure(dir, "simulate --stage-times '' --schedule 1f1b --batches-per-step 2" + t, 1,
-                 "--input-model is required (or --stage-times with --schedule)");
+  expect_failure(dir, "simulate --stage-times '' --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: an empty value in ''");
   expect_failure(dir, "simulate --stage-times 1,,1 --schedule 1f1b --batches-per-step 2" + t, 2,
                  "--stage-times: an empty value in '1,,1'");
   expect_failure(dir, "simulate --stage-times 1,1, --schedule 1f1b --batches-per-step 2" + t, 2,

@@ -501,8 +501,8 @@ def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
             code=2)
     assert "has a cycle" in r.stderr and not (tmp_path / "c.html").exists()
     run("synth", "decoder", "--layers", 1, tmp_path / "d.onnx")
-    r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", "", code=1)
-    assert "--output needs a file name" in r.stderr
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", "", code=2)
+    assert "--output: an empty value; give one" in r.stderr
     r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", f"{tmp_path}/new/", code=2)
     assert "ends in '/'" in r.stderr and not (tmp_path / "new").exists()
     r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", ".", code=2)

@@ -115,7 +115,7 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
     return refuse(" is not a whole number (e.g. 8, 1e6)");
   }
   if (!(std::abs(value) < 4.6e18)) {
-    return refuse(" is too large (at most 4.6e18)");
+    return refuse(" is too large (it must be below 4.6e18)");
   }
   return static_cast<std::int64_t>(value);
 }

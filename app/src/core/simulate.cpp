@@ -2,6 +2,9 @@
 // emulator.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <string>
+
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/metrics.hpp>
@@ -35,6 +38,15 @@ void check_applicable(const simulate_request& a) {
   } else if (a.queue_depth != plain.queue_depth) {
     throw usage_error("--queue-depth is for forward passes (the entries queued between "
                       "stages); a training schedule has its own micro-batches in flight");
+  } else if (a.schedule != "zb-h1" &&
+             (a.weight_share != plain.weight_share || !a.weight_times.empty())) {
+    throw usage_error(std::string(a.weight_times.empty() ? "--weight-share" : "--weight-times") +
+                      " splits the weight gradient from the backward, which only zb-h1 "
+                      "schedules apart; give --schedule zb-h1 (or drop it)");
+  }
+  if (a.mode != "threads" && a.unit_us != plain.unit_us) {
+    throw usage_error("--unit-us is the length of a cost unit in --mode threads; the virtual "
+                      "mode counts in cost units");
   }
 }
 
@@ -175,6 +187,14 @@ simulate_outcome simulate_times(const simulate_request& a) {
     throw usage_error("--cost prices a model's nodes; --stage-times gives the times");
   }
   auto stages = detail::given_stages(a);
+  // The devices the schedule runs on, against those available, as a
+  // model's sharding is checked.
+  const auto devices = stages.size() / static_cast<std::size_t>(std::max(a.virtual_stages, 1));
+  if (a.num_ipus && devices > static_cast<std::size_t>(*a.num_ipus)) {
+    throw check_failed("the schedule runs " + std::to_string(stages.size()) + " stages on " +
+                       std::to_string(devices) + " devices but --num-ipus is " +
+                       std::to_string(*a.num_ipus));
+  }
   io::output_set outputs;
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
   const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);

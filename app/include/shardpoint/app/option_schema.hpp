@@ -231,7 +231,7 @@ inline constexpr option_spec micro_batch_size{
     "Samples per micro-batch: the batch dimension of the activations (default 1)",
     "",
     1,
-    2147483648.0};
+    2147483647.0}; // a dimension: below 2^31, as the memory planner's rule
 inline constexpr option_spec stage_times{
     "--stage-times", "", "stage_times", "T,T,...",
     "Without a model: each stage's forward time, e.g. 1,1,2,1"};
@@ -357,7 +357,7 @@ inline constexpr option_spec max_micro_batch_size{"--max-micro-batch-size",
                                                   "The largest micro-batch tried (default 64)",
                                                   "",
                                                   1,
-                                                  2147483648.0};
+                                                  2147483647.0};
 inline constexpr option_spec schedules{
     "--schedules",
     "",
