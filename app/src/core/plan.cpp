@@ -433,12 +433,9 @@ io::picture draw_plan(model_source* source, const io::plan_report& report, const
   return p;
 }
 
-} // namespace
-
-// The command's procedure in its order -- the request checked, the model
-// or the counts laid out, the search run, the report and the --emit files
-// declared and written -- each step a call (84 lines).
-plan_outcome plan_layouts(model_source* source, const plan_request& a) {
+// What the request asks for at all: a model or counts, one of the two;
+// --force only with something to replace.
+void check_asked(const model_source* source, const plan_request& a) {
   const bool counts =
       a.layers != 0 || a.hidden != 0 || a.sequence != 0 || a.vocabulary != 0 || a.heads.has_value();
   if ((source != nullptr) == counts) {
@@ -448,6 +445,15 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   if (a.force && a.emit.empty() && a.report.file.empty()) {
     throw usage_error("--force replaces what --emit or --report-file wrote before; give one");
   }
+}
+
+} // namespace
+
+// The command's procedure in its order -- the request checked, the model
+// or the counts laid out, the search run, the report and the --emit files
+// declared and written -- each step a call (~78 lines).
+plan_outcome plan_layouts(model_source* source, const plan_request& a) {
+  check_asked(source, a);
   io::output_set outputs;
   if (source != nullptr) {
     source->declare_inputs(outputs);

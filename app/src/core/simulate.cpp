@@ -93,6 +93,41 @@ void draw_run(model_source& source, const sharding_result& result, const simulat
   detail::write_picture(out.picture, where, a.report, out.written);
 }
 
+// Forward passes through the Model Runtime's pipeline (virtual, or a thread
+// a device): the metrics, the trace, the timeline.
+simulate_outcome run_forward(const runtime::pipeline_plan& plan, const simulate_request& a,
+                             const io::staged_file* trace, std::vector<std::string> warnings) {
+  namespace rt = shardpoint::runtime;
+  simulate_outcome out;
+  const rt::session session(plan, rt::device_manager(plan.num_devices));
+  rt::run_options run;
+  run.micro_batches = a.batches_per_step;
+  run.queue_depth = static_cast<std::size_t>(a.queue_depth);
+  run.unit = std::chrono::microseconds(a.unit_us);
+  run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+  if (a.mode == "threads") { // the virtual run first: how long the threads would take
+    detail::check_thread_seconds(session.run_virtual(run).makespan, a.unit_us);
+  }
+  const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
+  if (trace != nullptr) {
+    io::write_file_atomically(trace->staging(),
+                              rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
+    out.written.push_back(a.trace);
+  }
+  if (a.report.picture()) {
+    detail::add_timeline(out.picture, m);
+    out.picture.notes.push_back(
+        "Makespan " + shardpoint::detail::number(m.makespan) + " (analytic " +
+        std::to_string(m.analytic_makespan) + "), bubble " +
+        shardpoint::detail::number(100 * m.bubble_fraction) + "% of the devices' time, " +
+        shardpoint::detail::number(m.throughput) + " micro-batches a unit.");
+  } else {
+    out.report = a.report.format == "json" ? io::to_json(m, warnings) : io::to_table(m, warnings);
+  }
+  out.warnings = std::move(warnings);
+  return out;
+}
+
 } // namespace
 
 simulate_outcome simulate(model_source& source, const points& where, const simulate_request& a) {
@@ -144,32 +179,7 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     auto stages = detail::training_stages(plan, result, source.graph(), activations, a);
     out = detail::run_training(std::move(stages), a, trace, std::move(warnings));
   } else {
-    const rt::session session(plan, rt::device_manager(plan.num_devices));
-    rt::run_options run;
-    run.micro_batches = a.batches_per_step;
-    run.queue_depth = static_cast<std::size_t>(a.queue_depth);
-    run.unit = std::chrono::microseconds(a.unit_us);
-    run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
-    if (a.mode == "threads") { // the virtual run first: how long the threads would take
-      detail::check_thread_seconds(session.run_virtual(run).makespan, a.unit_us);
-    }
-    const auto m = a.mode == "threads" ? session.run_threads(run) : session.run_virtual(run);
-    if (trace != nullptr) {
-      io::write_file_atomically(trace->staging(),
-                                rt::chrome_trace(m, a.mode == "threads" ? a.unit_us : 1.0));
-      out.written.push_back(a.trace);
-    }
-    if (a.report.picture()) {
-      detail::add_timeline(out.picture, m);
-      out.picture.notes.push_back(
-          "Makespan " + shardpoint::detail::number(m.makespan) + " (analytic " +
-          std::to_string(m.analytic_makespan) + "), bubble " +
-          shardpoint::detail::number(100 * m.bubble_fraction) + "% of the devices' time, " +
-          shardpoint::detail::number(m.throughput) + " micro-batches a unit.");
-    } else {
-      out.report = a.report.format == "json" ? io::to_json(m, warnings) : io::to_table(m, warnings);
-    }
-    out.warnings = std::move(warnings);
+    out = run_forward(plan, a, trace, std::move(warnings));
   }
   if (a.report.picture()) {
     draw_run(source, result, a, picture, out);
