@@ -23,22 +23,18 @@
 #include <string>
 #include <string_view>
 
+#include <shardpoint/detail/text.hpp>
+
 namespace shardpoint {
 
 enum class error_category { bad_input, bad_parameter, unsupported, internal };
 
+/// The categories' names, as messages and the command line's table say them.
+inline constexpr detail::enum_names<error_category, 4> error_category_names{
+    {"bad input", "bad parameter", "unsupported", "internal error"}};
+
 [[nodiscard]] constexpr std::string_view to_string(error_category c) noexcept {
-  switch (c) {
-  case error_category::bad_input:
-    return "bad input";
-  case error_category::bad_parameter:
-    return "bad parameter";
-  case error_category::unsupported:
-    return "unsupported";
-  case error_category::internal:
-    return "internal error";
-  }
-  return "unknown";
+  return error_category_names(c);
 }
 
 /// Base of every exception shardpoint throws. `what()` is one line that names

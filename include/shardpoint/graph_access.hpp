@@ -227,6 +227,19 @@ auto access(const G& g) {
   }
 }
 
+/// `f(access(g))`, for an entry point that takes any graph: where G is not
+/// accessible, the requirements' message instead (and an `R{}` never used,
+/// the build having failed), `f` not instantiated.
+template <class R, class G, class F>
+R with_access(const G& g, F&& f) {
+  if constexpr (!accessible<G>) {
+    require_graph<G>();
+    return R{};
+  } else {
+    return std::forward<F>(f)(access(g));
+  }
+}
+
 /// A point converted to G's vertex type.
 template <class G, class P>
 sharding_point<vertex_t<G>> to_point(const P& p) {

@@ -59,24 +59,13 @@ enum class rule {
   return s == severity::error ? "error" : "warning";
 }
 
+/// The rules' names, as reports and messages give them.
+inline constexpr detail::enum_names<rule, 7> rule_names{
+    {"stage-on-several-devices", "stage-numbering", "backward-edge", "too-many-devices",
+     "batches-per-step", "input-on-several-devices", "pipelining-needs-sharding"}};
+
 [[nodiscard]] constexpr std::string_view to_string(rule r) noexcept {
-  switch (r) {
-  case rule::stage_on_several_devices:
-    return "stage-on-several-devices";
-  case rule::stage_numbering:
-    return "stage-numbering";
-  case rule::backward_edge:
-    return "backward-edge";
-  case rule::too_many_devices:
-    return "too-many-devices";
-  case rule::batches_per_step:
-    return "batches-per-step";
-  case rule::input_on_several_devices:
-    return "input-on-several-devices";
-  case rule::pipelining_needs_sharding:
-    return "pipelining-needs-sharding";
-  }
-  return "unknown";
+  return rule_names(r);
 }
 
 /// One problem found by `validate`.

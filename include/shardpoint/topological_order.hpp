@@ -188,12 +188,8 @@ std::vector<vertex_id> smallest_topological_order(const Ref& g) {
 /// internal vertex index, or `indexed(g, index_map[, name_map])`.
 template <vertex_list_graph G>
 bool is_topologically_labelled(const G& g) {
-  if constexpr (!detail::accessible<G>) {
-    detail::require_graph<G>();
-    return false;
-  } else {
-    return detail::is_index_order_topological(detail::access(g));
-  }
+  return detail::with_access<bool>(
+      g, [&](const auto& a) { return detail::is_index_order_topological(a); });
 }
 
 /// The lexicographically smallest topological order of g's vertex indices:
@@ -203,12 +199,8 @@ bool is_topologically_labelled(const G& g) {
 /// a vertex on a cycle.
 template <vertex_list_graph G>
 std::vector<std::uint32_t> topological_order(const G& g) {
-  if constexpr (!detail::accessible<G>) {
-    detail::require_graph<G>();
-    return {};
-  } else {
-    return detail::smallest_topological_order(detail::access(g));
-  }
+  return detail::with_access<std::vector<std::uint32_t>>(
+      g, [&](const auto& a) { return detail::smallest_topological_order(a); });
 }
 
 } // namespace shardpoint

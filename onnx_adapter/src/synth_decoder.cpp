@@ -15,13 +15,7 @@ namespace {
 class decoder_builder {
 public:
   decoder_builder(int hidden, int sequence) : d_(hidden), s_(sequence) {
-    model_.set_ir_version(8);
-    model_.set_producer_name("shardpoint synth decoder");
-    auto* opset = model_.add_opset_import();
-    opset->set_domain("");
-    opset->set_version(13);
-    g_ = model_.mutable_graph();
-    g_->set_name("decoder");
+    g_ = &synth::start_model(model_, 8, "shardpoint synth decoder", 13, "decoder");
     synth::set_value(*g_->add_input(), "tokens", {1, s_, d_});
     constant("eps", {}, 1e-5F);
     constant("scale", {}, 1.0F / std::sqrt(static_cast<float>(d_)));

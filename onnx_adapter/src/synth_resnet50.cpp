@@ -14,14 +14,8 @@ namespace {
 class builder {
 public:
   builder() {
-    model_.set_ir_version(3);
-    model_.set_producer_name("shardpoint synth");
+    g_ = &synth::start_model(model_, 3, "shardpoint synth", 7, "resnet50-v1-7");
     model_.set_producer_version("resnet50-v1-7 structure");
-    auto* opset = model_.add_opset_import();
-    opset->set_domain("");
-    opset->set_version(7);
-    g_ = model_.mutable_graph();
-    g_->set_name("resnet50-v1-7");
     synth::set_value(*g_->add_input(), "data", {-1, 3, 224, 224});
   }
 

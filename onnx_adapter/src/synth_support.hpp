@@ -14,6 +14,21 @@
 
 namespace shardpoint::onnx::synth {
 
+/// A new model's header: its IR version, producer, the default domain's
+/// opset and the graph's name; returns the graph.
+inline ::onnx::GraphProto& start_model(::onnx::ModelProto& model, std::int64_t ir_version,
+                                       const std::string& producer, std::int64_t opset,
+                                       const std::string& graph_name) {
+  model.set_ir_version(ir_version);
+  model.set_producer_name(producer);
+  auto& o = *model.add_opset_import();
+  o.set_domain("");
+  o.set_version(opset);
+  auto& g = *model.mutable_graph();
+  g.set_name(graph_name);
+  return g;
+}
+
 /// A node whose single output has the node's name.
 inline ::onnx::NodeProto& add_node(::onnx::GraphProto& g, const std::string& name,
                                    const std::string& type,

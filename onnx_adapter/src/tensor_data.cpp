@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -19,30 +20,18 @@ namespace fs = std::filesystem;
 
 std::optional<std::size_t> element_bytes(int type) {
   using T = ::onnx::TensorProto;
-  switch (type) {
-  case T::UINT8:
-  case T::INT8:
-  case T::BOOL:
-    return 1;
-  case T::UINT16:
-  case T::INT16:
-  case T::FLOAT16:
-  case T::BFLOAT16:
-    return 2;
-  case T::FLOAT:
-  case T::INT32:
-  case T::UINT32:
-    return 4;
-  case T::DOUBLE:
-  case T::INT64:
-  case T::UINT64:
-  case T::COMPLEX64:
-    return 8;
-  case T::COMPLEX128:
-    return 16;
-  default:
+  // Bytes an element, by TensorProto::DataType's number; 0: not a fixed
+  // size (UNDEFINED, STRING) or a type this version does not read.
+  constexpr std::array<std::uint8_t, 17> bytes{
+      0, 4, 1, 1, 2, 2, 4, 8, 0, 1, 2, 8, 4, 8, 8, 16, 2,
+  };
+  static_assert(T::FLOAT == 1 && T::INT64 == 7 && T::STRING == 8 && T::BOOL == 9 &&
+                T::COMPLEX128 == 15 && T::BFLOAT16 == 16);
+  if (type < 0 || static_cast<std::size_t>(type) >= bytes.size() ||
+      bytes[static_cast<std::size_t>(type)] == 0) {
     return std::nullopt;
   }
+  return bytes[static_cast<std::size_t>(type)];
 }
 
 std::uint64_t element_count(const ::onnx::TensorProto& t) {

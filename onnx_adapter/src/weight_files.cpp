@@ -143,6 +143,21 @@ void fields(std::string_view data, const fs::path& path,
   }
 }
 
+/// A message of MindSpore's `{string name = 1; Message value = 2;}` pairs
+/// (ParallelStrategyItem, ParallelLayoutItem, Checkpoint.Value): its name and
+/// its value's bytes; the last of each wins, as protobuf's parser has it.
+std::pair<std::string, std::string_view> named_entry(std::string_view data, const fs::path& path) {
+  std::pair<std::string, std::string_view> entry;
+  fields(data, path, [&](int f, int t, std::uint64_t, std::string_view b) {
+    if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+      entry.first = std::string(b);
+    } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
+      entry.second = b;
+    }
+  });
+  return entry;
+}
+
 /// The varints of a packed repeated field.
 std::vector<std::int64_t> unpack_varints(std::string_view packed) {
   std::vector<std::int64_t> out;
@@ -468,15 +483,7 @@ std::vector<tensor_layout> protobuf_layouts(std::string_view data, const fs::pat
     if ((field != 2 && field != 3) || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
       return; // current_stage (1): a save counter, not the stage
     }
-    std::string name;
-    std::string_view inner;
-    fields(bytes, path, [&](int f, int t, std::uint64_t, std::string_view b) {
-      if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-        name = std::string(b);
-      } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-        inner = b;
-      }
-    });
+    const auto [name, inner] = named_entry(bytes, path);
     if (field == 2) { // ParallelStrategyItem {node_name, {stage, [strategy]}}
       std::int64_t stage = 0;
       fields(inner, path, [&](int f, int t, std::uint64_t x, std::string_view) {
@@ -838,15 +845,7 @@ std::map<std::string, stored_tensor> read_checkpoint(const fs::path& path,
     if (field != 1 || type != WFL::WIRETYPE_LENGTH_DELIMITED) {
       return;
     }
-    std::string name;
-    std::string_view tensor;
-    fields(value, path, [&](int f, int t, std::uint64_t, std::string_view b) {
-      if (f == 1 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-        name = std::string(b);
-      } else if (f == 2 && t == WFL::WIRETYPE_LENGTH_DELIMITED) {
-        tensor = b;
-      }
-    });
+    const auto [name, tensor] = named_entry(value, path);
     stored_tensor piece;
     std::string dtype;
     fields(tensor, path, [&](int f, int t, std::uint64_t x, std::string_view b) {

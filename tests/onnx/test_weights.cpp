@@ -190,6 +190,23 @@ void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const 
 
 } // namespace
 
+TEST_CASE("element sizes: every ONNX type by its name; no size for strings and unknown types") {
+  using T = ::onnx::TensorProto;
+  const std::map<int, std::size_t> sizes{
+      {T::FLOAT, 4},  {T::UINT8, 1},  {T::INT8, 1},      {T::UINT16, 2},      {T::INT16, 2},
+      {T::INT32, 4},  {T::INT64, 8},  {T::BOOL, 1},      {T::FLOAT16, 2},     {T::DOUBLE, 8},
+      {T::UINT32, 4}, {T::UINT64, 8}, {T::COMPLEX64, 8}, {T::COMPLEX128, 16}, {T::BFLOAT16, 2}};
+  for (int type = -2; type < 40; ++type) {
+    CAPTURE(type);
+    const auto it = sizes.find(type);
+    if (it == sizes.end()) {
+      CHECK_FALSE(sp::element_bytes(type).has_value());
+    } else {
+      CHECK(sp::element_bytes(type) == it->second);
+    }
+  }
+}
+
 TEST_CASE("a generated transformer, every dtype and storage, T 1..8, replication, stages") {
   temp_dir dir;
   fs::create_directory(dir / "model");

@@ -5,21 +5,17 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/app/model_source.hpp>
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/text.hpp>
 
 namespace shardpoint::app {
 
 cost_model cost_named(const std::string& name) {
-  if (name == "flops") {
-    return cost_model::flops;
+  constexpr shardpoint::detail::enum_names<cost_model, 3> names{{"flops", "unit", "params"}};
+  if (const auto c = names.find(name)) {
+    return *c;
   }
-  if (name == "unit") {
-    return cost_model::unit;
-  }
-  if (name == "params") {
-    return cost_model::params;
-  }
-  throw bad_parameter_error("cost " + io::quote(name) + " is not flops, unit or params");
+  throw bad_parameter_error("cost " + io::quote(name) + " is not " + names.listed(" or "));
 }
 
 void model_source::declare_inputs(io::output_set& /*outputs*/) const {}

@@ -4,7 +4,10 @@
 #ifndef SHARDPOINT_DETAIL_TEXT_HPP
 #define SHARDPOINT_DETAIL_TEXT_HPP
 
+#include <array>
+#include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -39,6 +42,36 @@ inline std::string number(double value) {
   std::snprintf(buf, sizeof buf, "%.15g", value);
   return buf;
 }
+
+/// An enumeration's names, the enumerators' in their order (0, 1, ...):
+/// one table for both directions, so that a name is spelled once.
+template <class E, std::size_t N>
+struct enum_names {
+  std::array<std::string_view, N> names;
+
+  /// The name of `e`; "unknown" for a value outside the enumeration.
+  [[nodiscard]] constexpr std::string_view operator()(E e) const noexcept {
+    const auto i = static_cast<std::size_t>(e);
+    return i < N ? names[i] : "unknown";
+  }
+  /// The enumerator named `name`, when one is.
+  [[nodiscard]] constexpr std::optional<E> find(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (names[i] == name) {
+        return static_cast<E>(i);
+      }
+    }
+    return std::nullopt;
+  }
+  /// "a, b, c": the names as a message lists them.
+  [[nodiscard]] std::string listed(std::string_view last_separator = ", ") const {
+    std::string out;
+    for (std::size_t i = 0; i < N; ++i) {
+      out.append(i == 0 ? "" : i + 1 == N ? last_separator : ", ").append(names[i]);
+    }
+    return out;
+  }
+};
 
 } // namespace shardpoint::detail
 

@@ -88,12 +88,8 @@ template <vertex_list_graph G, class Produced>
 memory_items plan_memory_items(const G& g, const parameter_uses& params, const Produced& produced,
                                const parallel_config& config, std::int64_t stages) {
   detail::require_produced_bytes<Produced, G>();
-  if constexpr (!detail::accessible<G>) {
-    detail::require_graph<G>();
-    return {};
-  } else {
-    return detail::memory::items(detail::access(g), params, produced, config, stages);
-  }
+  return detail::with_access<memory_items>(
+      g, [&](const auto& a) { return detail::memory::items(a, params, produced, config, stages); });
 }
 
 } // namespace shardpoint

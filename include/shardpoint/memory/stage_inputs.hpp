@@ -105,12 +105,8 @@ std::vector<stage_memory_input> stage_memory_inputs(const G& g, const sharding_r
                                                     const parameter_uses& params,
                                                     const Produced& produced) {
   detail::require_produced_bytes<Produced, G>();
-  if constexpr (!detail::accessible<G>) {
-    detail::require_graph<G>();
-    return {};
-  } else {
-    return detail::memory::inputs(detail::access(g), g, result, params, produced);
-  }
+  return detail::with_access<std::vector<stage_memory_input>>(
+      g, [&](const auto& a) { return detail::memory::inputs(a, g, result, params, produced); });
 }
 
 } // namespace shardpoint

@@ -213,21 +213,6 @@ struct layout_search_result {
   std::vector<std::pair<int, int>> split_keys;
 };
 
-/// A schedule's name as the command line spells it.
-inline const char* schedule_name(schedule_kind k) {
-  switch (k) {
-  case schedule_kind::gpipe:
-    return "gpipe";
-  case schedule_kind::one_f_one_b:
-    return "1f1b";
-  case schedule_kind::interleaved:
-    return "interleaved";
-  case schedule_kind::zb_h1:
-    return "zb-h1";
-  }
-  return "?";
-}
-
 namespace detail::layouts {
 
 using shardpoint::detail::cat;

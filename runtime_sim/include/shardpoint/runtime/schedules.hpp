@@ -88,23 +88,23 @@ namespace shardpoint::runtime {
 
 enum class schedule_kind { gpipe, one_f_one_b, interleaved, zb_h1 };
 
+/// The schedules' names, as the command line spells them.
+inline constexpr shardpoint::detail::enum_names<schedule_kind, 4> schedule_names{
+    {"gpipe", "1f1b", "interleaved", "zb-h1"}};
+
 /// The schedule named `name` (gpipe, 1f1b, interleaved, zb-h1); config_error
 /// else.
 inline schedule_kind schedule_named(std::string_view name) {
-  if (name == "gpipe") {
-    return schedule_kind::gpipe;
+  if (const auto k = schedule_names.find(name)) {
+    return *k;
   }
-  if (name == "1f1b") {
-    return schedule_kind::one_f_one_b;
-  }
-  if (name == "interleaved") {
-    return schedule_kind::interleaved;
-  }
-  if (name == "zb-h1") {
-    return schedule_kind::zb_h1;
-  }
-  throw config_error(shardpoint::detail::cat("schedule '", name,
-                                             "' is not one of gpipe, 1f1b, interleaved, zb-h1"));
+  throw config_error(
+      shardpoint::detail::cat("schedule '", name, "' is not one of ", schedule_names.listed()));
+}
+
+/// A schedule's name as the command line spells it.
+inline std::string_view schedule_name(schedule_kind k) {
+  return schedule_names(k);
 }
 
 /// What one stage costs a micro-batch and holds for it.
