@@ -57,37 +57,23 @@ private:
   error_category category_;
 };
 
-/// The data given cannot be used (graph, model, file, config).
-class bad_input_error : public error {
+/// An error of category `C`: the class each category's errors derive from.
+template <error_category C>
+class categorised_error : public error {
 public:
-  explicit bad_input_error(const std::string& message,
-                           std::optional<std::size_t> vertex = std::nullopt)
-      : error(message, vertex, error_category::bad_input) {}
-};
-
-/// A parameter or option is outside its domain.
-class bad_parameter_error : public error {
-public:
-  explicit bad_parameter_error(const std::string& message,
-                               std::optional<std::size_t> vertex = std::nullopt)
-      : error(message, vertex, error_category::bad_parameter) {}
-};
-
-/// A valid request this version does not support.
-class unsupported_error : public error {
-public:
-  explicit unsupported_error(const std::string& message,
+  explicit categorised_error(const std::string& message,
                              std::optional<std::size_t> vertex = std::nullopt)
-      : error(message, vertex, error_category::unsupported) {}
+      : error(message, vertex, C) {}
 };
 
+/// The data given cannot be used (graph, model, file, config).
+using bad_input_error = categorised_error<error_category::bad_input>;
+/// A parameter or option is outside its domain.
+using bad_parameter_error = categorised_error<error_category::bad_parameter>;
+/// A valid request this version does not support.
+using unsupported_error = categorised_error<error_category::unsupported>;
 /// An invariant shardpoint should have kept did not hold: a bug.
-class internal_error : public error {
-public:
-  explicit internal_error(const std::string& message,
-                          std::optional<std::size_t> vertex = std::nullopt)
-      : error(message, vertex, error_category::internal) {}
-};
+using internal_error = categorised_error<error_category::internal>;
 
 /// A sharding that breaks a rule a use of it depends on (a stage with no
 /// vertex, data flowing to an earlier stage, a vertex without a stage): the

@@ -17,6 +17,9 @@
 namespace shardpoint::runtime {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(stage_metrics, stage, device, nodes, cost, busy, utilisation)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(device_metrics, device, busy, utilisation)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(run_metrics, mode, micro_batches, makespan, wall_seconds,
+                                   analytic_makespan, throughput, bubble_fraction, bottleneck_stage,
+                                   stages, devices)
 } // namespace shardpoint::runtime
 
 namespace shardpoint::io {
@@ -52,19 +55,10 @@ std::string to_table(const runtime::run_metrics& m, const std::vector<std::strin
 }
 
 std::string to_json(const runtime::run_metrics& m, const std::vector<std::string>& estimates) {
-  nlohmann::json j;
-  j["mode"] = m.mode;
-  j["micro_batches"] = m.micro_batches;
-  j["makespan"] = m.makespan;
-  j["analytic_makespan"] = m.analytic_makespan;
-  j["throughput"] = m.throughput;
-  j["bubble_fraction"] = m.bubble_fraction;
-  j["bottleneck_stage"] = m.bottleneck_stage;
-  if (m.mode == "threads") {
-    j["wall_seconds"] = m.wall_seconds;
+  nlohmann::json j = m;
+  if (m.mode != "threads") {
+    j.erase("wall_seconds"); // a measure of threads mode only
   }
-  j["stages"] = m.stages;
-  j["devices"] = m.devices;
   detail::add_estimates(j, estimates);
   return detail::document(std::move(j));
 }

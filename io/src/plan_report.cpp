@@ -20,6 +20,20 @@ namespace shardpoint::runtime {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(stage_cost, forward, backward, in_flight, parameter_bytes,
                                    gradient_bytes, optimizer_bytes, gathered_bytes,
                                    model_state_bytes, activation_bytes, total_bytes)
+// A schedule by its name; a layout, a cluster and a candidate's figures
+// likewise (the candidate's layout is merged in where it is written).
+inline void to_json(nlohmann::json& j, schedule_kind k) {
+  j = schedule_name(k);
+}
+inline void from_json(const nlohmann::json& j, schedule_kind& k) {
+  k = schedule_named(j.get<std::string>());
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(layout, pipeline, tensor, data, zero, micro_batch_size,
+                                   micro_batches, schedule, virtual_stages)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(cluster_spec, devices, devices_per_node, device_memory,
+                                   device_flops, intra_node_bandwidth, inter_node_bandwidth)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(layout_candidate, step_time, makespan, sync_time, throughput,
+                                   bubble, peak_memory, headroom, memory_capped, stages)
 } // namespace shardpoint::runtime
 
 namespace shardpoint::io {
@@ -36,14 +50,7 @@ std::string layout_name(const runtime::layout& at) {
 }
 
 nlohmann::json layout_json(const runtime::layout& at) {
-  return {{"pipeline", at.pipeline},
-          {"tensor", at.tensor},
-          {"data", at.data},
-          {"zero", at.zero},
-          {"micro_batch_size", at.micro_batch_size},
-          {"micro_batches", at.micro_batches},
-          {"schedule", runtime::schedule_name(at.schedule)},
-          {"virtual_stages", at.virtual_stages}};
+  return at;
 }
 
 } // namespace
@@ -123,13 +130,7 @@ std::string to_table(const plan_report& r) {
 std::string to_json(const plan_report& r) {
   nlohmann::json j;
   j["model"] = r.model;
-  const auto& c = r.cluster;
-  j["cluster"] = {{"devices", c.devices},
-                  {"devices_per_node", c.devices_per_node},
-                  {"device_memory", c.device_memory},
-                  {"device_flops", c.device_flops},
-                  {"intra_node_bandwidth", c.intra_node_bandwidth},
-                  {"inter_node_bandwidth", c.inter_node_bandwidth}};
+  j["cluster"] = r.cluster;
   j["global_batch"] = r.space.global_batch;
   j["dtype"] = r.dtype;
   j["optimizer"] = r.optimizer;
@@ -139,15 +140,7 @@ std::string to_json(const plan_report& r) {
   for (std::size_t i = 0; i < listed(r); ++i) {
     const auto& x = r.result.candidates[i];
     auto e = layout_json(x.at);
-    e["step_time"] = x.step_time;
-    e["makespan"] = x.makespan;
-    e["sync_time"] = x.sync_time;
-    e["throughput"] = x.throughput;
-    e["bubble"] = x.bubble;
-    e["peak_memory"] = x.peak_memory;
-    e["headroom"] = x.headroom;
-    e["memory_capped"] = x.memory_capped;
-    e["stages"] = x.stages;
+    e.update(nlohmann::json(x));
     j["candidates"].push_back(std::move(e));
   }
   j["infeasible"] = nlohmann::json::array();

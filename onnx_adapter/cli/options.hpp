@@ -8,10 +8,13 @@
 #define SHARDPOINT_CLI_OPTIONS_HPP
 
 #include <cstdint>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -67,6 +70,23 @@ void add_options(CLI::App& cmd, Request& request) {
   options(b, request);
 }
 
+/// A new subcommand `name` of `app` whose options (`options(b, request)`)
+/// fill a new `Request`; what it does when chosen: `run(request)`, or
+/// `run(request, subcommand)` for a command that asks what was given.
+template <class Request, class Run>
+std::function<int()> add_command(CLI::App& app, const char* name, const char* help, Run run) {
+  auto request = std::make_shared<Request>();
+  auto* cmd = app.add_subcommand(name, help);
+  add_options(*cmd, *request);
+  return [request, cmd, run] {
+    if constexpr (std::is_invocable_v<const Run&, Request&, const CLI::App&>) {
+      return run(*request, *cmd);
+    } else {
+      return run(*request);
+    }
+  };
+}
+
 /// Whether any memory planner option was given on the command line.
 bool memory_flags_given(const CLI::App& cmd);
 
@@ -89,6 +109,14 @@ int print_outcome(const Outcome& r, verdict v = verdict::ok, std::string_view br
   }
   print_written(r.written);
   return exit_code(v);
+}
+
+/// The same for an outcome whose verdict is `verdict_of(r)`, saying
+/// `broken` when a rule is broken.
+template <class Outcome>
+int print_verdict(const Outcome& r, std::string_view broken) {
+  const auto v = verdict_of(r);
+  return print_outcome(r, v, v == verdict::rule_broken ? broken : std::string_view{});
 }
 
 } // namespace shardpoint::cli

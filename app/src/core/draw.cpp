@@ -106,13 +106,12 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   in.lay_out = a.report.lay_out;
   in.most_nodes_drawn = a.most_nodes_drawn;
   out.picture = detail::picture_of(source, result, in);
-  simulate_request run;
-  run.batches_per_step = a.batches_per_step;
-  run.schedule = a.schedule;
-  run.virtual_stages = a.virtual_stages;
-  run.backward_ratio = a.backward_ratio;
-  run.weight_share = a.weight_share;
-  run.micro_batch_size = c.micro_batch_size;
+  const simulate_request run{.batches_per_step = a.batches_per_step,
+                             .schedule = a.schedule,
+                             .virtual_stages = a.virtual_stages,
+                             .backward_ratio = a.backward_ratio,
+                             .weight_share = a.weight_share,
+                             .micro_batch_size = c.micro_batch_size};
   detail::add_run(out.picture, source, result, cost, run);
   pipeline_options checks; // as simulate runs the timeline: PopRT's rules with pipelining
   checks.enable_pipelining = result.has_stages();

@@ -24,13 +24,11 @@ int run(const draw_options& a) {
 } // namespace
 
 action add_draw(CLI::App& app) {
-  auto a = std::make_shared<draw_options>();
-  add_options(*app.add_subcommand(
-                  "draw",
-                  "Draw a sharded model: where the split is, what each stage costs and "
-                  "holds, what crosses, how the pipeline runs (one HTML page, or SVG files)"),
-              *a);
-  return [a] { return run(*a); };
+  return add_command<draw_options>(
+      app, "draw",
+      "Draw a sharded model: where the split is, what each stage costs and "
+      "holds, what crosses, how the pipeline runs (one HTML page, or SVG files)",
+      run);
 }
 
 } // namespace shardpoint::cli

@@ -20,11 +20,10 @@ int run(const inspect_options& a) {
 } // namespace
 
 action add_inspect(CLI::App& app) {
-  auto a = std::make_shared<inspect_options>();
-  add_options(*app.add_subcommand("inspect", "List nodes: index, name, op type, [device, stage,] "
-                                             "inputs -> outputs"),
-              *a);
-  return [a] { return run(*a); };
+  return add_command<inspect_options>(app, "inspect",
+                                      "List nodes: index, name, op type, [device, stage,] "
+                                      "inputs -> outputs",
+                                      run);
 }
 
 } // namespace shardpoint::cli

@@ -12,16 +12,14 @@
 namespace shardpoint::cli {
 
 action add_memory(CLI::App& app) {
-  auto a = std::make_shared<memory_options>();
-  add_options(*app.add_subcommand(
-                  "memory", "The bytes every device holds (pipeline stages x tensor parallelism x "
-                            "sharded data parallelism) and whether they fit"),
-              *a);
-  return [a] {
-    const auto r = plan_model_memory(*a);
-    const auto v = verdict_of(r);
-    return print_outcome(r, v, v == verdict::rule_broken ? "does not fit: " + r.shortfall : "");
-  };
+  return add_command<memory_options>(
+      app, "memory",
+      "The bytes every device holds (pipeline stages x tensor parallelism x sharded data "
+      "parallelism) and whether they fit",
+      [](const memory_options& a) {
+        const auto r = plan_model_memory(a);
+        return print_verdict(r, "does not fit: " + r.shortfall);
+      });
 }
 
 } // namespace shardpoint::cli

@@ -11,20 +11,14 @@
 namespace shardpoint::cli {
 
 action add_plan(CLI::App& app) {
-  auto a = std::make_shared<plan_options>();
-  add_options(*app.add_subcommand(
-                  "plan",
-                  "The best training layout (pipeline x tensor x data parallel, ZeRO "
-                  "stage, micro-batch, schedule) of a model on a cluster, under its memory"),
-              *a);
-  return [a] {
-    const auto r = plan_model(*a);
-    const auto v = verdict_of(r);
-    return print_outcome(r, v,
-                         v == verdict::rule_broken
-                             ? "no layout fits (the report says which rule refused each)"
-                             : "");
-  };
+  return add_command<plan_options>(
+      app, "plan",
+      "The best training layout (pipeline x tensor x data parallel, ZeRO stage, micro-batch, "
+      "schedule) of a model on a cluster, under its memory",
+      [](const plan_options& a) {
+        return print_verdict(plan_model(a),
+                             "no layout fits (the report says which rule refused each)");
+      });
 }
 
 } // namespace shardpoint::cli

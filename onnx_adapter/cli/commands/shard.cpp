@@ -30,10 +30,8 @@ int run(const shard_options& a) {
 } // namespace
 
 action add_shard(CLI::App& app) {
-  auto a = std::make_shared<shard_options>();
-  add_options(*app.add_subcommand("shard", "Annotate a model with __ipu_number / __pipeline_stage"),
-              *a);
-  return [a] { return run(*a); };
+  return add_command<shard_options>(app, "shard",
+                                    "Annotate a model with __ipu_number / __pipeline_stage", run);
 }
 
 } // namespace shardpoint::cli

@@ -10,11 +10,10 @@
 namespace shardpoint::cli {
 
 action add_simulate(CLI::App& app) {
-  auto a = std::make_shared<simulate_options>();
-  add_options(*app.add_subcommand("simulate", "Emulate the pipelined execution of a sharded model "
-                                              "(virtual or threads mode)"),
-              *a);
-  return [a] { return print_outcome(simulate_model(*a)); };
+  return add_command<simulate_options>(
+      app, "simulate",
+      "Emulate the pipelined execution of a sharded model (virtual or threads mode)",
+      [](const simulate_options& a) { return print_outcome(simulate_model(a)); });
 }
 
 } // namespace shardpoint::cli

@@ -23,12 +23,9 @@ int run(const split_options& a) {
 } // namespace
 
 action add_split(CLI::App& app) {
-  auto a = std::make_shared<split_options>();
-  add_options(
-      *app.add_subcommand(
-          "split", "Write one runnable ONNX model per stage, and pipeline.json to chain them"),
-      *a);
-  return [a] { return run(*a); };
+  return add_command<split_options>(
+      app, "split", "Write one runnable ONNX model per stage, and pipeline.json to chain them",
+      run);
 }
 
 } // namespace shardpoint::cli

@@ -23,11 +23,8 @@ int run(const strip_options& a) {
 } // namespace
 
 action add_strip(CLI::App& app) {
-  auto a = std::make_shared<strip_options>();
-  add_options(*app.add_subcommand(
-                  "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node"),
-              *a);
-  return [a] { return run(*a); };
+  return add_command<strip_options>(
+      app, "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node", run);
 }
 
 } // namespace shardpoint::cli

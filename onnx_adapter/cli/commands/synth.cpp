@@ -10,15 +10,13 @@
 namespace shardpoint::cli {
 
 action add_synth(CLI::App& app) {
-  auto a = std::make_shared<synth_options>();
-  add_options(*app.add_subcommand("synth",
-                                  "Generate a synthetic model: resnet50 (the seed example's "
-                                  "ResNet-50 v1) or decoder (29 nodes per layer)"),
-              *a);
-  return [a] {
-    synth_model(*a);
-    return exit_ok;
-  };
+  return add_command<synth_options>(app, "synth",
+                                    "Generate a synthetic model: resnet50 (the seed example's "
+                                    "ResNet-50 v1) or decoder (29 nodes per layer)",
+                                    [](const synth_options& a) {
+                                      synth_model(a);
+                                      return exit_ok;
+                                    });
 }
 
 } // namespace shardpoint::cli

@@ -65,13 +65,13 @@ suggest_outcome suggest(model_source& source, const suggest_request& a);
 
 struct simulate_request {
   int batches_per_step = 0; ///< required: micro-batches, a multiple of the stages
-  std::optional<int> num_ipus;
+  std::optional<int> num_ipus = {};
   std::string mode = "virtual"; ///< or threads
   std::string cost = "unit";    ///< or flops
   int unit_us = 100;
   int queue_depth = 4;
-  report_flag report;
-  std::string trace; ///< a Chrome trace file to write
+  report_flag report = {};
+  std::string trace = {}; ///< a Chrome trace file to write
 
   // A training step (runtime/schedules.hpp) instead of forward passes:
   /// gpipe, 1f1b, interleaved or zb-h1; empty: forward passes only.
@@ -86,13 +86,13 @@ struct simulate_request {
   /// Measured times instead of the ratio and the share, one a stage (with
   /// or without a model): each stage's backward time, and of it the
   /// weight gradient's (zb-h1's W).
-  std::vector<double> backward_times;
-  std::vector<double> weight_times;
+  std::vector<double> backward_times = {};
+  std::vector<double> weight_times = {};
   /// Without a model (simulate_times): each stage's forward time.
-  std::vector<double> stage_times;
+  std::vector<double> stage_times = {};
   /// With stage_times: each stage's activation bytes a micro-batch (one
   /// value: every stage's; none: 0).
-  std::vector<std::int64_t> activation_bytes;
+  std::vector<std::int64_t> activation_bytes = {};
 };
 
 struct simulate_outcome {

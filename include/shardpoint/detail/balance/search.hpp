@@ -429,28 +429,24 @@ private:
     m.pop_back();
     where_[v] = members_[to].size();
     members_[to].push_back(v);
-    // same-stage neighbour counts and consumer counts
-    for (std::size_t k2 = L_.succs_begin(v); k2 < L_.succs_end(v); ++k2) {
-      const pos_t q = L_.succ[k2];
-      if (stage_[q] == static_cast<int>(from)) {
-        --same_succ_[v];
+    // same-stage neighbour counts and consumer counts: the edge p -> q,
+    // whose other end than v is `other`, leaves `from`'s and joins `to`'s
+    const auto recount = [&](pos_t p, pos_t q, pos_t other) {
+      if (stage_[other] == static_cast<int>(from)) {
+        --same_succ_[p];
         --same_pred_[q];
       }
-      if (stage_[q] == static_cast<int>(to)) {
-        ++same_succ_[v];
+      if (stage_[other] == static_cast<int>(to)) {
+        ++same_succ_[p];
         ++same_pred_[q];
       }
+    };
+    for (std::size_t k2 = L_.succs_begin(v); k2 < L_.succs_end(v); ++k2) {
+      recount(v, L_.succ[k2], L_.succ[k2]);
     }
     for (std::size_t k2 = L_.preds_begin(v); k2 < L_.preds_end(v); ++k2) {
       const pos_t u = L_.pred[k2];
-      if (stage_[u] == static_cast<int>(from)) {
-        --same_succ_[u];
-        --same_pred_[v];
-      }
-      if (stage_[u] == static_cast<int>(to)) {
-        ++same_succ_[u];
-        ++same_pred_[v];
-      }
+      recount(u, v, u);
       bump(u, static_cast<int>(from), -1);
       bump(u, static_cast<int>(to), +1);
     }
