@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,19 @@
 
 namespace shardpoint::io {
 
+std::optional<double> read_decimal(std::string_view text) {
+  if (text.starts_with('+') && !text.substr(1).starts_with('-')) {
+    text.remove_prefix(1); // from_chars reads a minus sign only
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<double> parse_bytes(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
     text.remove_prefix(1);
@@ -25,17 +39,14 @@ std::optional<double> parse_bytes(std::string_view text) {
       !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.')) {
     return std::nullopt;
   }
-  const std::string all(text);
-  char* stop = nullptr;
-  const double value = std::strtod(all.c_str(), &stop);
-  if (stop == all.c_str() || !std::isfinite(value) || value < 0) {
+  // The decimal number it starts with (from_chars reads no hexadecimal),
+  // then the unit.
+  double value = 0;
+  const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || !std::isfinite(value) || value < 0) {
     return std::nullopt;
   }
-  const std::size_t end = static_cast<std::size_t>(stop - all.c_str());
-  if (all.substr(0, end).find_first_not_of("0123456789.eE+-") != std::string::npos) {
-    return std::nullopt; // decimal only: strtod also reads 0x10 and 0x1p4
-  }
-  std::string unit(text.substr(end));
+  std::string unit(text.substr(static_cast<std::size_t>(stop - text.data())));
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) {
     unit.erase(0, 1);
   }

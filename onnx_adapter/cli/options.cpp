@@ -11,6 +11,7 @@
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/io/text.hpp>
+#include <shardpoint/io/units.hpp>
 
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -42,14 +43,11 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
           value = static_cast<double>(*count);
           typed = std::to_string(*count);
         } else {
-          // Decimal only, as read_count: strtod would also take " 4", "0x10"
-          // and "inf".
-          char* end = nullptr;
-          value = std::strtod(typed.c_str(), &end);
-          if (typed.empty() || typed.find_first_not_of("0123456789+-.eE") != std::string::npos ||
-              end != typed.c_str() + typed.size() || !std::isfinite(value)) {
+          const auto decimal = io::read_decimal(typed); // as read_count: decimal only
+          if (!decimal) {
             return "'" + typed + "' is not a number";
           }
+          value = *decimal;
         }
         return !o.ranged() || (value >= o.min && value <= o.max)
                    ? std::string()

@@ -5,6 +5,7 @@
 
 using shardpoint::io::human_bytes;
 using shardpoint::io::parse_bytes;
+using shardpoint::io::read_decimal;
 
 TEST_CASE("sizes with and without units") {
   CHECK(parse_bytes("4096") == 4096.0);
@@ -19,6 +20,23 @@ TEST_CASE("sizes with and without units") {
   CHECK_FALSE(parse_bytes("12 parsecs").has_value());
   CHECK_FALSE(parse_bytes("GiB").has_value());
   CHECK_FALSE(parse_bytes("inf").has_value());
+  CHECK_FALSE(parse_bytes("0x10").has_value()); // decimal only
+  CHECK_FALSE(parse_bytes("0x1p4GB").has_value());
+  CHECK(parse_bytes(".5KiB") == 512.0);
+  CHECK_FALSE(parse_bytes("1e GB").has_value());
+}
+
+TEST_CASE("decimal numbers, all of the text, and nothing the C library reads besides") {
+  CHECK(read_decimal("8") == 8.0);
+  CHECK(read_decimal("-2.5") == -2.5);
+  CHECK(read_decimal("+3") == 3.0);
+  CHECK(read_decimal("1e6") == 1e6);
+  CHECK(read_decimal(".5") == 0.5);
+  for (const char* bad : {"", " 4", "4 ", "0x10", "inf", "nan", "-inf", "1e999", "+-5", "++5", "+",
+                          "1,5", "e5", "5e"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(read_decimal(bad).has_value());
+  }
 }
 
 TEST_CASE("human-readable sizes") {

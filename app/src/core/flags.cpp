@@ -3,11 +3,13 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
 #include <shardpoint/app/flags.hpp>
 #include <shardpoint/io/text.hpp>
+#include <shardpoint/io/units.hpp>
 
 namespace shardpoint::app {
 
@@ -92,28 +94,22 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
     why = io::quote(text) + what;
     return std::nullopt;
   };
-  // Decimal digits, a sign, a point and an exponent only: the C library
-  // would also read " 4" (leading blanks), "0x10" and "inf".
-  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+  // Digits exactly: read as an integer, so that 2^53 + 1 keeps its last
+  // digit; else 1e6 and the like, decimal only (io::read_decimal).
+  std::string_view digits = text;
+  if (digits.starts_with('+') && !digits.substr(1).starts_with('-')) {
+    digits.remove_prefix(1);
+  }
+  long long whole = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
+  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
+    return whole;
+  }
+  const auto decimal = io::read_decimal(text);
+  if (!decimal || *decimal != std::floor(*decimal)) {
     return refuse(" is not a whole number (e.g. 8, 1e6)");
   }
-  std::size_t used = 0;
-  try { // digits exactly, then 1e6 and the like
-    const long long whole = std::stoll(text, &used, 10);
-    if (used == text.size()) {
-      return whole;
-    }
-  } catch (const std::exception&) {
-  }
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !std::isfinite(value) || value != std::floor(value)) {
-    return refuse(" is not a whole number (e.g. 8, 1e6)");
-  }
+  const double value = *decimal;
   if (!(std::abs(value) < 4.6e18)) {
     return refuse(" is too large (it must be below 4.6e18)");
   }

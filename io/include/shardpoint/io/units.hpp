@@ -11,6 +11,12 @@
 
 namespace shardpoint::io {
 
+/// `text`, all of it, as a decimal number: a sign, digits, a point, an
+/// exponent ("8", "-2.5", "1e6", "+3"); nothing for anything else -- " 4",
+/// "0x10", "inf" and "nan", which the C library reads too -- or a number
+/// beyond a double's range.
+std::optional<double> read_decimal(std::string_view text);
+
 /// "900MiB", "16GB", "1.5 GiB", "4096", "2e9": bytes as a double; decimal
 /// units (kB, MB, GB, TB) are powers of 1000, binary ones (KiB, MiB, GiB,
 /// TiB) of 1024; "B" optional. Nothing for anything else or a negative
