@@ -82,6 +82,7 @@ std::function<int()> add_command(CLI::App& app, const char* name, const char* he
     if constexpr (std::is_invocable_v<const Run&, Request&, const CLI::App&>) {
       return run(*request, *cmd);
     } else {
+      static_cast<void>(cmd); // captured for the other kind of run
       return run(*request);
     }
   };
