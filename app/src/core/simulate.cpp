@@ -53,14 +53,10 @@ void check_applicable(const simulate_request& a) {
 // The checks every run makes: the command line makes them as it parses;
 // the bindings come here.
 void check_run(const simulate_request& a) {
-  if (a.mode != "virtual" && a.mode != "threads") {
-    throw bad_parameter_error("mode " + io::quote(a.mode) + " is not virtual or threads");
-  }
-  if (a.cost != "unit" && a.cost != "flops") {
-    throw bad_parameter_error("cost " + io::quote(a.cost) + " is not unit or flops");
-  }
   // The command line's own checks, in its words, for the callers that do
   // not parse a command line (Python, a program using app/).
+  check_option(opt::mode, opt::mode.flag, a.mode);
+  check_option(opt::run_cost, opt::run_cost.flag, a.cost);
   check_option(opt::batches_per_step, opt::batches_per_step.flag, a.batches_per_step);
   if (a.num_ipus) {
     check_option(opt::num_ipus, opt::num_ipus.flag, *a.num_ipus);

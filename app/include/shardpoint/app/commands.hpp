@@ -179,8 +179,7 @@ void options(B& b, simulate_options& a) {
     a.batches_per_step);
   b(opt::num_ipus, a.num_ipus);
   b(opt::mode, a.mode);
-  b(opt::cost.taking("unit,flops").saying("unit: 1 per node; flops: estimated MFLOPs per node"),
-    a.cost);
+  b(opt::run_cost, a.cost);
   b(opt::unit_us, a.unit_us);
   b(opt::queue_depth, a.queue_depth);
   options(b, a.report, planning_reports, planning_report_help);

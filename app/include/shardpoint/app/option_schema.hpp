@@ -159,6 +159,9 @@ inline constexpr option_spec cost{
     "KIND",
     "flops: estimated MFLOPs per node; unit: 1 per node; params: parameter bytes",
     "flops,unit,params"};
+/// The emulator's costs: no weight bytes (simulate).
+inline constexpr option_spec run_cost =
+    cost.taking("unit,flops").saying("unit: 1 per node; flops: estimated MFLOPs per node");
 inline constexpr option_spec mode{"--mode",
                                   "",
                                   "mode",
