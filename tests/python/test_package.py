@@ -77,7 +77,8 @@ def attributes(model):
         )
     return out
 
-#-- -- the seed's example -----------------------------------------------------
+
+# ---- the seed's example -----------------------------------------------------
 
 
 @needs_models
@@ -104,13 +105,14 @@ def test_seed_script_matches_the_command_line(tmp_path):
     a = onnx.load(str(ours), load_external_data=False)
     b = onnx.load(str(theirs), load_external_data=False)
     assert attributes(a) == attributes(b)
-#Three devices and stages, as the seed's example has (the rest on 3).
+    # Three devices and stages, as the seed's example has (the rest on 3).
     devices = {dict(attrs)["__ipu_number"] for _, attrs in attributes(a)}
     assert devices == {0, 1, 2, 3}
-#The script's own change (batch fixed to 1) is kept.
+    # The script's own change (batch fixed to 1) is kept.
     assert a.graph.input[0].type.tensor_type.shape.dim[0].dim_value == 1
 
-#-- -- Sharder on every shared model, against the command line -- -- -- -- -- -- -- --
+
+# ---- Sharder on every shared model, against the command line ----------------
 
 
 def node_names(model):
@@ -126,8 +128,7 @@ def random_config(rng, names):
     k = rng.randint(1, min(4, len(names)))
     chosen = sorted(rng.sample(range(len(names)), k))
     kind = rng.choice(["pipeline", "pipeline", "devices", "any"])
-    sharding, pipelining = {}, {
-}
+    sharding, pipelining = {}, {}
     for i, v in enumerate(chosen):
         if kind == "any":
             sharding[names[v]] = rng.randint(0, 3)
@@ -186,7 +187,7 @@ def test_sharder_takes_bytes_and_model_protos_alike():
     assert isinstance(as_proto, onnx.ModelProto)
     assert as_proto is not model
     assert as_proto.SerializeToString() == as_bytes
-#The caller's model is not touched: its unnamed nodes keep no name.
+    # The caller's model is not touched: its unnamed nodes keep no name.
     assert not any(a.name == "__ipu_number" for n in model.graph.node for a in n.attribute)
     assert sharder.run(bytearray(model.SerializeToString())) == as_bytes
     with pytest.raises(TypeError, match="onnx.ModelProto or its serialised bytes"):
@@ -221,7 +222,8 @@ def test_sharder_explains_itself():
         if callable(obj):
             assert pyinspect.getdoc(obj), f"{f} has no docstring"
 
-#-- -- the other commands -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- the other commands -------------------------------------------------------
 
 
 @needs_models
@@ -235,12 +237,12 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
         "--output-model", str(sharded), "--report", "none",
     )
     assert code == 0, err
-#inspect : the same nodes as the command line 's JSON.
+    # inspect: the same nodes as the command line's JSON.
     code, out, err = cli("inspect", str(sharded), "--report", "json")
     assert code == 0, err
     assert shardpoint.inspect(str(sharded)) == json.loads(out)
     assert shardpoint.inspect(sharded.read_bytes()) == json.loads(out)
-#validate : no stages but pipelining asked for : an error per the rules.
+    # validate: no stages but pipelining asked for: an error per the rules.
     found = shardpoint.validate(str(sharded), num_ipus=2, enable_pipelining=True)
     code, out, err = cli(
         "validate", str(sharded), "--num_ipus", "2",
@@ -252,7 +254,7 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
     ]
     assert any(d.severity == "error" for d in found) and code == 3
     assert all(len(d.nodes) == len(d.vertices) for d in found)
-#simulate : the metrics of-- report json.
+    # simulate: the metrics of --report json.
     code, out, err = cli(
         "simulate", "--input-model", str(sharded), "--shard", f"{first}=0:0",
         "--shard", f"{second}=1:1", "--batches-per-step", "6", "--report", "json",
@@ -266,7 +268,7 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
 
 
 def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
-#From plain stage times : the closed form of 1F1B and the same JSON.
+    # From plain stage times: the closed form of 1F1B and the same JSON.
     code, out, err = cli(
         "simulate", "--stage-times", "1,1,1,1", "--schedule", "1f1b",
         "--batches-per-step", "8", "--activation-bytes", "64", "--report", "json",
@@ -278,7 +280,7 @@ def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
     assert ours == json.loads(out)
     assert ours["makespan"] == (8 + 4 - 1) * 3.0
     assert [s["in_flight"] for s in ours["stages"]] == [4, 3, 2, 1]
-#On a sharded model, zero - bubble, with a trace.
+    # On a sharded model, zero-bubble, with a trace.
     model = tmp_path / "r.onnx"
     assert cli("synth", "resnet50", str(model))[0] == 0
     config = os.path.join(SOURCE, "examples", "resnet50", "shard.yaml")
@@ -296,20 +298,20 @@ def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
     names = {e["name"][0] for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]
              if e["ph"] == "X"}
     assert names == {"F", "B", "W"}
-#Bad settings : the command line 's messages.
+    # Bad settings: the command line's messages.
     with pytest.raises(ValueError, match="zb-h1 needs at least as many micro-batches"):
         shardpoint.simulate(schedule="zb-h1", stage_times=[1, 1, 1], batches_per_step=2)
     with pytest.raises(ValueError, match="stage times need a training schedule"):
         shardpoint.simulate(stage_times=[1, 1], batches_per_step=2)
-#A mode or cost outside the choices : the flag's words, as on the command line.
+    # A mode or cost outside the choices: the flag's words, as on the command line.
     with pytest.raises(shardpoint.BadParameterError,
                        match="--mode: 'fast' is not one of virtual, threads"):
         shardpoint.simulate(str(model), config, 8, mode="fast")
     with pytest.raises(shardpoint.BadParameterError,
                        match="--cost: 'params' is not one of unit, flops"):
         shardpoint.simulate(str(model), config, 8, cost="params")
-#A training option without a schedule is refused, as its flag is, not
-#ignored; likewise the queue of forward passes with a schedule.
+    # A training option without a schedule is refused, as its flag is, not
+    # ignored; likewise the queue of forward passes with a schedule.
     with pytest.raises(ValueError, match="--micro-batch-size describes a training step"):
         shardpoint.simulate(str(model), config, 8, micro_batch_size=2)
     with pytest.raises(ValueError, match="--recompute describes a training step"):
@@ -335,10 +337,10 @@ def test_plan_returns_what_the_command_line_reports(tmp_path):
     assert ours.pop("written") == []
     assert ours == json.loads(out)
     steps = [c["step_time"] for c in ours["candidates"]]
-#Best first(step times within 1e-9 are ties, broken by memory).
+    # Best first (step times within 1e-9 are ties, broken by memory).
     assert all(a <= b * (1 + 1e-9) for a, b in zip(steps, steps[1:]))
     assert len(steps) == ours["feasible"]
-#-- emit from a model; the files it names exist.
+    # --emit from a model; the files it names exist.
     model = tmp_path / "d.onnx"
     assert cli("synth", "decoder", "--layers", "2", "--hidden", "64", str(model))[0] == 0
     result = shardpoint.plan(
@@ -346,14 +348,14 @@ def test_plan_returns_what_the_command_line_reports(tmp_path):
         intra_node_bandwidth="10GB/s", global_batch=4, emit=tmp_path / "out",
     )
     assert result["written"] and all(os.path.exists(f) for f in result["written"])
-#A schedule as the flag spells it, one name or a comma list.
+    # A schedule as the flag spells it, one name or a comma list.
     one = shardpoint.plan(
         layers=2, hidden=64, sequence=8, vocabulary=100, heads=2, devices=2,
         device_memory="1GiB", device_flops="1T", intra_node_bandwidth="10GB/s",
         global_batch=4, schedules="1f1b", top_k="all",
     )
     assert {c["schedule"] for c in one["candidates"]} == {"1f1b"}
-#Bad settings raise with the command line 's message.
+    # Bad settings raise with the command line's message.
     with pytest.raises(ValueError, match="is not a FLOP/s rate"):
         shardpoint.plan(model=str(model), devices=2, device_memory="1GiB", device_flops="lots",
                         global_batch=4)
@@ -374,7 +376,7 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
             parameters=7.5e9, data_parallel=8, sharded_data_parallel="auto", device_memory="40GiB"
         )
     assert ours == json.loads(out)
-#DeepSpeed's estimator beside the plan, as the command has it.
+    # DeepSpeed's estimator beside the plan, as the command has it.
     code, out, err = cli(
         "memory", "--parameters", "13e9", "--largest-layer-parameters", "2e9",
         "--data-parallel", "16", "--sharded-data-parallel", "16", "--pipeline-parallel", "1",
@@ -396,7 +398,7 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
 
 
 def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
-#Symbolic input dimensions and weights in Constant nodes(a Paddle export).
+    # Symbolic input dimensions and weights in Constant nodes (a Paddle export).
     path = os.path.join(MODELS, "ch_ppocr_mobile_v2.0_cls_infer.onnx")
     code, out, err = cli("suggest", "--input-model", path, "--stages", "2", "--report", "json")
     assert code == 0, err
@@ -408,12 +410,12 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     assert result["estimated"] is True
     with pytest.warns(shardpoint.EstimateWarning, match="the activations of") as caught:
         plan = shardpoint.memory_plan(path)
-#The activations' free dimensions and which one is the batch; not the weights.
+    # The activations' free dimensions and which one is the batch; not the weights.
     assert plan["estimated"] is True and plan["devices"][0]["parameter_bytes"] > 0
     assert [str(w.message) for w in caught] == plan["estimates"]
     assert not any("weight" in str(w.message) for w in caught)
 
-#The free dimension sized, as-- dim / --input - shape size it.
+    # The free dimension sized, as --dim / --input-shape size it.
     resnet = SEED_MODEL
     code, out, err = cli("suggest", "--input-model", resnet, "--stages", "2", "--report", "json",
                          "--dim", "N=2")
@@ -421,7 +423,7 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     assert shardpoint.suggest(resnet, 2, dims={"N": 2}) == json.loads(out)
 
     assert shardpoint.suggest(resnet, 2, input_shapes={"data": [2, 3, 224, 224]}) == json.loads(out)
-#shard's report sizes its crossing tensors with them too.
+    # shard's report sizes its crossing tensors with them too.
     config = os.path.join(MODELS, "resnet50-v1-7-shard.yaml")
     staged = os.path.join(str(tmp_path), "staged.onnx")
     code, shard_out, err = cli("shard", "--input-model", resnet, "--manual-sharding-config", config,
@@ -436,7 +438,8 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     with pytest.raises(TypeError, match="is an integer"):
         shardpoint.suggest(resnet, 2, dims={"N": 1.5})
 
-#-- -- manual_shard against the procedure as the seed states it -- -- -- -- -- -- -- -
+
+# ---- manual_shard against the procedure as the seed states it ---------------
 
 
 def reference_manual_shard(n, edges, points, column):
@@ -524,12 +527,13 @@ def test_manual_shard_takes_lists_and_other_integer_arrays():
     assert device.tolist() == [0, 0, 1, 1] and stage.tolist() == [0, 0, 1, 1]
     d32, _ = shardpoint.manual_shard(4, np.array(edges, dtype=np.int32), [(1, 0)])
     assert d32.tolist() == [0, 0, 1, 1]
-#A non - contiguous view is converted once, not misread.
+    # A non-contiguous view is converted once, not misread.
     wide = np.array([(0, 9, 1), (1, 9, 2), (2, 9, 3)], dtype=np.int64)[:, ::2]
     assert not wide.flags["C_CONTIGUOUS"]
     assert shardpoint.manual_shard(4, wide, [(1, 0)])[0].tolist() == [0, 0, 1, 1]
 
-#-- -- balanced_shard against brute force -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- balanced_shard against brute force -------------------------------------
 
 
 def brute_force_bottleneck(n, edges, cost, stages):
@@ -561,12 +565,13 @@ def test_balanced_shard_is_optimal_on_small_random_graphs():
         stage = r["stage"].tolist()
         assert sorted(set(stage)) == list(range(stages))
         assert all(stage[u] <= stage[v] for u, v in edges)
-#Its points, given back to manual_shard, give the same stages.
+        # Its points, given back to manual_shard, give the same stages.
         assert shardpoint.manual_shard(n, edges, r["points"])[1].tolist() == stage
         checked += 1
     assert checked == 60
 
-#-- -- errors : the C ++ categories as Python classes -- -- -- -- -- -- -- -- -- -- -- -- -- -
+
+# ---- errors: the C++ categories as Python classes ---------------------------
 
 
 def test_error_classes_mirror_the_cpp_categories():
@@ -577,15 +582,17 @@ def test_error_classes_mirror_the_cpp_categories():
     assert issubclass(shardpoint.InternalError, RuntimeError)
     assert issubclass(shardpoint.InvalidShardingError, shardpoint.BadInputError)
     cases = {
-      "bad_input" : shardpoint.BadInputError, "bad_parameter" : shardpoint.BadParameterError,
-          "unsupported" : shardpoint.UnsupportedError, "internal" : shardpoint.InternalError,
-          "invalid_sharding" : shardpoint.InvalidShardingError,
+        "bad_input": shardpoint.BadInputError,
+        "bad_parameter": shardpoint.BadParameterError,
+        "unsupported": shardpoint.UnsupportedError,
+        "internal": shardpoint.InternalError,
+        "invalid_sharding": shardpoint.InvalidShardingError,
     }
     for category, cls in cases.items():
         with pytest.raises(cls) as e:
             _core._raise_error(category, f"shardpoint: a {category} message")
         assert type(e.value) is cls
-#The library 's "shardpoint: " prefix is the command line' s to print.
+        # The library's "shardpoint: " prefix is the command line's to print.
         assert str(e.value) == f"a {category} message"
     with pytest.raises(shardpoint.InternalError, match=r"^oops \(a bug in shardpoint"):
         _core._raise_error("something else", "oops")
@@ -613,25 +620,25 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     path = os.path.join(MODELS, "light_vgg19.onnx")
     model = onnx.load(path)
     names = node_names(model)
-#An unknown node : bad input, the command line 's "did you mean" line.
+    # An unknown node: bad input, the command line's "did you mean" line.
     typo = names[5][:-1] + "x"
     code, _, err = cli("shard", "--input-model", path, "--shard", f"{typo}=0",
                        "--output-model", str(tmp_path / "o.onnx"))
     assert code == 2
     with pytest.raises(shardpoint.BadInputError) as e:
         shardpoint.Sharder({typo: 0}).run(model)
-#The same finding; only where the name came from differs.
+    # The same finding; only where the name came from differs.
     where, finding = cli_message(err).split(": ", 1)
     assert where == f"--shard {typo}=0"
     assert str(e.value) == f"Sharder: sharding_info['{typo}']: {finding}"
-#A bad parameter : a tensor - parallel degree of 0.
+    # A bad parameter: a tensor-parallel degree of 0.
     code, _, err = cli("memory", "--parameters", "1e9", "--tensor-parallel", "0")
     assert code == 2
     with pytest.raises(shardpoint.BadParameterError) as e:
         shardpoint.memory_plan(parameters=1e9, tensor_parallel=0)
     assert str(e.value) == cli_message(err)
-#A sharding that cannot run as a pipeline : 3 batches per step over 2
-#stages; 0 batches per step is a bad parameter in both.
+    # A sharding that cannot run as a pipeline: 3 batches per step over 2
+    # stages; 0 batches per step is a bad parameter in both.
     point = f"{names[5]}=0:0"
     code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "3")
     assert code == 3
@@ -640,12 +647,12 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     assert str(e.value) == cli_message(err)
     code, _, err = cli("simulate", "--input-model", path, "--shard", point, "--batches-per-step", "0")
     assert code == 2 and "--batches-per-step: Value 0 not in range 1 to 1073741824" in err
-#The option 's range is declared once (app/option_schema.hpp): Python' s
-#message is the command line 's.
+    # The option's range is declared once (app/option_schema.hpp): Python's
+    # message is the command line's.
     with pytest.raises(shardpoint.BadParameterError, match=r"^--batches-per-step: Value 0 not in range 1 to 1073741824$"):
         shardpoint.simulate(path, batches_per_step=0, shard=[point])
-#A sharding that breaks a rule : the last node on stage 0, the producer
-#of its input on stage 1(data flowing back to an earlier stage).
+    # A sharding that breaks a rule: the last node on stage 0, the producer
+    # of its input on stage 1 (data flowing back to an earlier stage).
     last = model.graph.node[-1]
     producer = next(
         i for i, n in enumerate(model.graph.node) if last.input[0] in n.output
@@ -681,7 +688,8 @@ def test_a_model_over_protobufs_limit_is_unsupported():
     with pytest.raises(shardpoint.UnsupportedError, match="protobuf messages are limited to 2 GiB"):
         shardpoint.Sharder({"a": 0}).run(big)
 
-#-- -- the stubs -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- -- --
+
+# ---- the stubs ------------------------------------------------------------
 
 
 def test_stubs_name_what_the_extension_has():
@@ -692,7 +700,7 @@ def test_stubs_name_what_the_extension_has():
     public = {k for k in dir(_core) if not k.startswith("__")}
     assert set(functions) | classes == public
     for name, args in functions.items():
-#pybind11's signature line: name(arg: type, ...) -> type
+        # pybind11's signature line: name(arg: type, ...) -> type
         first = getattr(_core, name).__doc__.splitlines()[0]
         assert re.findall(r"[(,] ?(\w+): ", first) == args, (name, first)
 
@@ -717,7 +725,8 @@ def test_weights_strategy_writes_mindspores_form_or_the_tutorials_as_the_command
                                     layout_form="tutorial")
     assert not (tmp_path / "j").exists()
 
-#-- -- pictures : draw, and the reports a notebook shows
+
+# ---- pictures: draw, and the reports a notebook shows
 
 
 def test_draw_returns_the_page_the_command_line_writes(tmp_path):
@@ -733,7 +742,7 @@ def test_draw_returns_the_page_the_command_line_writes(tmp_path):
         warnings.simplefilter("ignore", shardpoint.EstimateWarning)  # N counted as 1
         picture = shardpoint.draw(str(model), config, schedule="1f1b")
     assert picture.html == (tmp_path / "cli.html").read_text()
-#A notebook shows the fragment(styles scoped)and, as SVG, the stages.
+    # A notebook shows the fragment (styles scoped) and, as SVG, the stages.
     fragment = picture._repr_html_()
     assert fragment.startswith('<div class="shardpoint-picture"><style>')
     assert fragment in picture.html and "<html" not in fragment
@@ -741,7 +750,7 @@ def test_draw_returns_the_page_the_command_line_writes(tmp_path):
     assert picture._repr_svg_() == picture.svgs["stages.svg"]
     for name, svg in picture.svgs.items():
         ET.fromstring(svg.split("?>", 1)[1])  # each parses
-#Written through the same output policy as the command line 's.
+    # Written through the same output policy as the command line's.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", shardpoint.EstimateWarning)
         shardpoint.draw(str(model), config, output=tmp_path / "py.html")
@@ -774,8 +783,8 @@ def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
         warnings.simplefilter("ignore", shardpoint.EstimateWarning)
         m = shardpoint.memory_plan(str(model), config=tmp_path / "s.yaml", device_memory="1GiB")
     assert 'data-metric="memory-bytes"' in m._repr_html_()
-#Drawn from the model as it is when first shown : an error is raised by
-#picture(), and leaves a notebook the dict's own display.
+    # Drawn from the model as it is when first shown: an error is raised by
+    # picture(), and leaves a notebook the dict's own display.
     s2 = shardpoint.suggest(str(model), 2)
     os.remove(model)
     with pytest.raises(shardpoint.BadInputError):
@@ -796,9 +805,9 @@ def test_reports_show_as_their_pictures_and_draw_nothing_else(tmp_path):
     ],
 )
 def test_python_keywords_are_the_declared_options(function, command):
-#Each planning function takes the options its command declares
-#(app / option_schema.hpp), by their keywords : none missing, none extra.
-#The memory planner's come through **options.
+    # Each planning function takes the options its command declares
+    # (app/option_schema.hpp), by their keywords: none missing, none extra.
+    # The memory planner's come through **options.
     declared = set(_core.keywords(command))
     memory = set(_core.keywords("memory")) - {
         "model", "config", "shard", "input_shapes", "dims", "parameters",
@@ -821,8 +830,8 @@ def test_python_keywords_are_the_declared_options(function, command):
 
 
 def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
-#-- backward - ratio excludes -- backward - times(exit 1); Python's keywords
-#are the same options, so giving both is refused, not one dropped.
+    # --backward-ratio excludes --backward-times (exit 1); Python's keywords
+    # are the same options, so giving both is refused, not one dropped.
     code, _, err = cli("simulate", "--stage-times", "1,1,2", "--schedule", "gpipe",
                        "--batches-per-step", "3", "--backward-ratio", "3",
                        "--backward-times", "1,1,1")
@@ -830,7 +839,7 @@ def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
     with pytest.raises(shardpoint.BadParameterError, match="exclude each other"):
         shardpoint.simulate(stage_times=[1, 1, 2], batches_per_step=3, schedule="gpipe",
                             backward_ratio=3, backward_times=[1, 1, 1])
-#Either alone runs, and the default ratio is the command line 's.
+    # Either alone runs, and the default ratio is the command line's.
     ours = shardpoint.simulate(stage_times=[1, 1, 2], batches_per_step=3, schedule="gpipe")
     code, out, _ = cli("simulate", "--stage-times", "1,1,2", "--schedule", "gpipe",
                        "--batches-per-step", "3", "--report", "json")
@@ -838,7 +847,7 @@ def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
 
 
 def test_suggest_takes_device_memory_as_the_command_line_does():
-#suggest 's --device-memory is --memory-per-device; Python' s keyword too.
+    # suggest's --device-memory is --memory-per-device; Python's keyword too.
     path = os.path.join(MODELS, "light_squeezenet.onnx")
     if not os.path.exists(path):
         pytest.skip("../shared/models is absent")
