@@ -60,19 +60,12 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
 // a rate of none, a file of no name); only an empty pattern means something
 // (every name).
 CLI::Option* refuse_empty(CLI::Option* added, const option_spec& o) {
-  if (o.value == "REGEX") {
+  std::string why = empty_value_error(o);
+  if (why.empty()) {
     return added;
   }
-  const bool size = o.value == "SIZE";
-  return added->check(CLI::Validator(
-      [size](std::string& v) {
-        if (!v.empty()) {
-          return std::string();
-        }
-        return size ? std::string("an empty size; give one, e.g. 16GiB")
-                    : std::string("an empty value; give one");
-      },
-      ""));
+  return added->check(
+      CLI::Validator([why](const std::string& v) { return v.empty() ? why : std::string(); }, ""));
 }
 
 // `text` split at commas, each element a number; bad_parameter_error naming

@@ -507,3 +507,11 @@ def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
     assert "ends in '/'" in r.stderr and not (tmp_path / "new").exists()
     r = run("draw", "--input-model", tmp_path / "d.onnx", "--output", ".", code=2)
     assert "give --output a file name" in r.stderr
+    # A timeline option without --schedule is refused, as simulate refuses it,
+    # not ignored; and zb-h1's weight split with another schedule.
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--virtual-stages", 2, "--output",
+            tmp_path / "v.html", code=1)
+    assert "--virtual-stages describes a training step; give --schedule" in r.stderr
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--schedule", "1f1b", "--weight-share",
+            0.25, "--output", tmp_path / "v.html", code=1)
+    assert "only zb-h1" in r.stderr and not (tmp_path / "v.html").exists()

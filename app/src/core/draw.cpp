@@ -25,6 +25,7 @@
 #include <shardpoint/io/units.hpp>
 
 #include "picture.hpp"
+#include "training.hpp"
 
 namespace shardpoint::app {
 
@@ -76,6 +77,13 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
     throw usage_error("draw plans memory at a given sharded data parallel degree, not auto");
   }
   check_memory_rules(c, 1);
+  // The timeline's run: its training options need a schedule, as simulate's.
+  simulate_request run{.batches_per_step = a.batches_per_step,
+                       .schedule = a.schedule,
+                       .virtual_stages = a.virtual_stages,
+                       .backward_ratio = a.backward_ratio,
+                       .weight_share = a.weight_share};
+  detail::check_applicable(run);
   // Step 1.
   io::output_set outputs;
   source.declare_inputs(outputs);
@@ -106,12 +114,7 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   in.lay_out = a.report.lay_out;
   in.most_nodes_drawn = a.most_nodes_drawn;
   out.picture = detail::picture_of(source, result, in);
-  const simulate_request run{.batches_per_step = a.batches_per_step,
-                             .schedule = a.schedule,
-                             .virtual_stages = a.virtual_stages,
-                             .backward_ratio = a.backward_ratio,
-                             .weight_share = a.weight_share,
-                             .micro_batch_size = c.micro_batch_size};
+  run.micro_batch_size = c.micro_batch_size; // the memory plan's, for the bars too
   detail::add_run(out.picture, source, result, cost, run);
   pipeline_options checks; // as simulate runs the timeline: PopRT's rules with pipelining
   checks.enable_pipelining = result.has_stages();

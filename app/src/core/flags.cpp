@@ -68,9 +68,18 @@ std::string choice_error(const option_spec& o, const std::string& value) {
   return io::quote(value) + " is not one of " + list;
 }
 
+std::string empty_value_error(const option_spec& o) {
+  if (o.value == "REGEX") {
+    return {};
+  }
+  return o.value == "SIZE" ? "an empty size; give one, e.g. 16GiB" : "an empty value; give one";
+}
+
 void check_option(const option_spec& o, std::string_view name, const std::string& value) {
+  // A size (the memory planner's) is refused empty here too; other text a
+  // program gives empty means "not given" to its request.
   if (o.value == "SIZE" && value.empty()) {
-    throw bad_parameter_error(std::string(name) + ": an empty size; give one, e.g. 16GiB");
+    throw bad_parameter_error(std::string(name) + ": " + empty_value_error(o));
   }
   if (const auto why = choice_error(o, value); !why.empty()) {
     throw bad_parameter_error(std::string(name) + ": " + why);

@@ -13,6 +13,7 @@
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/app/errors.hpp>
+#include <shardpoint/app/option_schema.hpp>
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/metrics.hpp>
@@ -242,6 +243,37 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
   }
   out.warnings = std::move(warnings);
   return out;
+}
+
+void check_applicable(const simulate_request& a) {
+  const simulate_request plain;
+  if (a.schedule.empty()) {
+    for (const auto& [given, o] :
+         {std::pair{a.virtual_stages != plain.virtual_stages, opt::virtual_stages},
+          std::pair{a.backward_ratio != plain.backward_ratio, opt::backward_ratio},
+          std::pair{a.weight_share != plain.weight_share, opt::weight_share},
+          std::pair{!a.backward_times.empty(), opt::backward_times},
+          std::pair{!a.weight_times.empty(), opt::weight_times},
+          std::pair{a.recompute, opt::recompute},
+          std::pair{a.micro_batch_size != plain.micro_batch_size, opt::micro_batch_size}}) {
+      if (given) {
+        throw usage_error(std::string(o.flag) +
+                          " describes a training step; give --schedule (or drop it)");
+      }
+    }
+  } else if (a.queue_depth != plain.queue_depth) {
+    throw usage_error("--queue-depth is for forward passes (the entries queued between "
+                      "stages); a training schedule has its own micro-batches in flight");
+  } else if (a.schedule != "zb-h1" &&
+             (a.weight_share != plain.weight_share || !a.weight_times.empty())) {
+    throw usage_error(std::string(a.weight_times.empty() ? "--weight-share" : "--weight-times") +
+                      " splits the weight gradient from the backward, which only zb-h1 "
+                      "schedules apart; give --schedule zb-h1 (or drop it)");
+  }
+  if (a.mode != "threads" && a.unit_us != plain.unit_us) {
+    throw usage_error("--unit-us is the length of a cost unit in --mode threads; the virtual "
+                      "mode counts in cost units");
+  }
 }
 
 } // namespace shardpoint::app::detail

@@ -35,6 +35,13 @@
 
 namespace shardpoint::app::detail {
 
+/// Refuses (usage_error) an option of the other kind of run, which would be
+/// silently ignored: a training option without a schedule, the forward
+/// queue's depth with one, zb-h1's weight split with another schedule,
+/// --unit-us outside threads mode. A value equal to its default cannot be
+/// told from none given. simulate's and draw's.
+void check_applicable(const simulate_request& a);
+
 /// The stage times of `plan` (step 1), activation bytes from `activations`
 /// (a node's, for a micro-batch) as `result` stages the nodes of `graph`.
 std::vector<runtime::stage_times> training_stages(const runtime::pipeline_plan& plan,

@@ -79,6 +79,11 @@ std::vector<std::string> choices_of(const option_spec& o);
 /// command line and of check_option.
 std::string choice_error(const option_spec& o, const std::string& value);
 
+/// Why an empty value of `o` is a mistake ("an empty size; give one, e.g.
+/// 16GiB"), never "not given"; empty for the one kind an empty value means
+/// something to (a REGEX: every name).
+std::string empty_value_error(const option_spec& o);
+
 /// `value` against `o`'s choices and range; bad_parameter_error naming it as
 /// `name` (the flag, or the Python keyword) otherwise -- for every caller
 /// that does not parse a command line. Text values are checked against the
