@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <string_view>
@@ -97,9 +98,12 @@ std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
 node_graph build_graph(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
   node_graph out;
-  // Keys view the model's own strings, which outlive this function; the
-  // graph keeps its own copies in out.tensors.
+  // Keys view strings that outlive this function: the model's own, and the
+  // copies below of names a subgraph reads from outside itself (node_reads
+  // collects copies, gone with their set); the graph keeps its own copies
+  // in out.tensors.
   std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::deque<std::string> read_by_subgraphs; // stays put as it grows
   ids.reserve(2 * n);
   const auto intern = [&](std::string_view name) {
     const auto [it, fresh] = ids.try_emplace(name, static_cast<std::uint32_t>(out.tensors.size()));
@@ -142,7 +146,9 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
       name_set names;
       node_reads(node, top_locals, names);
       for (const auto& t : names) {
-        reads.push_back(intern(t));
+        const auto known = ids.find(t);
+        reads.push_back(known != ids.end() ? known->second
+                                           : intern(read_by_subgraphs.emplace_back(t)));
       }
     } else {
       for (const auto& t : node.input()) {

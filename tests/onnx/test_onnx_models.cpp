@@ -224,6 +224,45 @@ TEST_CASE("subgraph reads, nested, with shadowing, in a model built here") {
   CHECK(sources == std::vector<std::size_t>{0, 1});
 }
 
+TEST_CASE("a name read first inside a subgraph is one tensor to every later reader") {
+  // The If's branch is the first to read a weight of a long (heap-held)
+  // name and a graph input; top-level nodes read both after it. Found by
+  // fuzz_commands: the name's key outlived the copy it viewed (a
+  // use-after-free under ASan, and two ids for one tensor without it).
+  const std::string weight = "a.weight.whose.name.is.longer.than.small.strings";
+  auto m = onnx_test::make_model({}, {"out"});
+  auto& g = *m.mutable_graph();
+  auto& iff = *g.add_node();
+  iff.set_name("if");
+  iff.set_op_type("If");
+  iff.add_input("x");
+  iff.add_output("branch_out");
+  auto& branch = *iff.add_attribute();
+  branch.set_name("then_branch");
+  branch.set_type(::onnx::AttributeProto::GRAPH);
+  auto& inside = *branch.mutable_g()->add_node();
+  inside.set_op_type("Add");
+  inside.add_input(weight);
+  inside.add_input("x_is_also_read_from_the_branch_first");
+  inside.add_output("sum");
+  for (int k = 0; k < 40; ++k) { // readers after it, with names of their own between
+    auto& n = *g.add_node();
+    n.set_name("reader" + std::to_string(k));
+    n.set_op_type("Add");
+    n.add_input(k % 2 == 0 ? weight : "x_is_also_read_from_the_branch_first");
+    n.add_input("branch_out");
+    n.add_output(k == 39 ? "out" : "tensor_of_a_longer_name_number_" + std::to_string(k));
+  }
+  const auto nodes = sp::build_graph(g);
+  const std::set<std::string> distinct(nodes.tensors.begin(), nodes.tensors.end());
+  CHECK(distinct.size() == nodes.tensors.size());
+  CHECK(std::count(nodes.tensors.begin(), nodes.tensors.end(), weight) == 1);
+  for (std::size_t v = 1; v < nodes.read_offsets.size() - 1; ++v) {
+    const auto names = nodes.read_names(v);
+    CHECK(std::count(names.begin(), names.end(), "branch_out") == 1);
+  }
+}
+
 TEST_CASE("node lists that are not topologically ordered are sharded correctly") {
   // b reads a's output but comes first in the file.
   auto m = onnx_test::make_model(
