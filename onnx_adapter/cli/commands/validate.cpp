@@ -21,11 +21,8 @@ int run(const validate_options& a) {
 } // namespace
 
 action add_validate(CLI::App& app) {
-  auto a = std::make_shared<validate_options>();
-  a->pipeline.batches_enable_pipelining = true;
-  add_options(*app.add_subcommand("validate", "Check the sharding attributes already in a model"),
-              *a);
-  return [a] { return run(*a); };
+  return add_command<validate_options>(app, "validate",
+                                       "Check the sharding attributes already in a model", run);
 }
 
 } // namespace shardpoint::cli

@@ -88,7 +88,13 @@ shard_file_outcome shard_file(const shard_options& a);
 struct validate_options {
   std::string model;
   std::string_view data; ///< the bindings' model bytes, instead of `model`
-  pipeline_flags pipeline;
+  /// --batches-per-step alone turns the pipelining checks on, as validate
+  /// has it.
+  pipeline_flags pipeline = [] {
+    pipeline_flags p;
+    p.batches_enable_pipelining = true;
+    return p;
+  }();
   report_flag report;
   shape_flags shapes; ///< the report's crossing bytes measured with them
 };
