@@ -41,6 +41,27 @@ struct node_spec {
   std::string op = "Relu";
 };
 
+/// A graph-valued attribute `attribute` ("then_branch", "else_branch", "body")
+/// of `node`: its graph, to fill.
+inline ::onnx::GraphProto& add_branch(::onnx::NodeProto& node, const std::string& attribute) {
+  auto& a = *node.add_attribute();
+  a.set_name(attribute);
+  a.set_type(::onnx::AttributeProto::GRAPH);
+  return *a.mutable_g();
+}
+
+/// An If node `name` reading `condition` and writing `output`, appended to
+/// `g`: its then_branch, to fill.
+inline ::onnx::GraphProto& add_if(::onnx::GraphProto& g, const std::string& name,
+                                  const std::string& condition, const std::string& output) {
+  auto& n = *g.add_node();
+  n.set_name(name);
+  n.set_op_type("If");
+  n.add_input(condition);
+  n.add_output(output);
+  return add_branch(n, "then_branch");
+}
+
 /// A float model: graph input "x" [1, 4], the given nodes, outputs as named.
 inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
                                      const std::vector<std::string>& outputs) {

@@ -185,15 +185,7 @@ TEST_CASE("subgraph reads, nested, with shadowing, in a model built here") {
   auto m = onnx_test::make_model(
       {{"n0", {"x"}, {"t0"}}, {"n0b", {"x"}, {"t1"}}, {"n2", {"x"}, {"t2"}}}, {"t2"});
   auto& g = *m.mutable_graph();
-  auto& iff = *g.add_node();
-  iff.set_name("if");
-  iff.set_op_type("If");
-  iff.add_input("x");
-  iff.add_output("y");
-  auto& branch = *iff.add_attribute();
-  branch.set_name("then_branch");
-  branch.set_type(::onnx::AttributeProto::GRAPH);
-  auto& bg = *branch.mutable_g();
+  auto& bg = onnx_test::add_if(g, "if", "x", "y");
   auto& local = *bg.add_node();
   local.set_op_type("Relu");
   local.add_input("t0");
@@ -204,10 +196,7 @@ TEST_CASE("subgraph reads, nested, with shadowing, in a model built here") {
   use.add_output("y_then");
   auto& nested = *bg.add_node();
   nested.set_op_type("If");
-  auto& inner = *nested.add_attribute();
-  inner.set_name("else_branch");
-  inner.set_type(::onnx::AttributeProto::GRAPH);
-  auto& deep = *inner.mutable_g()->add_node();
+  auto& deep = *onnx_test::add_branch(nested, "else_branch").add_node();
   deep.set_op_type("Relu");
   deep.add_input("t1");
   deep.add_output("z");
@@ -232,15 +221,7 @@ TEST_CASE("a name read first inside a subgraph is one tensor to every later read
   const std::string weight = "a.weight.whose.name.is.longer.than.small.strings";
   auto m = onnx_test::make_model({}, {"out"});
   auto& g = *m.mutable_graph();
-  auto& iff = *g.add_node();
-  iff.set_name("if");
-  iff.set_op_type("If");
-  iff.add_input("x");
-  iff.add_output("branch_out");
-  auto& branch = *iff.add_attribute();
-  branch.set_name("then_branch");
-  branch.set_type(::onnx::AttributeProto::GRAPH);
-  auto& inside = *branch.mutable_g()->add_node();
+  auto& inside = *onnx_test::add_if(g, "if", "x", "branch_out").add_node();
   inside.set_op_type("Add");
   inside.add_input(weight);
   inside.add_input("x_is_also_read_from_the_branch_first");
