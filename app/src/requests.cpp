@@ -54,7 +54,7 @@ namespace {
 std::int64_t dimension(const std::string& flag, const std::string& text) {
   const std::int64_t d = parse_count(flag, text);
   if (d < 1 || d >= (std::int64_t{1} << 31)) {
-    throw bad_parameter_error(flag + " a dimension must be in [1, 2^31), not " + io::quote(text));
+    throw bad_parameter_error(flag + ": a dimension must be in [1, 2^31), not " + io::quote(text));
   }
   return d;
 }
@@ -65,7 +65,7 @@ onnx::input_sizes shape_flags::sizes() const {
   onnx::input_sizes out;
   for (const auto& text : input_shapes) {
     const auto eq = text.rfind('=');
-    const std::string flag = "--input-shape " + io::quote(text) + ":";
+    const std::string flag = "--input-shape " + io::quote(text);
     std::vector<std::int64_t> dims;
     std::string rest = eq == std::string::npos ? text : text.substr(eq + 1);
     for (std::size_t at = 0; at <= rest.size();) {
@@ -74,7 +74,7 @@ onnx::input_sizes shape_flags::sizes() const {
       at = comma + 1;
     }
     if (eq == 0) {
-      throw bad_parameter_error(flag + " give NAME=D0,D1,... or D0,D1,...");
+      throw bad_parameter_error(flag + ": give NAME=D0,D1,... or D0,D1,...");
     }
     out.shapes.emplace_back(eq == std::string::npos ? "" : text.substr(0, eq), std::move(dims));
   }
@@ -84,7 +84,7 @@ onnx::input_sizes shape_flags::sizes() const {
       throw bad_parameter_error("--dim " + io::quote(text) + ": give SYMBOL=N");
     }
     out.dims.emplace_back(text.substr(0, eq),
-                          dimension("--dim " + io::quote(text) + ":", text.substr(eq + 1)));
+                          dimension("--dim " + io::quote(text), text.substr(eq + 1)));
   }
   return out;
 }

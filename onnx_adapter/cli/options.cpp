@@ -37,6 +37,10 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
         if (whole) {
           std::string why;
           const auto count = read_count(typed, why);
+          const auto decimal = io::read_decimal(typed);
+          if (!count && o.ranged() && decimal && *decimal == std::floor(*decimal)) {
+            return "Value " + typed + " not in range " + range_text(o); // beyond 64 bits
+          }
           if (!count) {
             return why;
           }

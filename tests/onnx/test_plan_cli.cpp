@@ -200,6 +200,11 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "--device-flops 1T " +
                      cluster_flags + emit,
                  2, "--layers: Value 0 not in range 1 to 16777216");
+  expect_failure(dir,
+                 "plan --layers 99999999999999999999 --hidden 8 --sequence 8 --vocabulary 8 "
+                 "--global-batch 8 --device-flops 1T " +
+                     cluster_flags + emit,
+                 2, "--layers: Value 99999999999999999999 not in range 1 to 16777216");
   expect_failure(dir, gpt + cluster_flags + "--device-flops ''" + emit, 2,
                  "--device-flops: an empty value; give one");
   expect_failure(dir, counts + "--devices 2 --device-memory 1GiB --heads 0" + emit, 2,

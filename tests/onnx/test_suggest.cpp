@@ -578,6 +578,8 @@ TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing n
       {"--input-shape 2,4,224,224",
        "shardpoint: error: --input-shape 2,4,224,224: dimension 1 of input 'data' is fixed at 3\n"},
       {"--dim N=0", "shardpoint: error: --dim 'N=0': a dimension must be in [1, 2^31), not '0'\n"},
+      {"--dim N=0x10", "shardpoint: error: --dim 'N=0x10': '0x10' is not a whole number (e.g. 8, "
+                       "1e6)\n"},
       // One size per symbol and one shape per input, whichever flags say it.
       {"--dim N=2 --dim N=4", "shardpoint: error: --dim 'N'=4: dimension 'N' is also given as 2\n"},
       {"--input-shape data=1,3,224,224 --dim N=2",
