@@ -246,15 +246,7 @@ layout lay_out(const Ref& g, const Cost& cost, const Memory& memory, const Bytes
             cat("shardpoint: memory item ", k, " has a negative or non-finite size"));
       }
     }
-    for (std::size_t v = 0; v < n; ++v) {
-      for (auto it : memory.used[v]) {
-        if (it >= memory.bytes.size()) {
-          throw bad_input_error(cat("shardpoint: ", g.describe(v), " uses memory item ", it, " of ",
-                                    memory.bytes.size()),
-                                v);
-        }
-      }
-    }
+    check_uses<bad_input_error>(g, memory.used, memory.bytes.size(), "memory item");
     L.items = &memory;
     compute_reach(L);
   }

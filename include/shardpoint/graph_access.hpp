@@ -240,6 +240,20 @@ R with_access(const G& g, F&& f) {
   }
 }
 
+/// Every item a vertex of `a` uses (`used[v]`, by vertex index) is one of
+/// `items`; otherwise an Error naming the vertex: "<vertex> uses <what> k of
+/// N". For the item lists (memory items, parameters) the callers are given.
+template <class Error, class Ref, class Uses>
+void check_uses(const Ref& a, const Uses& used, std::size_t items, const char* what) {
+  for (std::size_t v = 0; v < used.size(); ++v) {
+    for (auto k : used[v]) {
+      if (k >= items) {
+        throw Error(cat("shardpoint: ", a.describe(v), " uses ", what, " ", k, " of ", items), v);
+      }
+    }
+  }
+}
+
 /// A point converted to G's vertex type.
 template <class G, class P>
 sharding_point<vertex_t<G>> to_point(const P& p) {

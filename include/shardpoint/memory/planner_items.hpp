@@ -52,15 +52,9 @@ memory_items items(const Ref& a, const parameter_uses& params, const Produced& p
                                   : std::min(config.micro_batches, stages);
   out.used.resize(n);
   const auto first_output = static_cast<std::uint32_t>(out.bytes.size());
+  check_uses<bad_parameter_error>(a, params.used, params.tensors.size(), "parameter");
   for (std::size_t v = 0; v < n; ++v) {
-    for (auto t : params.used[v]) {
-      if (t >= params.tensors.size()) {
-        throw bad_parameter_error(cat("shardpoint: ", a.describe(v), " uses parameter ", t, " of ",
-                                      params.tensors.size()),
-                                  v);
-      }
-      out.used[v].push_back(t);
-    }
+    out.used[v].assign(params.used[v].begin(), params.used[v].end());
     const auto b = static_cast<std::int64_t>(a.read(produced, v));
     out.bytes.push_back(static_cast<double>(mul(b, copies)));
     out.used[v].push_back(first_output + static_cast<std::uint32_t>(v));
