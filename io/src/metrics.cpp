@@ -9,6 +9,7 @@
 #include "json_support.hpp"
 
 #include <shardpoint/io/metrics.hpp>
+#include <shardpoint/runtime/session.hpp>
 #include <shardpoint/runtime/trace.hpp>
 
 // A run's rows in JSON: each field under its own name (nlohmann's
@@ -49,7 +50,13 @@ std::string to_table(const runtime::run_metrics& m, const std::vector<std::strin
   }
   os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
      << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
-  os << "\ntimeline (a row per device, digits are stages, '.' is idle):\n" << runtime::timeline(m);
+  if (m.items.empty()) { // not kept: a longer run than a timeline holds
+    os << "\ntimeline: not drawn (more than " << runtime::most_kept_items
+       << " stage micro-batches; give fewer --batches-per-step to see one)\n";
+  } else {
+    os << "\ntimeline (a row per device, digits are stages, '.' is idle):\n"
+       << runtime::timeline(m);
+  }
   os << detail::estimates_table(estimates);
   return os.str();
 }

@@ -15,17 +15,49 @@
 
 namespace shardpoint::io {
 
-std::optional<double> read_decimal(std::string_view text) {
+namespace {
+
+// `text` without a leading '+' (from_chars reads a minus sign only), read
+// whole as a decimal; the error from_chars gives, or errc::invalid_argument
+// where it does not read all of it.
+std::errc decimal(std::string_view text, double& value) {
   if (text.starts_with('+') && !text.substr(1).starts_with('-')) {
-    text.remove_prefix(1); // from_chars reads a minus sign only
+    text.remove_prefix(1);
   }
-  double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
-      !std::isfinite(value)) {
+  return text.empty() || end != text.data() + text.size() ? std::errc::invalid_argument : ec;
+}
+
+// An out-of-range decimal's magnitude is too small when its exponent is
+// negative ("1e-400"), else too large ("1e400", 400 digits).
+bool exponent_negative(std::string_view text) {
+  const auto e = text.find_first_of("eE");
+  return e != std::string_view::npos && text.substr(e + 1).starts_with('-');
+}
+
+} // namespace
+
+std::optional<double> read_decimal(std::string_view text) {
+  double value = 0;
+  if (decimal(text, value) != std::errc() || !std::isfinite(value)) {
     return std::nullopt;
   }
   return value;
+}
+
+bool decimal_overflows(std::string_view text) {
+  double value = 0;
+  return decimal(text, value) == std::errc::result_out_of_range && !exponent_negative(text);
+}
+
+std::string decimal_error(std::string_view text) {
+  double value = 0;
+  if (decimal(text, value) != std::errc::result_out_of_range) {
+    return quote(text) + " is not a number";
+  }
+  return quote(text) + (exponent_negative(text)
+                            ? " is below a double's smallest (about 2.2e-308); give 0"
+                            : " is beyond a double's range (about 1.8e308)");
 }
 
 std::optional<double> parse_bytes(std::string_view text) {

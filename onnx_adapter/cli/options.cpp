@@ -2,10 +2,10 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <type_traits>
 
 #include <shardpoint/detail/text.hpp>
@@ -38,7 +38,8 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
           std::string why;
           const auto count = read_count(typed, why);
           const auto decimal = io::read_decimal(typed);
-          if (!count && o.ranged() && decimal && *decimal == std::floor(*decimal)) {
+          if (!count && o.ranged() &&
+              (decimal ? *decimal == std::floor(*decimal) : io::decimal_overflows(typed))) {
             return "Value " + typed + " not in range " + range_text(o); // beyond 64 bits
           }
           if (!count) {
@@ -49,7 +50,7 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
         } else {
           const auto decimal = io::read_decimal(typed); // as read_count: decimal only
           if (!decimal) {
-            return "'" + typed + "' is not a number";
+            return io::decimal_error(typed);
           }
           value = *decimal;
         }
@@ -72,8 +73,10 @@ CLI::Option* refuse_empty(CLI::Option* added, const option_spec& o) {
       CLI::Validator([why](const std::string& v) { return v.empty() ? why : std::string(); }, ""));
 }
 
-// `text` split at commas, each element a number; bad_parameter_error naming
-// `flag` for an empty element or one that is not a number.
+// `text` split at commas, each element a number read as every number is
+// (a double by io::read_decimal, a whole number by read_count);
+// bad_parameter_error naming `flag` for an empty element or one that is not
+// a number.
 template <class T>
 std::vector<T> list_of(const std::string& flag, const std::string& text) {
   std::vector<T> out;
@@ -81,15 +84,20 @@ std::vector<T> list_of(const std::string& flag, const std::string& text) {
   while (true) {
     const auto to = std::min(text.find(',', from), text.size());
     const std::string item = text.substr(from, to - from);
-    T value{};
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size()) {
-      throw bad_parameter_error(
-          flag + ": " +
-          (item.empty() ? std::string("an empty value") : io::quote(item) + " is not a number") +
-          " in " + io::quote(text));
+    std::string why = "an empty value";
+    std::optional<T> value;
+    if (!item.empty()) {
+      if constexpr (std::is_floating_point_v<T>) {
+        value = io::read_decimal(item);
+        why = value ? "" : io::decimal_error(item);
+      } else {
+        value = read_count(item, why);
+      }
     }
-    out.push_back(value);
+    if (!value) {
+      throw bad_parameter_error(flag + ": " + why + " in " + io::quote(text));
+    }
+    out.push_back(*value);
     if (to == text.size()) {
       return out;
     }

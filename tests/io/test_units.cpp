@@ -1,5 +1,6 @@
 // Byte sizes as people write them.
 #include <doctest/doctest.h>
+#include <string>
 
 #include <shardpoint/io/units.hpp>
 
@@ -37,6 +38,24 @@ TEST_CASE("decimal numbers, all of the text, and nothing the C library reads bes
     CAPTURE(bad);
     CHECK_FALSE(read_decimal(bad).has_value());
   }
+}
+
+TEST_CASE("why a text is not a decimal number: not one, or beyond a double") {
+  using shardpoint::io::decimal_error;
+  using shardpoint::io::decimal_overflows;
+  CHECK(decimal_error("x") == "'x' is not a number");
+  CHECK(decimal_error("nan") == "'nan' is not a number");
+  CHECK(decimal_error("1e400x") == "'1e400x' is not a number");
+  CHECK(decimal_error("1e400") == "'1e400' is beyond a double's range (about 1.8e308)");
+  CHECK(decimal_error("+1e400") == "'+1e400' is beyond a double's range (about 1.8e308)");
+  CHECK(
+      decimal_error(std::string(400, '9')).ends_with("is beyond a double's range (about 1.8e308)"));
+  CHECK(decimal_error("-1E-400") ==
+        "'-1E-400' is below a double's smallest (about 2.2e-308); give 0");
+  CHECK(decimal_overflows("-1e400"));
+  CHECK_FALSE(decimal_overflows("1e-400"));
+  CHECK_FALSE(decimal_overflows("1e300"));
+  CHECK_FALSE(decimal_overflows("x"));
 }
 
 TEST_CASE("human-readable sizes") {

@@ -186,6 +186,7 @@ inline void expect_failure(const temp_dir& dir, const std::string& args, int cod
   const auto before = dir.files();
   const auto r = shardpoint_cli(args, dir.path());
   CAPTURE(args);
+  CAPTURE(r.err);
   CHECK(r.code == code);
   CHECK(r.out.empty());
   CHECK(r.err.find(message) != std::string::npos);

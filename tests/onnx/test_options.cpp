@@ -224,16 +224,26 @@ public:
       const double low = o.ranged() ? o.min : 1;
       CHECK(parsed<T>(o, std::to_string(static_cast<long long>(low)) + "e0") ==
             "=" + std::to_string(static_cast<long long>(low)));
-      for (const std::string bad : {"", "2.5", "0x1", "1e400"}) {
+      for (const std::string bad : {"", "2.5", "0x1"}) {
         CAPTURE(bad);
         const std::string error = parsed<T>(o, bad);
         CHECK(error.find(std::string(o.flag) + ": '" + bad + "' is ") == 0);
       }
+      // Beyond a double: out of the option's range, or too large a count.
+      CHECK(parsed<T>(o, "1e400") == std::string(o.flag) + ": " +
+                                         (o.ranged()
+                                              ? "Value 1e400 not in range " + app::range_text(o)
+                                              : "'1e400' is too large (it must be below 4.6e18)"));
       ++wholes;
     } else if constexpr (std::is_floating_point_v<V>) {
       for (const std::string bad : {"", "nan", "1x", "0x10", " 4", "inf"}) {
         CHECK(parsed<T>(o, bad) == std::string(o.flag) + ": '" + bad + "' is not a number");
       }
+      CHECK(parsed<T>(o, "1e400") ==
+            std::string(o.flag) + ": '1e400' is beyond a double's range (about 1.8e308)");
+      CHECK(parsed<T>(o, "-1e-400") == std::string(o.flag) +
+                                           ": '-1e-400' is below a double's smallest (about "
+                                           "2.2e-308); give 0");
     } else if constexpr (std::is_same_v<T, std::string> ||
                          std::is_same_v<T, std::vector<std::string>>) {
       // Only a pattern takes "" (every name); a file, a size, a rate, a

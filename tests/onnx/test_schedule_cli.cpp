@@ -185,6 +185,28 @@ TEST_CASE("placement: stages on the schedule's devices, or exit 3 naming the sta
                  "4 stages are not 3 virtual stages a device");
 }
 
+TEST_CASE("a forward run too long for a timeline says so; its trace is refused, not empty") {
+  temp_dir dir;
+  sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
+  const std::string base =
+      "simulate --input-model " + q(dir / "resnet50.onnx") + " --manual-sharding-config " +
+      q(fs::path(SHARDPOINT_SOURCE_DIR) / "examples/resnet50/shard.yaml") + " --batches-per-step ";
+  // 4 stages x 1,000,000 micro-batches: kept, drawn (B a multiple of the 4
+  // stages, as PopRT's rules want).
+  auto r = shardpoint_cli(base + "1000000", dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("timeline (a row per device") != std::string::npos);
+  // More: the metrics, and a line saying why there is no timeline.
+  r = shardpoint_cli(base + "1000004", dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("makespan ") != std::string::npos);
+  CHECK(r.out.find("timeline: not drawn (more than 4000000 stage micro-batches") !=
+        std::string::npos);
+  expect_failure(dir, base + "1000004 --trace " + q(dir / "t.json"), 2,
+                 "--trace: 4 stages x 1000004 micro-batches are more operations than a trace "
+                 "keeps (4000000)");
+}
+
 TEST_CASE("an option of the other kind of run is refused, never ignored") {
   temp_dir dir;
   sp::save_model(sp::synth_resnet50(), dir / "resnet50.onnx");
@@ -203,6 +225,11 @@ TEST_CASE("an option of the other kind of run is refused, never ignored") {
                  "--queue-depth is for forward passes");
   expect_failure(dir, base + "--schedule 1f1b --weight-share 0.25", 1,
                  "--weight-share splits the weight gradient from the backward, which only zb-h1");
+  for (const char* schedule : {"gpipe", "1f1b", "zb-h1"}) {
+    expect_failure(dir, base + "--schedule " + schedule + " --virtual-stages 2", 1,
+                   "--virtual-stages puts several stages on a device, which only the "
+                   "interleaved schedule runs");
+  }
   expect_failure(dir, base + "--unit-us 5", 1, "--unit-us is the length of a cost unit");
   // Each is taken by its own kind of run.
   CHECK(shardpoint_cli(base + "--schedule 1f1b --micro-batch-size 4", dir.path()).code == 0);
@@ -241,8 +268,8 @@ TEST_CASE("bad input: one line, its exit code, no output") {
                  "zb-h1 needs at least as many micro-batches (2) as devices (3)");
   expect_failure(dir, "simulate --stage-times 1,-1 --schedule 1f1b --batches-per-step 2" + t, 2,
                  "stage 1's time must be in [0, 1e12], not -1");
-  expect_failure(dir, "simulate --stage-times 1,nan --schedule 1f1b --batches-per-step 2" + t, 2,
-                 "stage 1's time must be in [0, 1e12], not nan");
+  expect_failure(dir, "simulate --stage-times 1,2e12 --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "stage 1's time must be in [0, 1e12], not 2000000000000");
   expect_failure(dir,
                  "simulate --stage-times 1,1 --activation-bytes 1,2,3 --schedule 1f1b "
                  "--batches-per-step 2" +
@@ -276,6 +303,24 @@ TEST_CASE("bad input: one line, its exit code, no output") {
                  "--stage-times: an empty value in '1,1,'");
   expect_failure(dir, "simulate --stage-times 1,x --schedule 1f1b --batches-per-step 2" + t, 2,
                  "--stage-times: 'x' is not a number in '1,x'");
+  // Each element read as every number is: '+4' is 4, nan and 1e400 are not
+  // numbers a double holds, a count list takes 1e3.
+  CHECK(run_json("simulate --stage-times 1,+4 --schedule 1f1b --batches-per-step 2",
+                 dir)["stages"][1]["forward"] == 4.0);
+  expect_failure(dir, "simulate --stage-times 1,nan --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: 'nan' is not a number in '1,nan'");
+  expect_failure(dir, "simulate --stage-times 1,1e400 --schedule 1f1b --batches-per-step 2" + t, 2,
+                 "--stage-times: '1e400' is beyond a double's range (about 1.8e308)");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--backward-ratio 1e400" +
+                     t,
+                 2, "--backward-ratio: '1e400' is beyond a double's range");
+  expect_failure(dir, "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 1e400" + t, 2,
+                 "--batches-per-step: Value 1e400 not in range 1 to 1073741824");
+  CHECK(run_json("simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--activation-bytes 1e3,+5",
+                 dir)["stages"][0]["activation_bytes"] == 1000);
   expect_failure(dir,
                  "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
                  "--backward-times 2" +

@@ -515,3 +515,6 @@ def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
     r = run("draw", "--input-model", tmp_path / "d.onnx", "--schedule", "1f1b", "--weight-share",
             0.25, "--output", tmp_path / "v.html", code=1)
     assert "only zb-h1" in r.stderr and not (tmp_path / "v.html").exists()
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--schedule", "1f1b",
+            "--virtual-stages", 2, "--output", tmp_path / "v.html", code=1)
+    assert "only the interleaved schedule runs" in r.stderr and not (tmp_path / "v.html").exists()

@@ -115,6 +115,9 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
     return whole;
   }
   const auto decimal = io::read_decimal(text);
+  if (!decimal && io::decimal_overflows(text)) {
+    return refuse(" is too large (it must be below 4.6e18)");
+  }
   if (!decimal || *decimal != std::floor(*decimal)) {
     return refuse(" is not a whole number (e.g. 8, 1e6)");
   }

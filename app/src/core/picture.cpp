@@ -341,7 +341,13 @@ void add_run(io::picture& p, model_source& source, const sharding_result& given,
     const rt::session session(plan, rt::device_manager(plan.num_devices));
     rt::run_options run;
     run.micro_batches = m;
-    run.keep_items = plan.stages.size() * static_cast<std::size_t>(m) <= 4'000'000;
+    run.keep_items = plan.stages.size() * static_cast<std::size_t>(m) <= rt::most_kept_items;
+    if (!run.keep_items) {
+      p.notes.push_back(shardpoint::detail::cat(
+          "No timeline: ", plan.stages.size(), " stages x ", m,
+          " micro-batches are more operations than a timeline keeps (", rt::most_kept_items, ")."));
+      return;
+    }
     add_timeline(p, session.run_virtual(run));
     return;
   }

@@ -67,7 +67,14 @@ simulate_outcome run_forward(const runtime::pipeline_plan& plan, const simulate_
   run.micro_batches = a.batches_per_step;
   run.queue_depth = static_cast<std::size_t>(a.queue_depth);
   run.unit = std::chrono::microseconds(a.unit_us);
-  run.keep_items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step) <= 4'000'000;
+  const std::size_t items = plan.stages.size() * static_cast<std::size_t>(a.batches_per_step);
+  run.keep_items = items <= rt::most_kept_items;
+  if (trace != nullptr && !run.keep_items) {
+    throw bad_parameter_error(
+        shardpoint::detail::cat("--trace: ", plan.stages.size(), " stages x ", a.batches_per_step,
+                                " micro-batches are more operations than a trace keeps (",
+                                rt::most_kept_items, "); give fewer --batches-per-step"));
+  }
   if (a.mode == "threads") { // the virtual run first: how long the threads would take
     detail::check_thread_seconds(session.run_virtual(run).makespan, a.unit_us);
   }

@@ -264,6 +264,9 @@ void check_applicable(const simulate_request& a) {
   } else if (a.queue_depth != plain.queue_depth) {
     throw usage_error("--queue-depth is for forward passes (the entries queued between "
                       "stages); a training schedule has its own micro-batches in flight");
+  } else if (a.schedule != "interleaved" && a.virtual_stages != plain.virtual_stages) {
+    throw usage_error("--virtual-stages puts several stages on a device, which only the "
+                      "interleaved schedule runs; give --schedule interleaved (or drop it)");
   } else if (a.schedule != "zb-h1" &&
              (a.weight_share != plain.weight_share || !a.weight_times.empty())) {
     throw usage_error(std::string(a.weight_times.empty() ? "--weight-share" : "--weight-times") +

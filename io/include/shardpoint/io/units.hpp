@@ -17,6 +17,14 @@ namespace shardpoint::io {
 /// beyond a double's range.
 std::optional<double> read_decimal(std::string_view text);
 
+/// Why read_decimal refuses `text`, in the words of every message: "'x' is
+/// not a number", "'1e400' is beyond a double's range (about 1.8e308)",
+/// "'1e-400' is below a double's smallest (about 2.2e-308); give 0".
+std::string decimal_error(std::string_view text);
+
+/// Whether `text` is a decimal number too large for a double (1e400).
+bool decimal_overflows(std::string_view text);
+
 /// "900MiB", "16GB", "1.5 GiB", "4096", "2e9": bytes as a double; decimal
 /// units (kB, MB, GB, TB) are powers of 1000, binary ones (KiB, MiB, GiB,
 /// TiB) of 1024; "B" optional. Nothing for anything else or a negative

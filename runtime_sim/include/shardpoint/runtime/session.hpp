@@ -53,6 +53,10 @@
 
 namespace shardpoint::runtime {
 
+/// The most work items (stages x micro-batches) a run keeps for a timeline
+/// or a trace; a longer run keeps its metrics only.
+inline constexpr std::size_t most_kept_items = 4'000'000;
+
 struct run_options {
   int micro_batches = 1;
   std::size_t queue_depth = 4;
