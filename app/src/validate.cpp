@@ -23,8 +23,10 @@ validate_outcome validate_model(const validate_options& a) {
                           : std::string());
     }
   }
-  const auto r = onnx::make_report(model, nodes, result, out.diagnostics, &sizes);
-  out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  if (a.report.format != "none") { // none: the verdict and the findings alone
+    const auto r = onnx::make_report(model, nodes, result, out.diagnostics, &sizes);
+    out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  }
   return out;
 }
 

@@ -21,14 +21,17 @@ inline constexpr int exit_usage = 1;
 /// request is not supported.
 inline constexpr int exit_input = 2;
 /// The sharding breaks a rule (validation failed, cannot run as a pipeline,
-/// does not fit in memory); nothing is written unless --force.
+/// does not fit in memory); nothing is written (shard and suggest write
+/// anyway with --force).
 inline constexpr int exit_invalid = 3;
 /// A bug in shardpoint: please report it, with the message.
 inline constexpr int exit_internal = 4;
 
+/// The end of every --help: README's table of exit codes.
 inline constexpr const char* exit_codes_help =
-    "Exit codes: 0 success; 1 usage error; 2 bad input (file, model, config, parameter); 3 "
-    "validation failed (nothing written unless --force); 4 internal error (a bug).";
+    "Exit codes: 0 success; 1 usage error; 2 bad input (file, model, config, parameter); 3 a "
+    "rule broken (validation failed, not runnable as a pipeline, does not fit): nothing written "
+    "(shard and suggest write anyway with --force); 4 internal error (a bug).";
 
 // The application's verdicts (app/errors.hpp): usage_error is exit 1,
 // check_failed exit 3; message_of drops the library's "shardpoint: ".

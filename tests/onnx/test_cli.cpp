@@ -89,6 +89,30 @@ TEST_CASE("--report json, --shard flags, inspect and validate") {
   CHECK(r.code == 3);
   CHECK(r.out.find("too-many-devices") != std::string::npos);
   CHECK(r.out.find("batches-per-step") != std::string::npos);
+  // --report none: the verdict and the findings (stderr), no report.
+  r = shardpoint_cli("validate " + q(f.out) + " --num-ipus 2 --batches-per-step 4 --report none",
+                     f.dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("shardpoint: error [too-many-devices]") != std::string::npos);
+  CHECK(r.err.find("shardpoint: error [batches-per-step]") != std::string::npos);
+  r = shardpoint_cli("validate " + q(f.out) + " --num-ipus 3 --batches-per-step 6 --report none",
+                     f.dir.path());
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("every --help ends with README's exit codes") {
+  temp_dir dir;
+  for (const char* command : {"shard", "validate", "plan", "weights merge"}) {
+    CAPTURE(command);
+    const auto r = shardpoint_cli(std::string(command) + " --help", dir.path());
+    CHECK(r.code == 0);
+    CHECK(r.out.find("3 a rule broken (validation failed, not runnable as a pipeline, does not "
+                     "fit): nothing written (shard and suggest write anyway with --force); 4 "
+                     "internal error (a bug).") != std::string::npos);
+  }
 }
 
 TEST_CASE("validation failure: exit 3 and nothing written, unless --force") {

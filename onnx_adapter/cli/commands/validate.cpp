@@ -14,6 +14,9 @@ namespace {
 
 int run(const validate_options& a) {
   const auto r = validate_model(a);
+  if (a.report.format == "none") {
+    print_findings(r.diagnostics);
+  }
   std::cout << r.report;
   return exit_code(verdict_of(r));
 }

@@ -103,7 +103,7 @@ template <class B>
 void options(B& b, validate_options& a) {
   b(opt::model.saying("Model to check").needed(), a.model);
   options(b, a.pipeline, "Micro-batches per step (turns on the pipelining checks)");
-  options(b, a.report, "table,json");
+  options(b, a.report, "table,json,none");
   options(b, a.shapes);
 }
 
