@@ -49,10 +49,6 @@ std::string layout_name(const runtime::layout& at) {
          std::to_string(at.data) + (at.zero > 0 ? " zero" + std::to_string(at.zero) : "");
 }
 
-nlohmann::json layout_json(const runtime::layout& at) {
-  return at;
-}
-
 } // namespace
 
 std::string to_table(const plan_report& r) {
@@ -139,14 +135,14 @@ std::string to_json(const plan_report& r) {
   j["candidates"] = nlohmann::json::array();
   for (std::size_t i = 0; i < listed(r); ++i) {
     const auto& x = r.result.candidates[i];
-    auto e = layout_json(x.at);
+    nlohmann::json e = x.at;
     e.update(nlohmann::json(x));
     j["candidates"].push_back(std::move(e));
   }
   j["infeasible"] = nlohmann::json::array();
   for (std::size_t i = r.result.feasible; i < r.result.candidates.size(); ++i) {
     const auto& x = r.result.candidates[i];
-    auto e = layout_json(x.at);
+    nlohmann::json e = x.at;
     e["refused_by"] = x.refused_by;
     e["reason"] = x.reason;
     if (x.peak_memory > 0) {
@@ -164,7 +160,7 @@ std::string memory_json(const plan_report& r) {
   }
   const auto& best = r.result.candidates.front();
   nlohmann::json j;
-  j["layout"] = layout_json(best.at);
+  j["layout"] = best.at;
   j["device_memory"] = r.cluster.device_memory;
   j["devices"] = nlohmann::json::array();
   for (int g = 0; g < best.at.pipeline; ++g) {
