@@ -180,6 +180,20 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   expect_failure(dir, gpt + cluster + "--force", 1,
                  "--force replaces what --emit or --report-file wrote before; give one");
   expect_failure(dir, gpt + cluster + "--schedules 2f2b" + emit, 2, "2f2b");
+  // A schedule's option with that schedule left out of the search: refused,
+  // not ignored; at its default, or with the schedule searched, taken.
+  expect_failure(dir, gpt + cluster + "--schedules 1f1b --virtual-stages 4" + emit, 1,
+                 "--virtual-stages is the interleaved schedule's, which --schedules leaves out");
+  expect_failure(dir, gpt + cluster + "--schedules gpipe,interleaved --weight-share 0.25" + emit, 1,
+                 "--weight-share is zb-h1's, which --schedules leaves out");
+  CHECK(shardpoint_cli(gpt + cluster + "--schedules 1f1b --virtual-stages 2 --weight-share 0.5",
+                       dir.path())
+            .code == 0);
+  CHECK(shardpoint_cli(gpt + cluster +
+                           "--schedules interleaved,zb-h1 --virtual-stages 4 "
+                           "--weight-share 0.25",
+                       dir.path())
+            .code == 0);
   write_file(dir / "c.yaml", "devices: 8\nnodes: 2\n");
   expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,
                  "c.yaml:2:1: 'nodes' is not a cluster key");

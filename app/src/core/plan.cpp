@@ -296,6 +296,20 @@ rt::search_space space_of(const plan_request& a) {
   if (a.virtual_stages < 2 || a.virtual_stages > 64) {
     throw bad_parameter_error(cat("--virtual-stages must be in [2, 64], not ", a.virtual_stages));
   }
+  // An option of a schedule the search leaves out is refused, never ignored
+  // (as simulate refuses them); one equal to its default changes nothing.
+  const plan_request plain;
+  const auto searched = [&](rt::schedule_kind k) {
+    return std::find(s.schedules.begin(), s.schedules.end(), k) != s.schedules.end();
+  };
+  if (a.virtual_stages != plain.virtual_stages && !searched(rt::schedule_kind::interleaved)) {
+    throw usage_error("--virtual-stages is the interleaved schedule's, which --schedules leaves "
+                      "out; add interleaved (or drop it)");
+  }
+  if (a.weight_share != plain.weight_share && !searched(rt::schedule_kind::zb_h1)) {
+    throw usage_error("--weight-share is zb-h1's, which --schedules leaves out; add zb-h1 (or "
+                      "drop it)");
+  }
   s.interleave = a.virtual_stages;
   s.backward_ratio = a.backward_ratio;
   s.weight_share = a.weight_share;
