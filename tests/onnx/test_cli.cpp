@@ -162,7 +162,7 @@ TEST_CASE("usage errors exit 1") {
   CHECK(shardpoint_cli("inspect " + q(f.model) + " --grep '('", f.dir.path()).code == 2);
   const auto help = shardpoint_cli("--help", f.dir.path());
   CHECK(help.code == 0);
-  CHECK(help.out.find("3 validation failed") != std::string::npos);
+  CHECK(help.out.find("3 a rule broken (validation failed") != std::string::npos);
 }
 
 TEST_CASE("bad models: exit 2, one line, no output") {
