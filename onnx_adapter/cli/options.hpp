@@ -98,6 +98,16 @@ void print_written(const std::vector<std::string>& files);
 /// Validation findings on stderr, one line each.
 void print_findings(const std::vector<diagnostic>& diagnostics);
 
+/// The outcome's report on stdout, and its validation findings on stderr
+/// where the report does not show them (`--report none`, a picture).
+template <class Outcome>
+void print_report(const Outcome& r, const report_flag& how) {
+  std::cout << r.report;
+  if (how.format == "none" || how.picture()) {
+    print_findings(r.diagnostics);
+  }
+}
+
 /// Prints a planning command's outcome -- its warnings, its report on
 /// stdout, `broken` ("shardpoint: " + it, when not empty), the files it
 /// wrote -- and returns the exit code of `v`.

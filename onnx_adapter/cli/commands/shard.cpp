@@ -15,10 +15,7 @@ namespace {
 
 int run(const shard_options& a) {
   const auto r = shard_file(a);
-  if (a.report.format == "none") {
-    print_findings(r.diagnostics);
-  }
-  std::cout << r.report;
+  print_report(r, a.report);
   if (r.written) {
     std::cerr << "shardpoint: wrote " << r.output.string() << '\n';
   } else {

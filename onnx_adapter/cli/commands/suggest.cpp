@@ -16,10 +16,7 @@ namespace {
 int run(const suggest_options& a) {
   const auto r = suggest_split(a);
   print_warnings(r.warnings);
-  std::cout << r.report;
-  if (a.report.picture()) { // the report's findings, where a table would show them
-    print_findings(r.diagnostics);
-  }
+  print_report(r, a.report);
   if (verdict_of(r) == verdict::rule_broken && !a.force) {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
   }
