@@ -23,6 +23,7 @@
 #include <shardpoint/io/detail/json_input.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/text.hpp>
+#include <shardpoint/onnx/tensor_data.hpp>
 #include <shardpoint/onnx/weight_files.hpp>
 
 #include "fd_stream.hpp"
@@ -786,6 +787,37 @@ std::optional<weight_file_kind> weight_file_kind_of(std::string_view bytes) {
 
 namespace {
 
+// A tensor read from `path` as a file can hold it, never trusted: each
+// dimension a count (MindSpore's and safetensors' shapes are whole numbers
+// of at least 0), and exactly the bytes its shape and type need --
+// otherwise the slices cut from it would be read past its end or be
+// silently wrong. Counted with overflow checks (a file can say 2^40 x 2^40).
+void check_stored(const fs::path& path, const std::string& name, const stored_tensor& t) {
+  std::uint64_t elements = 1;
+  for (const std::int64_t d : t.shape) {
+    if (d < 0) {
+      bad(path,
+          "tensor " + io::quote(name) + " has a negative dimension (" + std::to_string(d) + ")");
+    }
+    if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(d), &elements)) {
+      bad(path, "tensor " + io::quote(name) + " has more elements than a file can hold");
+    }
+  }
+  const std::optional<std::size_t> size = onnx::element_bytes(t.onnx_type);
+  std::uint64_t bytes = 0;
+  if (!size || __builtin_mul_overflow(elements, std::uint64_t{*size}, &bytes)) {
+    bad(path, "tensor " + io::quote(name) + " has more bytes than a file can hold");
+  }
+  if (bytes != t.data.size()) {
+    std::string shape;
+    for (const std::int64_t d : t.shape) {
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    }
+    bad(path, "tensor " + io::quote(name) + " holds " + std::to_string(t.data.size()) +
+                  " bytes; its shape [" + shape + "] needs " + std::to_string(bytes));
+  }
+}
+
 // A safetensors file's tensors: an 8-byte little-endian header size, the
 // JSON header (dtype, shape, data_offsets), the data.
 std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
@@ -801,8 +833,11 @@ std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
   if (n > data.size() - 8) {
     bad(path, "not a safetensors file (its header runs past the end)");
   }
+  // A key given twice is refused (nlohmann keeps the last), as in every JSON
+  // shardpoint reads.
+  const auto header = io::detail::parse_json<nlohmann::json>(std::string_view(data).substr(8, n),
+                                                             io::quote(path.string()) + " header");
   try {
-    const auto header = nlohmann::json::parse(data.substr(8, n));
     const std::size_t base = 8 + n;
     for (const auto& [name, v] : header.items()) {
       if (name == "__metadata__") {
@@ -815,12 +850,18 @@ std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
                       ", which shardpoint does not read");
       }
       t.onnx_type = *type;
-      t.shape = v.at("shape").get<std::vector<std::int64_t>>();
+      for (const auto& d : v.at("shape")) { // whole numbers: 8.5 is not a dimension
+        if (!d.is_number_integer()) {
+          bad(path, "tensor " + io::quote(name) + " has a dimension that is not a whole number");
+        }
+        t.shape.push_back(d.get<std::int64_t>());
+      }
       const auto offsets = v.at("data_offsets").get<std::vector<std::uint64_t>>();
       if (offsets.size() != 2 || offsets[0] > offsets[1] || base + offsets[1] > data.size()) {
         bad(path, "tensor '" + name + "' has data offsets past the end");
       }
       t.data = data.substr(base + offsets[0], offsets[1] - offsets[0]);
+      check_stored(path, name, t);
       out.emplace(name, std::move(t));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -875,6 +916,9 @@ std::map<std::string, stored_tensor> read_checkpoint(const fs::path& path,
       it->second.data.append(piece.data);
     }
   });
+  for (const auto& [name, t] : out) {
+    check_stored(path, name, t);
+  }
   return out;
 }
 

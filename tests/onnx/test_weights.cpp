@@ -784,3 +784,90 @@ TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, 
   CHECK(r.err.find("(a hard link)") != std::string::npos);
   CHECK(onnx_test::read_file(r1) == bytes1);
 }
+
+namespace {
+
+// A safetensors file of `header` (JSON) and `data_bytes` zero bytes.
+std::string safetensors_bytes(const std::string& header, std::size_t data_bytes) {
+  std::string out(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  }
+  return out + header + std::string(data_bytes, '\0');
+}
+
+} // namespace
+
+TEST_CASE("weight files whose shapes and bytes disagree are refused, naming the tensor") {
+  temp_dir dir;
+  const auto file = dir / "w.safetensors";
+  const auto read = [&](const std::string& header, std::size_t bytes) {
+    onnx_test::write_file(file, safetensors_bytes(header, bytes));
+    return shardpoint::weights::read_weights(file);
+  };
+  const auto tensor = [](const std::string& shape, std::size_t bytes) {
+    return R"({"w": {"dtype": "F32", "shape": [)" + shape + R"(], "data_offsets": [0, )" +
+           std::to_string(bytes) + "]}}";
+  };
+  CHECK(read(tensor("8,8", 256), 256).at("w").shape == std::vector<std::int64_t>{8, 8});
+  CHECK(read(tensor("0,8", 0), 0).at("w").data.empty());
+  const std::string named = "'" + file.string() + "': tensor 'w' ";
+  // Fewer or more bytes than the shape needs: slices would be cut past the
+  // end (exit 4 in split) or silently wrong (a merge of the wrong shape).
+  CHECK_THROWS_WITH_AS(read(tensor("4,8", 256), 256),
+                       (named + "holds 256 bytes; its shape [4,8] needs 128").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(read(tensor("16,8", 256), 256),
+                       (named + "holds 256 bytes; its shape [16,8] needs 512").c_str(),
+                       shardpoint::bad_input_error);
+  // Shapes no tensor has: negative, overflowing, fractional.
+  CHECK_THROWS_WITH_AS(read(tensor("-1,8", 256), 256),
+                       (named + "has a negative dimension (-1)").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(read(tensor("2147483648,2147483648", 256), 256),
+                       (named + "has more bytes than a file can hold").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(read(tensor("4294967296,4294967296,2", 256), 256),
+                       (named + "has more elements than a file can hold").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(read(tensor("8.5,8", 256), 256),
+                       (named + "has a dimension that is not a whole number").c_str(),
+                       shardpoint::bad_input_error);
+  // A key given twice: refused, not the last one kept.
+  CHECK_THROWS_WITH_AS(
+      read(
+          R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})",
+          4),
+      doctest::Contains("key 'w' appears twice in one object"), shardpoint::bad_input_error);
+
+  // A MindSpore checkpoint the same: dims against the content.
+  const auto ckpt = dir / "w.ckpt";
+  const std::string content(256, '\0');
+  const auto checkpoint = [&](std::vector<std::int64_t> shape) {
+    shardpoint::weights::write_checkpoint(
+        ckpt, {{"w", std::move(shape), 1, content.size(),
+                [&](const auto& sink) { sink(content.data(), content.size()); }}});
+    return shardpoint::weights::read_weights(ckpt);
+  };
+  CHECK(checkpoint({8, 8}).at("w").data.size() == 256);
+  const std::string in_ckpt = "'" + ckpt.string() + "': tensor 'w' ";
+  CHECK_THROWS_WITH_AS(checkpoint({4, 8}),
+                       (in_ckpt + "holds 256 bytes; its shape [4,8] needs 128").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(checkpoint({-1, 8}), (in_ckpt + "has a negative dimension (-1)").c_str(),
+                       shardpoint::bad_input_error);
+
+  // Through the command line: exit 2, one line, nothing written (it was an
+  // abort with a temporary folder left, or exit 4).
+  const auto model = dir / "d.onnx";
+  sp::save_model(sp::synth_decoder(1), model);
+  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(model) +
+                             " --tensor-parallel 2 --output-dir " + q(dir / "s"),
+                         dir.path())
+              .code == 0);
+  onnx_test::write_file(file, safetensors_bytes(tensor("-1,8", 256), 256));
+  onnx_test::expect_failure(dir,
+                            "weights split --from-weights " + q(file) + " --strategy-dir " +
+                                q(dir / "s") + " --output-dir " + q(dir / "r"),
+                            2, "tensor 'w' has a negative dimension (-1)");
+}
