@@ -77,7 +77,8 @@ std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
 
 namespace {
 
-// The devices of a stage, the same for every parameter of every stage.
+// The devices of a stage, the same for every parameter of every stage; at
+// most most_ranks in all.
 std::int64_t devices_of(const std::vector<weights::stage_strategy>& strategies) {
   const weights::strategy_entry* first = nullptr;
   for (const auto& s : strategies) {
@@ -94,7 +95,15 @@ std::int64_t devices_of(const std::vector<weights::stage_strategy>& strategies) 
       }
     }
   }
-  return first == nullptr ? 0 : first->layout.devices;
+  const std::int64_t D = first == nullptr ? 0 : first->layout.devices;
+  const auto S = static_cast<std::int64_t>(strategies.size());
+  if (D * S > most_ranks) { // D < 2^31, S a count of files: no overflow
+    throw bad_input_error("the strategies give " + std::to_string(D * S) + " ranks (" +
+                          std::to_string(D) + " devices a stage x " + std::to_string(S) +
+                          " stages), more than shardpoint splits or merges (" +
+                          std::to_string(most_ranks) + ")");
+  }
+  return D;
 }
 
 std::string stages_text(const std::vector<weights::stage_strategy>& strategies) {

@@ -871,3 +871,35 @@ TEST_CASE("weight files whose shapes and bytes disagree are refused, naming the 
                                 q(dir / "s") + " --output-dir " + q(dir / "r"),
                             2, "tensor 'w' has a negative dimension (-1)");
 }
+
+TEST_CASE("a strategy giving more ranks than shardpoint writes is refused before any is written") {
+  // A new user's trial: a 63-byte strategy file of dev_matrix [100000] had
+  // split writing a folder a rank past a minute (2^31 were accepted).
+  temp_dir dir;
+  const auto weights = dir / "w.safetensors";
+  onnx_test::write_file(
+      weights,
+      safetensors_bytes(R"({"w": {"dtype": "F32", "shape": [8], "data_offsets": [0, 32]}})", 32));
+  const auto strategy = [&](const std::string& folder, int devices) {
+    fs::create_directories(dir / folder);
+    onnx_test::write_file(
+        dir / folder / "stage0.json",
+        R"({"current_stage": 0, "parallel_layout_item": {"w": {"dev_matrix": [)" +
+            std::to_string(devices) +
+            R"(], "tensor_map": [-1], "tensor_shape": [8]}}, "parallel_strategy_item": {"w": )"
+            R"({"stage": 0, "parallel_strategy": [[1]]}}})");
+  };
+  strategy("s4", 4);
+  const auto r = shardpoint_cli("weights split --from-weights " + q(weights) + " --strategy-dir " +
+                                    q(dir / "s4") + " --output-dir " + q(dir / "r4"),
+                                dir.path());
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(fs::exists(dir / "r4" / "rank_3"));
+  strategy("big", shardpoint::onnx::most_ranks + 1);
+  onnx_test::expect_failure(dir,
+                            "weights split --from-weights " + q(weights) + " --strategy-dir " +
+                                q(dir / "big") + " --output-dir " + q(dir / "r"),
+                            2,
+                            "the strategies give 65537 ranks (65537 devices a stage x 1 stages), "
+                            "more than shardpoint splits or merges (65536)");
+}

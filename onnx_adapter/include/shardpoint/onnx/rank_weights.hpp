@@ -52,6 +52,11 @@
 
 namespace shardpoint::onnx {
 
+/// The most ranks (devices a stage x stages) a strategy folder may give:
+/// split writes a folder a rank and merge reads one; a folder giving more is
+/// refused (a 63-byte strategy file can name 2^31 devices).
+inline constexpr std::int64_t most_ranks = 65536;
+
 /// The strategies of a folder (see the top), by stage. Throws
 /// bad_input_error when there is none, two files are of one stage, or a file
 /// the folder's manifest lists is missing.
