@@ -281,6 +281,11 @@ void remove_old_output(const fs::path& old, const fs::path& was) {
   }
 }
 
+// A hard link's file: "device:inode".
+std::string link_identity(const struct stat& st) {
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+}
+
 // The manifest of `files` (in `staging`), with their fingerprints.
 std::string manifest_text(const std::vector<std::string>& files, const fs::path& staging) {
   std::vector<std::string> sorted = files;
@@ -292,10 +297,16 @@ std::string manifest_text(const std::vector<std::string>& files, const fs::path&
   for (const auto& f : sorted) {
     j["files"].push_back(utf8_escaped(f));
     // Not of a hard link to a file of the user's (split's external data,
-    // which it never opens): that file is theirs, not shardpoint's output.
+    // which it never opens): that file is theirs, not shardpoint's output;
+    // the link's identity is recorded instead, so that a file put in its
+    // place later is never taken for it.
     struct stat st {};
-    if (::lstat((staging / f).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
-      j["fingerprints"][utf8_escaped(f)] = fingerprint(staging / f);
+    if (::lstat((staging / f).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (st.st_nlink == 1) {
+        j["fingerprints"][utf8_escaped(f)] = fingerprint(staging / f);
+      } else {
+        j["links"][utf8_escaped(f)] = link_identity(st);
+      }
     }
   }
   return j.dump(1) + "\n";
@@ -343,19 +354,28 @@ std::string fingerprint(const fs::path& file) {
   return std::string("xxh3-64:") + hex;
 }
 
-std::map<std::string, std::string> recorded_fingerprints(const fs::path& folder) {
+namespace {
+
+// The manifest's map `key` of strings by file name ("fingerprints",
+// "links"); empty when it has none.
+std::map<std::string, std::string> recorded(const fs::path& folder, const char* key) {
   std::map<std::string, std::string> out;
   const auto manifest = manifest_json(folder);
-  if (!manifest || !manifest->contains("fingerprints") ||
-      !(*manifest)["fingerprints"].is_object()) {
+  if (!manifest || !manifest->contains(key) || !(*manifest)[key].is_object()) {
     return out;
   }
-  for (const auto& [name, value] : (*manifest)["fingerprints"].items()) {
+  for (const auto& [name, value] : (*manifest)[key].items()) {
     if (value.is_string()) {
       out.emplace(name, value.get<std::string>());
     }
   }
   return out;
+}
+
+} // namespace
+
+std::map<std::string, std::string> recorded_fingerprints(const fs::path& folder) {
+  return recorded(folder, "fingerprints");
 }
 
 // ---- write_atomically --------------------------------------------------------
@@ -685,6 +705,17 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
         fail(path, "holds " + quote(name) +
                        ", changed since shardpoint wrote it; it replaces only its own output "
                        "folders as it wrote them");
+      }
+    }
+    // A hard link it made to a file of the user's: the same file still, and
+    // not its last link (removing that would lose the user's data).
+    for (const auto& [name, id] : recorded(path, "links")) {
+      struct stat file {};
+      if (files->count(name) > 0 && ::lstat((path / name).c_str(), &file) == 0 &&
+          (!S_ISREG(file.st_mode) || link_identity(file) != id || file.st_nlink < 2)) {
+        fail(path, "holds " + quote(name) +
+                       ", which shardpoint linked to a file of yours and is another file now, or "
+                       "that file's last link; it replaces only its own output folders");
       }
     }
   }

@@ -348,6 +348,31 @@ TEST_CASE("external data: kept by reference, or a data file per stage") {
     }
   }
   CHECK(fs::equivalent(by_reference / "weights.bin", model.parent_path() / "weights.bin"));
+  // --force replaces a folder it wrote, link and all (split_with gives
+  // --force); the original is untouched.
+  const auto mine = dir / "mine";
+  split_with(model, config, mine, dir);
+  split_with(model, config, mine, dir);
+  CHECK(fs::equivalent(mine / "weights.bin", model.parent_path() / "weights.bin"));
+  // A file of the user's put where the link was is theirs: --force refuses
+  // (it was removed with the folder); so is the link once it is the last one
+  // left to the data (the original deleted).
+  fs::remove(mine / "weights.bin");
+  onnx_test::write_file(mine / "weights.bin", "the user's own file");
+  const std::string again = "split --input-model " + q(model) + " --manual-sharding-config " +
+                            q(config) + " --force --output-dir ";
+  onnx_test::expect_failure(dir, again + q(mine), 2,
+                            "holds 'weights.bin', which shardpoint linked to a file of yours and "
+                            "is another file now, or that file's last link");
+  CHECK(onnx_test::read_file(mine / "weights.bin") == "the user's own file");
+  fs::create_directory(dir / "copy");
+  save_with_external_data(dir / "copy" / "decoder.onnx");
+  const auto last = dir / "last";
+  split_with(dir / "copy" / "decoder.onnx", config, last, dir);
+  fs::remove(dir / "copy" / "weights.bin");
+  const auto kept = onnx_test::read_file(last / "weights.bin");
+  onnx_test::expect_failure(dir, again + q(last), 2, "that file's last link");
+  CHECK(onnx_test::read_file(last / "weights.bin") == kept);
   // Own files: each stage's data file holds exactly its weights' bytes
   // (64-byte aligned), and they are the original bytes.
   const auto original = sp::load_model(model);
