@@ -93,13 +93,10 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
                     const onnx::loaded_model* model,
                     std::initializer_list<std::pair<std::string_view, std::string_view>> files) {
   if (!path.empty()) {
-    outputs.input(path, "the input model");
-    if (model != nullptr) {
-      // (load_model checked these locations: inside the model's folder.)
-      const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
-      for (const auto& location : onnx::external_locations(model->proto().graph())) {
-        outputs.input(dir / location, "an external data file of the input model");
-      }
+    if (model != nullptr) { // (load_model checked its locations: inside its folder)
+      onnx::declare_model_inputs(outputs, path, model->proto().graph());
+    } else {
+      outputs.input(path, "the input model");
     }
   }
   for (const auto& [file, what] : files) {

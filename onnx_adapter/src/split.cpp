@@ -701,11 +701,7 @@ void write_split_to(::onnx::ModelProto& model, const loaded_model* whole, const 
                     const io::split_plan& plan, const fs::path& folder, const fs::path& model_path,
                     const split_options& options, bool replace) {
   io::output_set outputs;
-  outputs.input(model_path, "the input model");
-  const fs::path dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
-  for (const auto& location : external_locations(model.graph())) {
-    outputs.input(dir / location, "an external data file of the input model");
-  }
+  declare_model_inputs(outputs, model_path, model.graph());
   auto& out = outputs.folder(folder, "the output folder", replace);
   write_stages(model, whole, nodes, plan, out, model_path, options);
   outputs.commit();

@@ -11,6 +11,7 @@
 
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/io/inputs.hpp>
+#include <shardpoint/io/outputs.hpp>
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
@@ -106,6 +107,16 @@ std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
     out.push_back(std::move(location));
   }
   return out;
+}
+
+void declare_model_inputs(io::output_set& outputs, const fs::path& model_path,
+                          const ::onnx::GraphProto& graph) {
+  outputs.input(model_path, "the input model");
+  const fs::path dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
+  for (const auto& location : external_locations(graph)) {
+    outputs.input(dir / location, "the external data of the input model " +
+                                      io::quote(model_path.string()) + ", file");
+  }
 }
 
 void check_external_locations(const ::onnx::GraphProto& graph, const fs::path& model_dir) {

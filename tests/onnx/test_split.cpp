@@ -373,6 +373,15 @@ TEST_CASE("external data: kept by reference, or a data file per stage") {
   const auto kept = onnx_test::read_file(last / "weights.bin");
   onnx_test::expect_failure(dir, again + q(last), 2, "that file's last link");
   CHECK(onnx_test::read_file(last / "weights.bin") == kept);
+  // An output onto the model's external data: refused, naming the model
+  // (the message named the data file as the model).
+  onnx_test::expect_failure(
+      dir,
+      "shard --input-model " + q(model) + " --manual-sharding-config " + q(config) +
+          " --output-model " + q(model.parent_path() / "weights.bin"),
+      2,
+      "is the external data of the input model " + q(model) + ", file " +
+          q(model.parent_path() / "weights.bin") + "; shardpoint never writes over what it reads");
   // Own files: each stage's data file holds exactly its weights' bytes
   // (64-byte aligned), and they are the original bytes.
   const auto original = sp::load_model(model);

@@ -15,6 +15,10 @@
 
 #include <onnx/onnx_pb.h>
 
+namespace shardpoint::io {
+class output_set;
+} // namespace shardpoint::io
+
 namespace shardpoint::onnx {
 
 /// Bytes per element of an ONNX tensor type; nothing for STRING and types
@@ -30,6 +34,12 @@ bool is_external(const ::onnx::TensorProto& t);
 /// The external-data locations of every tensor of `graph`, its subgraphs'
 /// included (initializers, Constant values), each once, as written.
 std::vector<std::string> external_locations(const ::onnx::GraphProto& graph);
+
+/// Declares the model `model_path` and each external data file its `graph`
+/// names as inputs of `outputs`, which then refuses to write over them or
+/// into a folder holding them, naming the model and the file.
+void declare_model_inputs(io::output_set& outputs, const std::filesystem::path& model_path,
+                          const ::onnx::GraphProto& graph);
 
 /// Refuses (bad_input_error naming the tensor) an external-data location of
 /// `graph` that is absolute, holds '..' or leaves `model_dir` through a
