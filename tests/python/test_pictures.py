@@ -518,3 +518,19 @@ def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
     r = run("draw", "--input-model", tmp_path / "d.onnx", "--schedule", "1f1b",
             "--virtual-stages", 2, "--output", tmp_path / "v.html", code=1)
     assert "only the interleaved schedule runs" in r.stderr and not (tmp_path / "v.html").exists()
+
+
+def test_stages_holding_no_nodes_are_a_note_not_bars(tmp_path):
+    # A new user's trial: stage 65535 and device 65535 in a config made
+    # 65,536 stage bars, an 84 MB page taking 300 MB and 3.7 s.
+    run("synth", "decoder", "--layers", 2, tmp_path / "d.onnx")
+    cfg = tmp_path / "sparse.yaml"
+    cfg.write_text("- {node: layer1/mlp_residual, device: 0, stage: 65535}\n"
+                   "- {node: layer0/q, device: 65535, stage: 0}\n")
+    run("shard", "--input-model", tmp_path / "d.onnx", "--manual-sharding-config", cfg,
+        "--output-model", tmp_path / "s.onnx", "--force", "--report", "none", code=3)
+    run("draw", "--input-model", tmp_path / "s.onnx", "--output", tmp_path / "s.html")
+    page = (tmp_path / "s.html").read_text()
+    assert len(page) < 1_000_000
+    assert "Stages 1-65534 hold no nodes and are not drawn." in page
+    assert page.count('data-stage="65535"') >= 1 and 'data-stage="7"' not in page

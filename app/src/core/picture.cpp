@@ -132,7 +132,18 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
     }
   }
   double best = -1;
+  // Groups run to the largest id; one holding no nodes is a note, not a bar
+  // (a config of stage 65535 made 65,536 bars, an 84 MB page).
+  std::vector<std::pair<int, int>> empty; // runs of empty ids: first, last
   for (const auto& g : groups) {
+    if (g.vertices == 0) {
+      if (!empty.empty() && empty.back().second + 1 == g.id) {
+        empty.back().second = g.id;
+      } else {
+        empty.emplace_back(g.id, g.id);
+      }
+      continue;
+    }
     io::picture::stage s;
     s.stage = g.id;
     s.device = std::max(device_of[static_cast<std::size_t>(g.id)], 0);
@@ -154,6 +165,15 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
       p.bottleneck_stage = g.id;
     }
     p.stages.push_back(s);
+  }
+  if (!empty.empty()) {
+    std::string ids;
+    for (const auto& [first, last] : empty) {
+      ids += (ids.empty() ? "" : ", ") + std::to_string(first) +
+             (last > first ? "-" + std::to_string(last) : "");
+    }
+    p.notes.push_back(std::string(r.has_stages() ? "Stages" : "Devices") + " " + ids +
+                      " hold no nodes and are not drawn.");
   }
   p.bottleneck = metrics.bottleneck;
   p.lower_bound = metrics.lower_bound;
