@@ -426,3 +426,33 @@ TEST_CASE("simulate --cost flops on a symbolic batch: warned once and marked; un
   CHECK(nlohmann::json::parse(unit.out)["estimated"] == false);
   CHECK(unit.err.empty());
 }
+
+TEST_CASE("running out of memory is one line and exit 2, not an abort") {
+  // A new user's trial: synth decoder --layers 1000000 under a 4 GB limit
+  // aborted (exit 134, no word): mimalloc's operator new cannot throw.
+  // Sanitizers bring their own allocator and cannot run under a limit.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr bool sanitized = true;
+#elif defined(__has_feature)
+  constexpr bool sanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+  constexpr bool sanitized = false;
+#endif
+  if (sanitized) {
+    MESSAGE("skipped under sanitizers");
+    return;
+  }
+  temp_dir dir;
+  const fs::path err = dir / "err";
+  const std::string cmd = "ulimit -v 1500000; '" + std::string(SHARDPOINT_CLI) +
+                          "' synth decoder --layers 1000000 " + q(dir / "big.onnx") + " 2>" +
+                          q(err) + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  const auto text = onnx_test::read_file(err);
+  CHECK(text.starts_with("shardpoint: error: out of memory while running 'shardpoint synth'"));
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  // Nothing but the error text: no output, no temporary.
+  CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 1);
+}
