@@ -41,8 +41,19 @@ std::string inspect_model(const inspect_options& a) {
     throw bad_parameter_error("--grep " + io::quote(a.grep) +
                               " is not a valid regular expression (RE2 syntax): " + re.error());
   }
-  const auto file = load_model(a.model, a.data, reading::graph);
-  const auto& g = file.proto().graph();
+  auto file = load_model(a.model, a.data, reading::graph);
+  auto& g = *file.proto().mutable_graph();
+  // An unnamed node is listed by the name shard gives it (PopRT's
+  // <op_type>_<index>), which --shard and configs take, in parentheses: it
+  // is not in the model. (With a name on two nodes, which shard refuses,
+  // none is given.)
+  std::vector<bool> named_here(static_cast<std::size_t>(g.node_size()), false);
+  try {
+    for (const std::size_t v : onnx::assign_names(g, onnx::naming::rename_empty)) {
+      named_here[v] = true;
+    }
+  } catch (const bad_input_error&) {
+  }
   // Device and stage columns when the model is sharded.
   const bool sharded = onnx::has_annotations(g);
   const sharding_result r = sharded ? onnx::read_annotations(g) : sharding_result();
@@ -61,16 +72,22 @@ std::string inspect_model(const inspect_options& a) {
     const auto i = static_cast<std::size_t>(v);
     if (a.report.format == "json") {
       list.push_back({{"index", v},
-                      {"name", io::utf8_escaped(n.name())},
+                      {"name", named_here[i] ? std::string() : io::utf8_escaped(n.name())},
                       {"op_type", io::utf8_escaped(n.op_type())},
                       {"device", sharded ? json_value(r.device(i)) : nlohmann::json()},
                       {"stage", sharded ? json_value(r.stage(i)) : nlohmann::json()},
                       {"inputs", utf8(n.input())},
                       {"outputs", utf8(n.output())}});
+      if (named_here[i]) { // only there: a named node's dict is as it was
+        list.back()["shard_name"] = io::utf8_escaped(n.name());
+      }
       continue;
     }
-    table << v << '\t' << (n.name().empty() ? "<unnamed>" : io::printable(n.name())) << '\t'
-          << io::printable(n.op_type()) << '\t';
+    table << v << '\t'
+          << (named_here[i]      ? io::printable("(" + n.name() + ")")
+              : n.name().empty() ? "<unnamed>"
+                                 : io::printable(n.name()))
+          << '\t' << io::printable(n.op_type()) << '\t';
     if (sharded) {
       table << "device " << value(r.device(i)) << "\tstage " << value(r.stage(i)) << '\t';
     }

@@ -411,7 +411,9 @@ def validate(
 def inspect(model: Model, grep: Optional[str] = None) -> List[Dict[str, Any]]:
     """``shardpoint inspect --report json``: every node (or those whose name
     or op type matches the regular expression ``grep``) as a dict of index,
-    name, op_type, device, stage (None when unset), inputs, outputs."""
+    name, op_type, device, stage (None when unset), inputs, outputs; an
+    unnamed node's also shard_name, the name shard gives it
+    (``<op_type>_<index>``)."""
     return _json.loads(_calls.inspect(_model(model), grep or ""))
 
 

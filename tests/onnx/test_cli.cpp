@@ -456,3 +456,29 @@ TEST_CASE("running out of memory is one line and exit 2, not an abort") {
   // Nothing but the error text: no output, no temporary.
   CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 1);
 }
+
+TEST_CASE("inspect lists an unnamed node by the name shard gives it, which --shard takes") {
+  // A new user's trial: inspect showed '<unnamed>', shard called the node
+  // 'Relu_1'; nothing told the one from the other.
+  temp_dir dir;
+  const auto model = dir / "m.onnx";
+  sp::save_model(onnx_test::make_model({{"mm", {"x", "w"}, {"m"}, "MatMul"},
+                                        {"", {"m"}, {"r"}, "Relu"},
+                                        {"", {"r"}, {"y"}, "Relu"}},
+                                       {"y"}),
+                 model);
+  auto r = shardpoint_cli("inspect " + q(model), dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1\t(Relu_1)\tRelu\t") != std::string::npos);
+  CHECK(r.out.find("0\tmm\tMatMul\t") != std::string::npos);
+  r = shardpoint_cli("inspect " + q(model) + " --grep '^Relu_2$' --report json", dir.path());
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["name"] == ""); // not in the model
+  CHECK(j[0]["shard_name"] == "Relu_2");
+  r = shardpoint_cli("shard --input-model " + q(model) + " --shard mm=0 --shard Relu_2=1 " +
+                         "--output-model " + q(dir / "s.onnx") + " --report none",
+                     dir.path());
+  CHECK_MESSAGE(r.code == 0, r.err);
+}
