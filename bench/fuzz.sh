@@ -77,7 +77,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   case $t in
   fuzz_wire) seed=$seeds/wire max_len=4096 ;;
-  fuzz_config) seed=$seeds/config max_len=4096 ;;
+  fuzz_config) seed=$seeds/config max_len=8192 ;;
   # the seed models whole enough to run (a dozen nodes; up to ~26 KB)
   *) seed=$seeds/commands max_len=32768 ;;
   esac

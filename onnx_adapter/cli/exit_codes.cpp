@@ -48,7 +48,7 @@ int report_current_exception(const std::string& doing) {
     return exit_internal;
   } catch (const std::bad_alloc&) {
     std::cerr << "shardpoint: error: out of memory while " << doing
-              << " (the input asks for more memory than the machine has)\n";
+              << " (the input asks for more memory than the process may use)\n";
     return exit_input;
   } catch (const std::exception& e) {
     std::cerr << "shardpoint: internal error: " << one_line(message_of(e))

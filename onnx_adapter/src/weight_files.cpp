@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -25,6 +26,7 @@
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 #include <shardpoint/onnx/weight_files.hpp>
+#include <shardpoint/sharding_point.hpp>
 
 #include "fd_stream.hpp"
 
@@ -560,8 +562,9 @@ stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool 
   stage_strategy s;
   std::optional<std::pair<std::string, int>> first_item; // the stage, from the items
   const auto item_stage = [&](const std::string& node, std::int64_t stage) {
-    if (stage < 0 || stage > INT32_MAX) {
-      bad(path, "parallel_strategy_item '" + node + "' has stage " + std::to_string(stage));
+    if (stage < 0 || stage > max_group_id) { // as every stage id (sharding_point.hpp)
+      bad(path, "parallel_strategy_item '" + node + "' has stage " + std::to_string(stage) +
+                    ", not a stage id in 0.." + std::to_string(max_group_id));
     }
     if (!first_item) {
       first_item.emplace(node, static_cast<int>(stage));
@@ -793,12 +796,15 @@ namespace {
 // otherwise the slices cut from it would be read past its end or be
 // silently wrong. Counted with overflow checks (a file can say 2^40 x 2^40).
 void check_stored(const fs::path& path, const std::string& name, const stored_tensor& t) {
-  std::uint64_t elements = 1;
   for (const std::int64_t d : t.shape) {
     if (d < 0) {
       bad(path,
           "tensor " + io::quote(name) + " has a negative dimension (" + std::to_string(d) + ")");
     }
+  }
+  // 0 elements with a dimension 0, however large the others.
+  std::uint64_t elements = std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end() ? 0 : 1;
+  for (const std::int64_t d : t.shape) {
     if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(d), &elements)) {
       bad(path, "tensor " + io::quote(name) + " has more elements than a file can hold");
     }
@@ -851,6 +857,12 @@ std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
       }
       t.onnx_type = *type;
       for (const auto& d : v.at("shape")) { // whole numbers: 8.5 is not a dimension
+        const bool beyond = d.is_number_unsigned()
+                                ? d.get<std::uint64_t>() > std::uint64_t{INT64_MAX}
+                                : d.is_number_float() && std::abs(d.get<double>()) >= 9.2e18;
+        if (beyond) { // nlohmann reads a number past 2^64 as a double
+          bad(path, "tensor " + io::quote(name) + " has a dimension beyond 2^63");
+        }
         if (!d.is_number_integer()) {
           bad(path, "tensor " + io::quote(name) + " has a dimension that is not a whole number");
         }
@@ -925,13 +937,17 @@ std::map<std::string, stored_tensor> read_checkpoint(const fs::path& path,
 } // namespace
 
 std::map<std::string, stored_tensor> read_weights(const fs::path& path) {
-  const std::string data = read_file(path, "weights");
+  return parse_weights(read_file(path, "weights"), path);
+}
+
+std::map<std::string, stored_tensor> parse_weights(const std::string& data,
+                                                   const fs::path& source) {
   const auto kind = weight_file_kind_of(data);
   if (!kind) {
-    bad(path, "neither safetensors nor a MindSpore checkpoint");
+    bad(source, "neither safetensors nor a MindSpore checkpoint");
   }
-  return *kind == weight_file_kind::safetensors ? read_safetensors(path, data)
-                                                : read_checkpoint(path, data);
+  return *kind == weight_file_kind::safetensors ? read_safetensors(source, data)
+                                                : read_checkpoint(source, data);
 }
 
 } // namespace shardpoint::weights

@@ -1,5 +1,6 @@
 // Fuzzes the config readers: the sharding config (YAML and JSON), the layout
-// file, and MindSpore's strategy (protobuf and JSON). The first byte picks
+// file, MindSpore's strategy (protobuf and JSON), and the weight files
+// (safetensors and MindSpore checkpoints: read_weights). The first byte picks
 // the reader, the rest is the file. A reader may only accept, or refuse with
 // a shardpoint::error (anything else escaping is a crash here); what it
 // accepts must come back the same through the matching writer (the
@@ -9,9 +10,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <unistd.h>
 
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/config.hpp>
@@ -160,6 +165,53 @@ void strategy(std::string_view data, bool json) {
   }
 }
 
+// Whole weights as read_weights reads them, written back as safetensors and
+// as a MindSpore checkpoint (in $TMPDIR) and read again: the same tensors,
+// shapes, types and bytes.
+void weight_file(std::string_view bytes) {
+  const auto tensors = weights::parse_weights(std::string(bytes), "fuzz.weights");
+  std::vector<weights::tensor_source> sources;
+  for (const auto& [name, t] : tensors) {
+    sources.push_back({name, t.shape, t.onnx_type, t.data.size(),
+                       [&t = t](const auto& sink) { sink(t.data.data(), t.data.size()); }});
+  }
+  static const std::filesystem::path dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    auto d = std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
+             ("shardpoint-fuzz-config-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    std::atexit([] { // a normal exit (the replay ctest); bench/fuzz.sh removes its TMPDIR
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    });
+    return d;
+  }();
+  for (const bool safetensors : {true, false}) {
+    const auto file = dir / (safetensors ? "w.safetensors" : "w.ckpt");
+    try {
+      if (safetensors) {
+        weights::write_safetensors(file, sources);
+      } else {
+        weights::write_checkpoint(file, sources);
+      }
+    } catch (const shardpoint::unsupported_error&) {
+      continue; // a type the other format has no name for, or a name safetensors cannot hold
+    }
+    const auto again = reread([&] { return weights::read_weights(file); });
+    std::filesystem::remove(file);
+    if (again.size() != tensors.size()) {
+      disagree("a weight file's writer lost or added tensors");
+    }
+    for (const auto& [name, t] : tensors) {
+      const auto it = again.find(name);
+      if (it == again.end() || it->second.shape != t.shape || it->second.onnx_type != t.onnx_type ||
+          it->second.data != t.data) {
+        disagree("a weight file's writer changed a tensor");
+      }
+    }
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -168,7 +220,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0:
       sharding_config(text, false);
       break;
@@ -181,8 +233,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 3:
       strategy(text, false);
       break;
-    default:
+    case 4:
       strategy(text, true);
+      break;
+    default:
+      weight_file(text);
       break;
     }
   } catch (const shardpoint::error&) {

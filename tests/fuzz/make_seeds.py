@@ -7,8 +7,9 @@ OUT_DIR/wire: each shared model made small (initializer data cut to at most
 32 bytes, the first 12 nodes, 4 in subgraphs), and the same with an unknown field, with the
 graph field first, with unpacked float data, and a model whose weight lies
 in an external file. OUT_DIR/config: the first byte picks the reader (see
-fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file and
-the strategy files `shardpoint weights strategy` writes for a small decoder.
+fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file,
+the strategy files `shardpoint weights strategy` writes for a small decoder,
+and a rank's checkpoint and the merged safetensors of its weights.
 OUT_DIR/commands (see fuzz_commands.cpp): byte 0 picks the command, bytes
 1-2 the config's length, then a config naming the model's nodes (as
 `shardpoint inspect` spells them) over two or three stages, or a layout
@@ -212,7 +213,7 @@ def main():
     put(wire, "external.onnx", model.SerializeToString())
 
     # Configs: byte 0 = 0 YAML config, 1 JSON config, 2 layout, 3 strategy
-    # protobuf, 4 strategy JSON.
+    # protobuf, 4 strategy JSON, 5 a weight file (safetensors, checkpoint).
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     for i, path in enumerate([os.path.join(models, "resnet50-v1-7-shard.yaml"),
@@ -236,6 +237,17 @@ def main():
                 put(conf, "strategy." + fmt, byte + f.read())
         with open(os.path.join(work, "layout.yaml"), "rb") as f:
             put(conf, "layout.yaml", b"\x02" + f.read())
+        # A rank's checkpoint and the merged safetensors.
+        ranks = os.path.join(work, "ranks")
+        merged = os.path.join(work, "w.safetensors")
+        for args in (["split", "--input-model", decoder, "--output-dir", ranks],
+                     ["merge", "--ranks-dir", ranks, "--output", merged]):
+            subprocess.run([cli, "weights"] + args + ["--strategy-dir", os.path.join(work, "ckpt")],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for name, path in (("rank.ckpt", os.path.join(ranks, "rank_1", "checkpoint_1.ckpt")),
+                           ("merged.safetensors", merged)):
+            with open(path, "rb") as f:
+                put(conf, name, b"\x05" + f.read())
     put(conf, "layout-tuple.yaml", b"\x02w1: [2, 1]\nw2: column\nw3: replicated\n")
 
 

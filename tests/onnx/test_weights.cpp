@@ -654,6 +654,19 @@ TEST_CASE("strategy files whose layouts do not add up are refused, not overflowe
         "'s.json': parameter 'w': its tensor_shape has 2 dimensions and its tensor_map 1");
   CHECK(read(R"({"dev_matrix": [2, 2], "tensor_map": [2], "tensor_shape": [8]})", "[2]") ==
         "'s.json': parameter 'w': tensor_map entry 2 names no dimension of its dev_matrix");
+  // A stage is a stage id, as everywhere (a trial wrote rank_2000000000/).
+  for (const char* stage : {"65535", "65536"}) {
+    const std::string text =
+        std::string(R"({"current_stage": 0, "parallel_strategy_item": {"w": {"stage": )") + stage +
+        R"(, "parallel_strategy": [[2]]}}, "parallel_layout_item": {"w": )" + ok + "}}";
+    if (std::string(stage) == "65535") {
+      CHECK(shardpoint::weights::parse_strategy(text, "s.json", true).stage == 65535);
+    } else {
+      CHECK_THROWS_WITH(shardpoint::weights::parse_strategy(text, "s.json", true),
+                        "'s.json': parallel_strategy_item 'w' has stage 65536, not a stage id in "
+                        "0..65535");
+    }
+  }
 }
 
 TEST_CASE("a re-shard never writes over what it reads") {
@@ -829,6 +842,15 @@ TEST_CASE("weight files whose shapes and bytes disagree are refused, naming the 
                        shardpoint::bad_input_error);
   CHECK_THROWS_WITH_AS(read(tensor("4294967296,4294967296,2", 256), 256),
                        (named + "has more elements than a file can hold").c_str(),
+                       shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(read(tensor("18446744073709551624,8", 256), 256),
+                       (named + "has a dimension beyond 2^63").c_str(),
+                       shardpoint::bad_input_error);
+  // A dimension 0 makes no elements, however large the others.
+  CHECK_THROWS_WITH_AS(read(tensor("1099511627776,1099511627776,0", 256), 256),
+                       (named + "holds 256 bytes; its shape [1099511627776,1099511627776,0] "
+                                "needs 0")
+                           .c_str(),
                        shardpoint::bad_input_error);
   CHECK_THROWS_WITH_AS(read(tensor("8.5,8", 256), 256),
                        (named + "has a dimension that is not a whole number").c_str(),

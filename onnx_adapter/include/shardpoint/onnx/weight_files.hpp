@@ -131,6 +131,10 @@ std::optional<weight_file_kind> weight_file_kind_of(std::string_view bytes);
 /// the file for what is neither or does not decode.
 std::map<std::string, stored_tensor> read_weights(const std::filesystem::path& path);
 
+/// The same for a file's bytes already read (`source` names it in messages).
+std::map<std::string, stored_tensor> parse_weights(const std::string& data,
+                                                   const std::filesystem::path& source);
+
 } // namespace shardpoint::weights
 
 #endif // SHARDPOINT_ONNX_WEIGHT_FILES_HPP
