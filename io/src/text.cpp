@@ -46,9 +46,23 @@ void append_byte_escape(std::string& out, unsigned char c) {
   out += code;
 }
 
+// Characters that change how the text around them is shown without being
+// seen: the C1 controls and Unicode's bidirectional marks and overrides
+// (U+202E turns the rest of a line around, the "Trojan Source" trick).
+bool invisible_format(char32_t v) {
+  return (v >= 0x80 && v <= 0x9F) || v == 0x061C || v == 0x200E || v == 0x200F ||
+         (v >= 0x202A && v <= 0x202E) || (v >= 0x2066 && v <= 0x2069);
+}
+
 // Appends the sequence of `size` bytes at `p` (code point `v`), escaping
 // controls when asked.
 void append(std::string& out, const char* p, std::size_t size, char32_t v, bool controls) {
+  if (controls && invisible_format(v)) {
+    char code[12];
+    std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(v));
+    out += code;
+    return;
+  }
   if (controls && (v < 0x20 || v == 0x7F)) {
     switch (v) {
     case '\n':

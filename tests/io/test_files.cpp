@@ -324,6 +324,10 @@ TEST_CASE("text: escapes keep one line and valid UTF-8, quotes are cut") {
   CHECK_FALSE(io::is_utf8("a\xff"));
   CHECK(io::utf8_escaped("a\xff\n") == "a\\xff\n");
   CHECK(io::printable("a\xff\n\t\x1b") == "a\\xff\\n\\t\\x1b");
+  // Bidirectional overrides and C1 controls, which reorder or hide what
+  // follows them on a terminal, are escaped; other characters are kept.
+  CHECK(io::printable("na\u202eme\u2066x\u0085") == "na\\u202eme\\u2066x\\u0085");
+  CHECK(io::quote("caf\u00e9 \u4e2d") == "'caf\u00e9 \u4e2d'");
   CHECK(io::quote("abc") == "'abc'");
   const std::string long_name(1000, 'x');
   CHECK(io::quote(long_name) == "'" + std::string(200, 'x') + "'... (1000 bytes)");
