@@ -856,6 +856,9 @@ std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
                       ", which shardpoint does not read");
       }
       t.onnx_type = *type;
+      if (!v.at("shape").is_array()) { // nlohmann would iterate a number as [it]
+        bad(path, "tensor " + io::quote(name) + " has a shape that is not a list");
+      }
       for (const auto& d : v.at("shape")) { // whole numbers: 8.5 is not a dimension
         const bool beyond = d.is_number_unsigned()
                                 ? d.get<std::uint64_t>() > std::uint64_t{INT64_MAX}

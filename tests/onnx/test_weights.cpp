@@ -852,6 +852,9 @@ TEST_CASE("weight files whose shapes and bytes disagree are refused, naming the 
                                 "needs 0")
                            .c_str(),
                        shardpoint::bad_input_error);
+  CHECK_THROWS_WITH_AS(
+      read(R"({"w": {"dtype": "F32", "shape": 64, "data_offsets": [0, 256]}})", 256),
+      (named + "has a shape that is not a list").c_str(), shardpoint::bad_input_error);
   CHECK_THROWS_WITH_AS(read(tensor("8.5,8", 256), 256),
                        (named + "has a dimension that is not a whole number").c_str(),
                        shardpoint::bad_input_error);
