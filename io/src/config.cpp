@@ -275,7 +275,7 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
     const char* key = devices ? "sharding_info" : "pipelining_info";
     std::map<std::string, bool> seen;
     for (const auto& [node, value] : table) {
-      const std::string where = source + ": " + key + "['" + node + "']";
+      const std::string where = source + ": " + key + "[" + io::quote(node) + "]";
       if (!seen.emplace(node, true).second) {
         throw bad_input_error(where + ": node " + io::quote(node) + " is listed twice");
       }

@@ -191,6 +191,14 @@ using mapping = std::vector<std::pair<std::string, int>>;
 
 app::pipeline_flags checks(std::optional<int> num_ipus, std::optional<int> batches_per_step,
                            bool enable_pipelining) {
+  // The command line's ranges, in its words (validate and Sharder took -1).
+  if (num_ipus) {
+    app::check_option(app::opt::num_ipus, app::opt::num_ipus.flag, *num_ipus);
+  }
+  if (batches_per_step) {
+    app::check_option(app::opt::batches_per_step, app::opt::batches_per_step.flag,
+                      *batches_per_step);
+  }
   app::pipeline_flags f;
   f.num_ipus = num_ipus;
   f.batches_per_step = batches_per_step;

@@ -192,6 +192,14 @@ TEST_CASE("bad configs: one line naming the place") {
           config::from_mappings({{"a", -1}}, {});
         }) == "sharding_info/pipelining_info: sharding_info['a']: device '-1' is not an integer in "
               "0..65535");
+  // A name is quoted as every name: escaped, and cut at 200 characters (a
+  // trial's 10^6-character name came back whole, twice, controls raw).
+  const std::string error = error_of([] {
+    config::from_mappings({{"a\x07\u202e" + std::string(1000000, 'x'), -1}}, {});
+  });
+  CHECK(error.size() < 1000);
+  CHECK(error.find("sharding_info['a\\x07\\u202exxx") != std::string::npos);
+  CHECK(error.find('\x07') == std::string::npos);
 }
 
 TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where they are") {

@@ -254,6 +254,14 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
     ]
     assert any(d.severity == "error" for d in found) and code == 3
     assert all(len(d.nodes) == len(d.vertices) for d in found)
+    # Out of the command line's ranges: its words, not a garbled finding
+    # (a trial: num_ipus=-1 gave 'devices 0..-1 (0)').
+    for bad, words in (({"num_ipus": -1}, "--num-ipus: Value -1 not in range 1 to 65536"),
+                       ({"num_ipus": 70000}, "--num-ipus: Value 70000 not in range"),
+                       ({"batches_per_step": 0},
+                        "--batches-per-step: Value 0 not in range 1 to 1073741824")):
+        with pytest.raises(shardpoint.BadParameterError, match=re.escape(words)):
+            shardpoint.validate(str(sharded), **bad)
     # simulate: the metrics of --report json.
     code, out, err = cli(
         "simulate", "--input-model", str(sharded), "--shard", f"{first}=0:0",
