@@ -4,8 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <shardpoint/detail/checked.hpp>
@@ -60,11 +62,23 @@ std::string decimal_error(std::string_view text) {
                             : " is beyond a double's range (about 1.8e308)");
 }
 
-std::optional<double> parse_bytes(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+namespace {
+
+// A size split at its unit: the number's text and the unit's factor; nothing
+// when the text is not a decimal number (no sign, no hexadecimal) followed by
+// one of the units. Decimal units are powers of 1000, binary ones of 1024,
+// up to E/EiB; "B" optional, case ignored.
+struct sized_text {
+  std::string_view number;
+  std::uint64_t factor;
+};
+
+std::optional<sized_text> split_unit(std::string_view text) {
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && blank(text.front())) {
     text.remove_prefix(1);
   }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+  while (!text.empty() && blank(text.back())) {
     text.remove_suffix(1);
   }
   if (text.empty() ||
@@ -74,54 +88,89 @@ std::optional<double> parse_bytes(std::string_view text) {
   // The decimal number it starts with (from_chars reads no hexadecimal),
   // then the unit.
   double value = 0;
-  const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value < 0) {
-    return std::nullopt;
-  }
-  std::string unit(text.substr(static_cast<std::size_t>(stop - text.data())));
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) {
+  const auto stop = std::from_chars(text.data(), text.data() + text.size(), value).ptr;
+  const auto number = text.substr(0, static_cast<std::size_t>(stop - text.data()));
+  std::string unit(text.substr(number.size()));
+  while (!unit.empty() && blank(unit.front())) {
     unit.erase(0, 1);
   }
   for (auto& c : unit) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  static const std::pair<const char*, double> units[] = {{"", 1},
-                                                         {"b", 1},
-                                                         {"k", 1e3},
-                                                         {"kb", 1e3},
-                                                         {"m", 1e6},
-                                                         {"mb", 1e6},
-                                                         {"g", 1e9},
-                                                         {"gb", 1e9},
-                                                         {"t", 1e12},
-                                                         {"tb", 1e12},
-                                                         {"kib", 1024.0},
-                                                         {"mib", 1048576.0},
-                                                         {"gib", 1073741824.0},
-                                                         {"tib", 1099511627776.0}};
-  for (const auto& [name, factor] : units) {
-    if (unit == name) {
-      return value * factor;
-    }
+  if (unit.ends_with('b')) {
+    unit.pop_back();
   }
-  return std::nullopt;
+  constexpr std::string_view prefixes = "kmgtpe"; // 1000^1 ... 1000^6
+  if (unit.empty()) {
+    return sized_text{number, 1};
+  }
+  const auto power = prefixes.find(unit.front());
+  const bool binary = unit.size() == 2 && unit[1] == 'i';
+  if (number.empty() || power == std::string_view::npos || !(unit.size() == 1 || binary)) {
+    return std::nullopt;
+  }
+  std::uint64_t factor = 1;
+  for (std::size_t i = 0; i <= power; ++i) {
+    factor *= binary ? 1024 : 1000; // at most 1024^6 = 2^60
+  }
+  return sized_text{number, factor};
+}
+
+} // namespace
+
+std::optional<double> parse_bytes(std::string_view text) {
+  const auto sized = split_unit(text);
+  double value = 0;
+  if (!sized || sized->number.empty() ||
+      std::from_chars(sized->number.data(), sized->number.data() + sized->number.size(), value)
+              .ec != std::errc() ||
+      !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value * static_cast<double>(sized->factor);
 }
 
 std::int64_t parse_size(std::string_view flag, std::string_view text) {
+  const auto fail = [&](std::string_view why) {
+    return bad_parameter_error(std::string(flag) + " " + quote(text) + std::string(why));
+  };
+  const auto sized = split_unit(text);
+  const auto not_size = " is not a size (e.g. 32GiB, 16GB, 123456789)";
+  if (!sized || sized->number.empty()) {
+    throw fail(not_size);
+  }
+  const auto too_large = " is more than 4 EiB (2^62 bytes)";
+  const auto& number = sized->number;
+  if (number.find_first_not_of("0123456789") == std::string_view::npos) {
+    // Digits only: read as an integer, exactly (a double keeps 53 bits).
+    std::uint64_t whole = 0;
+    std::uint64_t bytes = 0;
+    if (std::from_chars(number.data(), number.data() + number.size(), whole).ec != std::errc() ||
+        __builtin_mul_overflow(whole, sized->factor, &bytes) ||
+        bytes > static_cast<std::uint64_t>(detail::max_count)) {
+      throw fail(too_large);
+    }
+    return static_cast<std::int64_t>(bytes);
+  }
   const auto bytes = parse_bytes(text);
   if (!bytes) {
-    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
-                              " is not a size (e.g. 32GiB, 16GB, 123456789)");
+    throw fail(decimal_overflows(number) ? too_large : not_size);
   }
   if (*bytes > static_cast<double>(detail::max_count)) {
-    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
-                              " is more than 4 EiB (2^62 bytes)");
+    throw fail(too_large);
   }
   if (*bytes != std::floor(*bytes)) {
-    throw bad_parameter_error(std::string(flag) + " " + quote(text) +
-                              " is not a whole number of bytes");
+    throw fail(" is not a whole number of bytes");
   }
   return static_cast<std::int64_t>(*bytes);
+}
+
+std::int64_t parse_capacity(std::string_view flag, std::string_view text) {
+  const auto bytes = parse_size(flag, text);
+  if (bytes == 0) {
+    throw bad_parameter_error(std::string(flag) + ": a device's memory must be more than 0 bytes");
+  }
+  return bytes;
 }
 
 std::string human_bytes(double bytes) {

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <string>
 
+#include <shardpoint/error.hpp>
 #include <shardpoint/io/units.hpp>
 
 using shardpoint::io::human_bytes;
@@ -63,4 +64,33 @@ TEST_CASE("human-readable sizes") {
   CHECK(human_bytes(4096) == "4.0 KiB");
   CHECK(human_bytes(3.5 * 1024 * 1024) == "3.5 MiB");
   CHECK(human_bytes(2.0 * 1024 * 1024 * 1024) == "2.00 GiB");
+}
+
+TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {
+  using shardpoint::io::parse_size;
+  CHECK(parse_bytes("2PB") == 2e15);
+  CHECK(parse_bytes("1EiB") == static_cast<double>(1ULL << 60));
+  CHECK(parse_size("--x", "9007199254740993") == 9007199254740993);       // 2^53 + 1
+  CHECK(parse_size("--x", "4611686018427387904") == 4611686018427387904); // 2^62
+  CHECK(parse_size("--x", "4EiB") == 4611686018427387904);
+  CHECK(parse_size("--x", "1.5 GiB") == 1610612736);
+  CHECK(parse_size("--x", "2e9") == 2000000000);
+  const auto refused = [](const char* text) {
+    try {
+      parse_size("--device-memory", text);
+    } catch (const shardpoint::bad_parameter_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused("4611686018427387905") ==
+        "--device-memory '4611686018427387905' is more than 4 EiB (2^62 bytes)");
+  CHECK(refused("4097PiB") == "--device-memory '4097PiB' is more than 4 EiB (2^62 bytes)");
+  CHECK(refused(std::string(30, '9').c_str()).ends_with("is more than 4 EiB (2^62 bytes)"));
+  CHECK(refused("1e400") == "--device-memory '1e400' is more than 4 EiB (2^62 bytes)");
+  CHECK(refused("1.3B") == "--device-memory '1.3B' is not a whole number of bytes");
+  for (const char* bad : {"", "GiB", "-1", "+1", "1 ZiB", "1 iB", "1 bb", "1e-400x", "nan"}) {
+    CAPTURE(bad);
+    CHECK(refused(bad).ends_with("is not a size (e.g. 32GiB, 16GB, 123456789)"));
+  }
 }

@@ -396,6 +396,10 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--device-memory 0x10GiB", "'0x10GiB' is not a size", 2); // decimal only
   refused(m + "--device-memory 0.5", "'0.5' is not a whole number of bytes", 2);
   refused(m + "--device-memory 9.2e18", "'9.2e18' is more than 4 EiB (2^62 bytes)", 2);
+  refused(m + "--device-memory 4611686018427387905", "is more than 4 EiB (2^62 bytes)", 2);
+  refused(m + "--device-memory 0GiB",
+          "--device-memory: a device's memory must be more than 0 bytes",
+          2); // as plan's and suggest's; was "does not fit", exit 3
   refused(m + "--tensor-parallel 2 --data-parallel 1e6 --inference",
           "shardpoint plans at most 2^20 (1048576) devices", 2);
   refused(m + "--micro-batch-size 3e17", "the micro-batch size must be below 2^31", 2);

@@ -158,6 +158,8 @@ TEST_CASE("refusals: exit code, one line, nothing written") {
          "--memory-per-device: an empty size; give one, e.g. 16GiB"); // was: no cap
   expect("--stages 2 --memory-per-device lots", 2,
          "--memory-per-device 'lots' is not a size (e.g. 32GiB, 16GB, 123456789)");
+  expect("--stages 2 --memory-per-device 0", 2,
+         "--memory-per-device: a device's memory must be more than 0 bytes");
   expect("--stages 2 --communication-weight -1", 2, "--communication-weight");
   expect("--stages 3 --num-ipus 2", 3,
          "validation failed; nothing written (--force writes anyway)");

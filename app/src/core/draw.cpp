@@ -71,7 +71,7 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   parallel_config c = a.plan.config();
   std::optional<std::int64_t> capacity;
   if (!a.device_memory.empty()) {
-    capacity = io::parse_size("--device-memory", a.device_memory);
+    capacity = io::parse_capacity("--device-memory", a.device_memory);
   }
   if (a.plan.automatic()) {
     throw usage_error("draw plans memory at a given sharded data parallel degree, not auto");

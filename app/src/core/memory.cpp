@@ -71,7 +71,7 @@ std::optional<std::int64_t> checked_request(const model_source* source, const po
   }
   std::optional<std::int64_t> capacity;
   if (!a.device_memory.empty()) {
-    capacity = io::parse_size("--device-memory", a.device_memory);
+    capacity = io::parse_capacity("--device-memory", a.device_memory);
   }
   if (a.plan.automatic() && !capacity) {
     throw usage_error("--sharded-data-parallel auto needs --device-memory");

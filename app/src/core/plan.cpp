@@ -111,10 +111,7 @@ rt::cluster_spec cluster_of(const plan_request& a) {
     throw usage_error("plan needs each device's memory and FLOP/s (--device-memory, "
                       "--device-flops, or in --cluster)");
   }
-  c.device_memory = io::parse_size(memory->second, memory->first);
-  if (c.device_memory <= 0) {
-    throw bad_parameter_error(memory->second + ": a device's memory must be more than 0 bytes");
-  }
+  c.device_memory = io::parse_capacity(memory->second, memory->first);
   c.device_flops = *flops;
   const char* bw = "a bandwidth (e.g. 300GB/s, 25e9)";
   const auto intra =

@@ -34,7 +34,7 @@ std::optional<double> checked_request(const suggest_request& a) {
   if (a.memory_per_device.empty()) {
     return std::nullopt;
   }
-  return static_cast<double>(io::parse_size("--memory-per-device", a.memory_per_device));
+  return static_cast<double>(io::parse_capacity("--memory-per-device", a.memory_per_device));
 }
 
 // The memory planner's view of the model, when a planner option is given:

@@ -26,15 +26,22 @@ std::string decimal_error(std::string_view text);
 bool decimal_overflows(std::string_view text);
 
 /// "900MiB", "16GB", "1.5 GiB", "4096", "2e9": bytes as a double; decimal
-/// units (kB, MB, GB, TB) are powers of 1000, binary ones (KiB, MiB, GiB,
-/// TiB) of 1024; "B" optional. Nothing for anything else or a negative
-/// value.
+/// units (kB, MB, GB, TB, PB, EB) are powers of 1000, binary ones (KiB, MiB,
+/// GiB, TiB, PiB, EiB) of 1024; "B" optional, case ignored. Nothing for
+/// anything else, a sign or a value beyond a double.
 std::optional<double> parse_bytes(std::string_view text);
 
-/// `text` as a whole number of bytes (parse_bytes' forms, rounded down), at
-/// most 2^62 (4 EiB); bad_parameter_error naming `flag` otherwise: "--device-memory
-/// 'lots' is not a size (e.g. 32GiB, 16GB, 123456789)", "... is more than 4 EiB".
+/// `text` as a whole number of bytes (parse_bytes' forms), at most 2^62
+/// (4 EiB); digits with a unit are read exactly as integers (a double keeps
+/// only 53 bits: 9007199254740993 stays itself). bad_parameter_error naming
+/// `flag` otherwise: "--device-memory 'lots' is not a size (e.g. 32GiB, 16GB,
+/// 123456789)", "... is more than 4 EiB (2^62 bytes)", "... is not a whole
+/// number of bytes" ("1.3B").
 std::int64_t parse_size(std::string_view flag, std::string_view text);
+
+/// A device's memory: parse_size, and more than 0 ("--device-memory: a
+/// device's memory must be more than 0 bytes"), in every command alike.
+std::int64_t parse_capacity(std::string_view flag, std::string_view text);
 
 /// "12.3 MiB", "4.0 KiB", "17 B".
 std::string human_bytes(double bytes);
