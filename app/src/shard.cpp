@@ -31,6 +31,7 @@ fs::path output_path(const shard_options& a) {
 } // namespace
 
 shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
+  checks.check();
   shard_outcome out{load_sharded(m), {}};
   auto& graph = *out.sharded.model.proto().mutable_graph();
   onnx::annotate(graph, out.sharded.result);

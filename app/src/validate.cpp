@@ -7,6 +7,7 @@
 namespace shardpoint::app {
 
 validate_outcome validate_model(const validate_options& a) {
+  a.pipeline.check();
   const onnx::input_sizes sizes = a.shapes.sizes();
   auto file = load_model(a.model, a.data, reading::graph);
   auto& model = file.proto();

@@ -187,21 +187,54 @@ std::vector<finding> findings(const std::vector<sp::diagnostic>& ds, const ::onn
   return out;
 }
 
+// An int, a numpy integer: anything with __index__ but a bool; never a
+// float (1.9 is not silently 1).
+std::int64_t integer(const app::option_spec& o, const py::object& v) {
+  PyObject* index = py::isinstance<py::bool_>(v) ? nullptr : PyNumber_Index(v.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw py::type_error("shardpoint: " + std::string(o.keyword) + " is an integer, not " +
+                         py::str(py::type::of(v).attr("__name__")).cast<std::string>());
+  }
+  const auto owned = py::reinterpret_steal<py::object>(index);
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(owned.ptr(), &overflow);
+  if (overflow != 0) { // its size, not its digits (2**100000 has 30,103)
+    const auto bits = owned.attr("bit_length")().cast<long long>();
+    throw sp::bad_parameter_error(std::string(o.flag) + ": a " + std::to_string(bits) +
+                                  "-bit integer is beyond 64 bits");
+  }
+  app::check_option(o, o.flag, static_cast<double>(value));
+  return value;
+}
+
+template <class I>
+I narrow(const app::option_spec& o, std::int64_t value) {
+  if (value < std::numeric_limits<I>::min() || value > std::numeric_limits<I>::max()) {
+    throw sp::bad_parameter_error(std::string(o.flag) + ": " + std::to_string(value) +
+                                  " is too large");
+  }
+  return static_cast<I>(value);
+}
+
+// An optional int keyword (PopRT's num_ipus, batches_per_step): None, or
+// integer() narrowed to int.
+std::optional<int> optional_int(const app::option_spec& o, const py::object& v) {
+  if (v.is_none()) {
+    return std::nullopt;
+  }
+  return narrow<int>(o, integer(o, v));
+}
+
 using mapping = std::vector<std::pair<std::string, int>>;
 
-app::pipeline_flags checks(std::optional<int> num_ipus, std::optional<int> batches_per_step,
+// The pipeline flags as PopRT's keywords give them (app/ checks their
+// ranges, in the command line's words).
+app::pipeline_flags checks(const py::object& num_ipus, const py::object& batches_per_step,
                            bool enable_pipelining) {
-  // The command line's ranges, in its words (validate and Sharder took -1).
-  if (num_ipus) {
-    app::check_option(app::opt::num_ipus, app::opt::num_ipus.flag, *num_ipus);
-  }
-  if (batches_per_step) {
-    app::check_option(app::opt::batches_per_step, app::opt::batches_per_step.flag,
-                      *batches_per_step);
-  }
   app::pipeline_flags f;
-  f.num_ipus = num_ipus;
-  f.batches_per_step = batches_per_step;
+  f.num_ipus = optional_int(app::opt::num_ipus, num_ipus);
+  f.batches_per_step = optional_int(app::opt::batches_per_step, batches_per_step);
   f.pipelining = enable_pipelining;
   return f;
 }
@@ -229,8 +262,8 @@ bool rule_broken(app::verdict v) {
 }
 
 py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
-                      const mapping& pipelining_info, bool strict, std::optional<int> num_ipus,
-                      std::optional<int> batches_per_step, bool enable_pipelining) {
+                      const mapping& pipelining_info, bool strict, const py::object& num_ipus,
+                      const py::object& batches_per_step, bool enable_pipelining) {
   app::model_points m;
   m.data = view(data);
   m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
@@ -242,8 +275,8 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
                         rule_broken(app::verdict_of(out)));
 }
 
-py::tuple validate(const py::object& model, std::optional<int> num_ipus,
-                   std::optional<int> batches_per_step, bool enable_pipelining) {
+py::tuple validate(const py::object& model, const py::object& num_ipus,
+                   const py::object& batches_per_step, bool enable_pipelining) {
   const auto m = model_from(model);
   app::validate_options a;
   a.model = m.path;
@@ -319,33 +352,6 @@ private:
   }
   static void read(const app::option_spec&, const py::object& v, bool& field) {
     field = v.cast<bool>();
-  }
-  // An int, a numpy integer: anything with __index__ but a bool; never a
-  // float (1.9 is not silently 1).
-  static std::int64_t integer(const app::option_spec& o, const py::object& v) {
-    PyObject* index = py::isinstance<py::bool_>(v) ? nullptr : PyNumber_Index(v.ptr());
-    if (index == nullptr) {
-      PyErr_Clear();
-      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is an integer, not " +
-                           py::str(py::type::of(v).attr("__name__")).cast<std::string>());
-    }
-    const auto owned = py::reinterpret_steal<py::object>(index);
-    int overflow = 0;
-    const long long value = PyLong_AsLongLongAndOverflow(owned.ptr(), &overflow);
-    if (overflow != 0) {
-      throw sp::bad_parameter_error(std::string(o.flag) + ": " + py::str(v).cast<std::string>() +
-                                    " is too large");
-    }
-    app::check_option(o, o.flag, static_cast<double>(value));
-    return value;
-  }
-  template <class I>
-  static I narrow(const app::option_spec& o, std::int64_t value) {
-    if (value < std::numeric_limits<I>::min() || value > std::numeric_limits<I>::max()) {
-      throw sp::bad_parameter_error(std::string(o.flag) + ": " + std::to_string(value) +
-                                    " is too large");
-    }
-    return static_cast<I>(value);
   }
   static void read(const app::option_spec& o, const py::object& v, int& field) {
     field = narrow<int>(o, integer(o, v));

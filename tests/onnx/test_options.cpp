@@ -463,3 +463,24 @@ TEST_CASE("--help shows each option's default, the request's own") {
   help << simulate->help();
   CHECK(help.str().find("--queue-depth N:(1 to 1048576)=4") != std::string::npos);
 }
+
+TEST_CASE("shard_model and validate_model hold any caller to the options' ranges, first") {
+  // No command line parsed these: the app layer checks them itself, before
+  // it reads the model (here a path that does not exist).
+  app::validate_options v;
+  v.model = "no-such-model.onnx";
+  v.pipeline.num_ipus = -1;
+  CHECK_THROWS_WITH_AS(app::validate_model(v), "--num-ipus: Value -1 not in range 1 to 65536",
+                       shardpoint::bad_parameter_error);
+  v.pipeline.num_ipus = 2;
+  v.pipeline.batches_per_step = 0;
+  CHECK_THROWS_WITH_AS(app::validate_model(v),
+                       "--batches-per-step: Value 0 not in range 1 to 1073741824",
+                       shardpoint::bad_parameter_error);
+  app::model_points m;
+  m.input = "no-such-model.onnx";
+  app::pipeline_flags f;
+  f.num_ipus = 70000;
+  CHECK_THROWS_WITH_AS(app::shard_model(m, f), "--num-ipus: Value 70000 not in range 1 to 65536",
+                       shardpoint::bad_parameter_error);
+}

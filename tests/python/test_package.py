@@ -262,6 +262,15 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
                         "--batches-per-step: Value 0 not in range 1 to 1073741824")):
         with pytest.raises(shardpoint.BadParameterError, match=re.escape(words)):
             shardpoint.validate(str(sharded), **bad)
+    # Not an int: one short line, as every keyword (was pybind's signature).
+    for bad, words in (({"num_ipus": 1.9}, "num_ipus is an integer, not float"),
+                       ({"batches_per_step": "4"}, "batches_per_step is an integer, not str"),
+                       ({"num_ipus": True}, "num_ipus is an integer, not bool")):
+        with pytest.raises(TypeError, match="^shardpoint: " + re.escape(words) + "$"):
+            shardpoint.validate(str(sharded), **bad)
+    with pytest.raises(shardpoint.BadParameterError,
+                       match=re.escape("--num-ipus: a 71-bit integer is beyond 64 bits")):
+        shardpoint.validate(str(sharded), num_ipus=2**70)
     # simulate: the metrics of --report json.
     code, out, err = cli(
         "simulate", "--input-model", str(sharded), "--shard", f"{first}=0:0",

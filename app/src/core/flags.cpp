@@ -25,6 +25,15 @@ std::vector<config::entry> points::read() const {
   return out;
 }
 
+void pipeline_flags::check() const {
+  if (num_ipus) {
+    check_option(opt::num_ipus, opt::num_ipus.flag, *num_ipus);
+  }
+  if (batches_per_step) {
+    check_option(opt::batches_per_step, opt::batches_per_step.flag, *batches_per_step);
+  }
+}
+
 pipeline_options pipeline_flags::options(const sharding_result& r) const {
   pipeline_options o;
   o.num_devices = num_ipus;

@@ -57,6 +57,11 @@ struct pipeline_flags {
   /// --enable-pipelining, as PopRT does.
   bool batches_enable_pipelining = false;
 
+  /// The options' ranges (--num-ipus, --batches-per-step), in the command
+  /// line's words: bad_parameter_error. `shard_model` and `validate_model`
+  /// call it first, so every caller of app/ (Python too) is held to them.
+  void check() const;
+
   [[nodiscard]] pipeline_options options(const sharding_result& r) const;
 };
 
