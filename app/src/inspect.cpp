@@ -1,6 +1,7 @@
 // inspect: list a model's nodes.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -47,9 +48,13 @@ std::string inspect_model(const inspect_options& a) {
   // <op_type>_<index>), which --shard and configs take, in parentheses: it
   // is not in the model. (With a name on two nodes, which shard refuses,
   // none is given.)
+  // (A model whose nodes are all named is not hashed for it.)
   std::vector<bool> named_here(static_cast<std::size_t>(g.node_size()), false);
+  const bool any_unnamed = std::any_of(g.node().begin(), g.node().end(),
+                                       [](const auto& node) { return node.name().empty(); });
   try {
-    for (const std::size_t v : onnx::assign_names(g, onnx::naming::rename_empty)) {
+    for (const std::size_t v : any_unnamed ? onnx::assign_names(g, onnx::naming::rename_empty)
+                                           : std::vector<std::size_t>()) {
       named_here[v] = true;
     }
   } catch (const bad_input_error&) {
