@@ -2,6 +2,7 @@
 // sharding and writing behind the application's interface.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <set>
 
 #include <shardpoint/app/onnx_source.hpp>
@@ -234,6 +235,21 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
     estimates.push_back("the activations of " + std::to_string(guessed.bytes_nodes) + " of " +
                         std::to_string(out.size()) + " nodes" +
                         shapes_sentence(proto().graph(), guessed.symbols, sized));
+  }
+  if (guessed.unsized_outputs > 0) {
+    estimates.push_back(std::to_string(guessed.unsized_outputs) +
+                        " node output(s) have no shape "
+                        "ONNX shape inference can find: counted as 0 bytes of activations");
+  }
+  // What runs inside an If, Loop or Scan is no top-level output: their
+  // bodies' tensors (a Loop's per iteration, kept for a backward) are not
+  // counted, only the node's outputs.
+  const auto& nodes = proto().graph().node();
+  if (const auto bodies = std::count_if(nodes.begin(), nodes.end(),
+                                        [](const auto& n) { return onnx::has_subgraphs(n); });
+      bodies > 0) {
+    estimates.push_back("the activations inside the bodies of " + std::to_string(bodies) +
+                        " If/Loop/Scan node(s) are not counted (only their outputs)");
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/error.hpp>
 #include <shardpoint/onnx/costs.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "shapes.hpp"
@@ -46,10 +47,7 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
     if (guessed != nullptr && cost_is_guess(n, types, guessed->symbols)) {
       ++guessed->cost_nodes;
     }
-    if (guessed != nullptr && std::any_of(n.attribute().begin(), n.attribute().end(),
-                                          [](const ::onnx::AttributeProto& a) {
-                                            return a.has_g() || a.graphs_size() > 0;
-                                          })) {
+    if (guessed != nullptr && has_subgraphs(n)) {
       ++guessed->body_nodes;
     }
     const auto out = dims_of(types, n.output(0));

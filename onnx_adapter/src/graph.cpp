@@ -139,10 +139,7 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
   for (std::size_t v = 0; v < n; ++v) {
     const auto& node = g.node(static_cast<int>(v));
     reads.clear();
-    const bool has_subgraphs =
-        std::any_of(node.attribute().begin(), node.attribute().end(),
-                    [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
-    if (has_subgraphs) {
+    if (has_subgraphs(node)) {
       name_set names;
       node_reads(node, top_locals, names);
       for (const auto& t : names) {
@@ -184,6 +181,11 @@ std::vector<std::string> node_graph::read_names(std::size_t v) const {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+bool has_subgraphs(const ::onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
 }
 
 std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {

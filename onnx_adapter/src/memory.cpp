@@ -307,10 +307,10 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
       out[p] = *sum;
     }
   }
-  if (guessed != nullptr) {
+  if (guessed != nullptr) { // a guess, the caller's to say
     guessed->bytes_nodes = guessed_nodes.size();
-  }
-  if (unknown > 0) {
+    guessed->unsized_outputs = unknown;
+  } else if (unknown > 0) {
     notes.push_back(detail::cat(unknown, " node output", unknown == 1 ? " has" : "s have",
                                 " no shape ONNX shape inference can find; counted as 0 bytes"));
   }

@@ -586,10 +586,11 @@ TEST_CASE("memory counts the weights Constant nodes and If bodies hold") {
     CHECK(j["devices"][0]["parameter_bytes"] == held);
     // What is still a guess is the activations' free dimensions (and, in
     // the Paddle export, whose dimensions no name calls a batch, which one
-    // is), no weight.
+    // is, and its outputs of no shape; in silero, what runs inside its If
+    // bodies), no weight.
     const auto estimates = j["estimates"].get<std::vector<std::string>>();
     const bool paddle = std::string(name).rfind("ch_ppocr", 0) == 0;
-    REQUIRE(estimates.size() == (paddle ? 2 : 1));
+    REQUIRE(estimates.size() == (paddle ? 3 : 2));
     if (paddle) {
       CHECK(estimates[0].rfind("no input dimension is named like a batch: dimension "
                                "'p2o.DynamicDimension.0' of input 'x' is taken for it",
@@ -597,8 +598,15 @@ TEST_CASE("memory counts the weights Constant nodes and If bodies hold") {
       // The batch is sized (to the micro-batch): the free ones are the others.
       CHECK(estimates[1].find("free dimensions 'p2o.DynamicDimension.1', "
                               "'p2o.DynamicDimension.2';") != std::string::npos);
+      CHECK(estimates[1].rfind("the activations of ", 0) == 0);
+      // Three outputs no shape inference sizes: 0 bytes, a guess too.
+      CHECK(estimates[2] == "3 node output(s) have no shape ONNX shape inference can find: "
+                            "counted as 0 bytes of activations");
+    } else {
+      CHECK(estimates[0].rfind("the activations of ", 0) == 0);
+      CHECK(estimates[1] == "the activations inside the bodies of 1 If/Loop/Scan node(s) are "
+                            "not counted (only their outputs)");
     }
-    CHECK(estimates.back().rfind("the activations of ", 0) == 0);
     std::string warned;
     std::string marked;
     for (const auto& e : estimates) {
@@ -649,8 +657,10 @@ TEST_CASE("memory counts the weights Constant nodes and If bodies hold") {
     };
     const auto one = at("--dim batch=1 --dim sequence=512");
     // Its inputs sized: no free input dimension is named any more (one
-    // that inference makes up inside is still counted, without the flags).
-    REQUIRE(one["estimates"].size() == 1);
+    // that inference makes up inside is still counted, without the flags);
+    // the If bodies stay uncounted.
+    REQUIRE(one["estimates"].size() == 2);
+    CHECK(one["estimates"][1].get<std::string>().find("inside the bodies") != std::string::npos);
     const auto first = one["estimates"][0].get<std::string>();
     CHECK(first.find("free dimensions") == std::string::npos);
     CHECK(first.find("--input-shape") == std::string::npos);
@@ -740,6 +750,45 @@ namespace {
 
 } // namespace
 
+TEST_CASE("activations of no shape are counted 0 bytes, and said to be a guess") {
+  // x -> an operator no shape inference knows -> Relu: neither output has
+  // a shape.
+  temp_dir dir;
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& custom = *m.add_opset_import();
+  custom.set_domain("com.example");
+  custom.set_version(1);
+  auto& g = *m.mutable_graph();
+  g.set_name("mystery");
+  add_value(*g.add_input(), "x", {1, 4});
+  auto& mystery = *g.add_node();
+  mystery.set_name("mystery");
+  mystery.set_op_type("Mystery");
+  mystery.set_domain("com.example");
+  mystery.add_input("x");
+  mystery.add_output("y");
+  auto& relu = *g.add_node();
+  relu.set_name("relu");
+  relu.set_op_type("Relu");
+  relu.add_input("y");
+  relu.add_output("z");
+  g.add_output()->set_name("z");
+  const auto model = dir / "mystery.onnx";
+  sp::save_model(m, model);
+  const auto r =
+      onnx_test::shardpoint_cli("memory --input-model " + q(model) + " --report json", dir.path());
+  REQUIRE(r.code == 0);
+  const auto j = json::parse(r.out);
+  CHECK(j["devices"][0]["activation_bytes"] == 0);
+  REQUIRE(j["estimates"].size() == 1);
+  const auto said = j["estimates"][0].get<std::string>();
+  CHECK(said.find("node output(s) have no shape ONNX shape inference can find: counted as 0 "
+                  "bytes of activations") != std::string::npos);
+  CHECK(r.err == "shardpoint: warning: " + said + "\n");
+}
+
 TEST_CASE("the same weight as an initializer, a Constant and inside an If counts the same") {
   temp_dir dir;
   const std::int64_t k = 64;
@@ -759,6 +808,13 @@ TEST_CASE("the same weight as an initializer, a Constant and inside an If counts
       CHECK(s["stages"][0]["parameter_bytes"] == bytes);
       CHECK_MESSAGE(s["estimated"] == false, s["estimates"].dump());
     }
+    // The weight counts the same; what the If's branch computes inside is
+    // not counted, and the plan says so.
+    CHECK(plans[0]["estimated"] == false);
+    CHECK(plans[1]["estimated"] == false);
+    CHECK(plans[2]["estimates"] ==
+          json::array({"the activations inside the bodies of 1 If/Loop/Scan node(s) are not "
+                       "counted (only their outputs)"}));
     for (const auto* key :
          {"parameter_bytes", "gradient_bytes", "optimizer_state_bytes", "gathered_bytes"}) {
       CAPTURE(key);

@@ -82,9 +82,13 @@ struct guesses {
   /// The symbolic input dimensions activation_bytes set to the micro-batch
   /// size: sized, so no longer free.
   std::set<std::string> batch_symbols;
+  /// Outputs other nodes read that shape inference gives no shape at all:
+  /// counted as 0 bytes (activation_bytes).
+  std::size_t unsized_outputs = 0;
 
   [[nodiscard]] bool any() const {
-    return cost_nodes > 0 || body_nodes > 0 || bytes_nodes > 0 || !batch.empty();
+    return cost_nodes > 0 || body_nodes > 0 || bytes_nodes > 0 || !batch.empty() ||
+           unsized_outputs > 0;
   }
 };
 

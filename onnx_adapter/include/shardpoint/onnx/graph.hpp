@@ -66,6 +66,10 @@ enum class naming {
   strict
 };
 
+/// Whether a node holds subgraphs (If's branches, Loop's and Scan's
+/// bodies): what it runs inside is in no top-level figure.
+bool has_subgraphs(const ::onnx::NodeProto& node);
+
 /// Gives unnamed nodes names (rename_empty) or checks names (strict).
 /// Returns the indices of the renamed nodes. Throws input_error listing the
 /// offending nodes.

@@ -17,8 +17,9 @@
 // dimension of every graph input -- set to the micro-batch size where it is
 // symbolic. When every input's batch is fixed at b and the micro-batch size
 // B differs, the sizes at b are scaled by B / b (rounded up) and a note says
-// so. Outputs of unknown shape count 0, also noted; remaining symbolic
-// dimensions count 1.
+// so. Outputs of unknown shape count 0; remaining symbolic dimensions count
+// 1 (both guesses, in `guesses` when the caller takes them, else a note).
+// What runs inside If/Loop/Scan bodies is no top-level output: not counted.
 #ifndef SHARDPOINT_ONNX_MEMORY_HPP
 #define SHARDPOINT_ONNX_MEMORY_HPP
 
@@ -46,7 +47,8 @@ struct model_memory {
 /// `micro_batch_size` samples, and notes (see the top of this header); a
 /// Constant's output is a weight and counts 0 here. `guessed`, when given,
 /// takes the outputs whose size rests on symbolic dimensions (bytes_nodes,
-/// symbols). `model` is returned exactly as it was.
+/// symbols) and those of no shape (unsized_outputs; without `guessed`, a
+/// note). `model` is returned exactly as it was.
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
                                            std::vector<std::string>& notes,
