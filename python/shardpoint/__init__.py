@@ -114,6 +114,14 @@ def _integer(name: str, value: Any) -> int:
         ) from None
 
 
+def _flag(name: str, value: Any) -> bool:
+    """``value`` as a bool: True or False (numpy's too), never a string or
+    a number ("no" is not silently True)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"shardpoint: {name} is a bool, not {type(value).__name__}")
+
+
 PathLike = Union[str, "_os.PathLike[str]"]
 Model = Union[PathLike, bytes, Any]  # Any: an onnx.ModelProto
 
@@ -170,7 +178,14 @@ def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, in
         return []
     if not isinstance(info, Mapping):
         raise TypeError(f"shardpoint: {name} is a dict of node name -> int, not {type(info).__name__}")
-    return [(str(k), _integer(f"{name}[{str(k)[:200]!r}]", v)) for k, v in info.items()]
+    out = []
+    for k, v in info.items():
+        if not isinstance(k, str):  # a node's name: 5 is not the node "5"
+            raise TypeError(
+                f"shardpoint: {name}'s keys are node names (str), not {type(k).__name__}"
+            )
+        out.append((k, _integer(f"{name}[{k[:200]!r}]", v)))
+    return out
 
 
 def _fail_on_errors(found: List[Diagnostic], rule_broken: bool, what: str) -> None:
@@ -312,7 +327,7 @@ class Sharder:
     ) -> None:
         self.sharding_info = dict(sharding_info or {})
         self.pipelining_info = dict(pipelining_info or {})
-        self.only_manual_sharding = bool(only_manual_sharding)
+        self.only_manual_sharding = _flag("only_manual_sharding", only_manual_sharding)
         _mapping("sharding_info", sharding_info)
         _mapping("pipelining_info", pipelining_info)
 
@@ -404,7 +419,9 @@ def validate(
     already in ``model`` (PopRT's rules; ``batches_per_step`` alone turns
     the pipelining checks on, as the command does). An empty list: no
     problems."""
-    _, found = _calls.validate(_model(model), num_ipus, batches_per_step, enable_pipelining)
+    _, found = _calls.validate(
+        _model(model), num_ipus, batches_per_step, _flag("enable_pipelining", enable_pipelining)
+    )
     return _diagnostics(found)
 
 

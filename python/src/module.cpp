@@ -350,7 +350,13 @@ private:
     field = py::str(v).cast<std::string>();
     app::check_option(o, o.flag, field);
   }
-  static void read(const app::option_spec&, const py::object& v, bool& field) {
+  // True or False (numpy's too); never a string or a number ("no" is not
+  // True).
+  static void read(const app::option_spec& o, const py::object& v, bool& field) {
+    const auto type = py::str(py::type::of(v).attr("__name__")).cast<std::string>();
+    if (!py::isinstance<py::bool_>(v) && type != "bool_") {
+      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is a bool, not " + type);
+    }
     field = v.cast<bool>();
   }
   static void read(const app::option_spec& o, const py::object& v, int& field) {

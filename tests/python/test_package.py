@@ -648,6 +648,18 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     where, finding = cli_message(err).split(": ", 1)
     assert where == f"--shard {typo}=0"
     assert str(e.value) == f"Sharder: sharding_info['{typo}']: {finding}"
+    # A key that is no name, a flag that is no bool: one TypeError line
+    # (5 is not the node "5"; "no" was True).
+    for args, kwargs, words in (
+        (({5: 0},), {}, "sharding_info's keys are node names (str), not int"),
+        (({names[5]: 0},), {"only_manual_sharding": "no"}, "only_manual_sharding is a bool, not str"),
+    ):
+        with pytest.raises(TypeError, match="^shardpoint: " + re.escape(words) + "$"):
+            shardpoint.Sharder(*args, **kwargs)
+    with pytest.raises(TypeError, match=r"^shardpoint: enable_pipelining is a bool, not int$"):
+        shardpoint.validate(path, enable_pipelining=1)
+    with pytest.raises(TypeError, match=r"^shardpoint: training is a bool, not str$"):
+        shardpoint.memory_plan(parameters=1e9, training="no")
     # A bad parameter: a tensor-parallel degree of 0.
     code, _, err = cli("memory", "--parameters", "1e9", "--tensor-parallel", "0")
     assert code == 2
