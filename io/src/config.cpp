@@ -89,16 +89,16 @@ std::vector<entry> yaml_list(const std::string& path, const YAML::Node& root) {
       } else if (key == "stage") {
         e.stage = value_or_throw(scalar(path, kv.second, "'stage'"), "stage", at(path, kv.second));
       } else {
-        throw bad_input_error(at(path, kv.first) + ": unknown key '" + key +
-                              "' (expected node, device, stage)");
+        throw bad_input_error(at(path, kv.first) + ": unknown key " + io::quote(key) +
+                              " (expected node, device, stage)");
       }
     }
     if (!has_node) {
       throw bad_input_error(where + ": entry " + std::to_string(k + 1) + " has no 'node'");
     }
     if (!e.device && !e.stage) {
-      throw bad_input_error(where + ": entry for node '" + e.node +
-                            "' has neither device nor stage");
+      throw bad_input_error(where + ": entry for node " + io::quote(e.node) +
+                            " has neither device nor stage");
     }
     out.push_back(std::move(e));
   }
@@ -125,8 +125,8 @@ std::vector<entry> yaml_mapping(const std::string& path, const YAML::Node& root)
     const std::string key = scalar(path, kv.first, "a key");
     const bool devices = key == "sharding_info";
     if (!devices && key != "pipelining_info") {
-      throw bad_input_error(at(path, kv.first) + ": unknown key '" + key +
-                            "' (expected sharding_info, pipelining_info)");
+      throw bad_input_error(at(path, kv.first) + ": unknown key " + io::quote(key) +
+                            " (expected sharding_info, pipelining_info)");
     }
     if (!kv.second.IsMap()) {
       throw bad_input_error(at(path, kv.second) + ": " + io::quote(key) +
@@ -197,8 +197,8 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
         }
       }
       if (!e.device && !e.stage) {
-        throw bad_input_error(where + ": entry for node '" + e.node +
-                              "' has neither device nor stage");
+        throw bad_input_error(where + ": entry for node " + io::quote(e.node) +
+                              " has neither device nor stage");
       }
       b.entries.push_back(std::move(e));
     }
@@ -212,14 +212,16 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
   for (const auto& [key, table] : root.items()) {
     const bool devices = key == "sharding_info";
     if (!devices && key != "pipelining_info") {
-      throw bad_input_error(path + ": unknown key '" + key +
-                            "' (expected sharding_info, pipelining_info)");
+      throw bad_input_error(path + ": unknown key " + io::quote(key) +
+                            " (expected sharding_info, pipelining_info)");
     }
     if (!table.is_object()) {
       throw bad_input_error(path + ": " + io::quote(key) + " must map node names to numbers");
     }
     for (const auto& [node, value] : table.items()) {
-      const std::string where = path + ": " + key + "." + node;
+      // As Python's mappings say it (config::from_mappings): the name
+      // quoted, so that a NUL or a control character cannot cut the line.
+      const std::string where = path + ": " + key + "[" + io::quote(node) + "]";
       auto& e = b.at_node(node, where);
       (devices ? e.device : e.stage) = number(value, devices ? "device" : "stage", where);
     }

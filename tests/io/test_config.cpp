@@ -226,8 +226,14 @@ TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where t
   // Found by fuzz_config: names holding noncharacters, which yaml-cpp writes
   // back as U+FFFD, from JSON escapes or YAML's.
   CHECK(error_of([] { config::parse("{\"sharding_info\": {\"a\\uFFFF\": 1}}", "c.json", true); }) ==
-        "c.json: sharding_info.a\xEF\xBF\xBF: the name 'a\xEF\xBF\xBF' holds U+FFFF, a "
+        "c.json: sharding_info['a\xEF\xBF\xBF']: the name 'a\xEF\xBF\xBF' holds U+FFFF, a "
         "noncharacter a YAML file cannot hold");
+  // A NUL in a JSON name: escaped where the line says where, so nothing
+  // cuts the line (a trial: "c.json: pipelining_info.lay" and no reason).
+  const auto nul = config::parse("{\"sharding_info\": {\"lay\\u0000er\": 0}}", "c.json", true);
+  REQUIRE(nul.size() == 1);
+  CHECK(nul[0].node == std::string("lay\0er", 6));
+  CHECK(nul[0].where == "c.json: sharding_info['lay\\x00er']");
   CHECK(
       error_of([] { shardpoint::io::parse_layout("\"w\\uFFFE\": row\n", "l.yaml"); }) ==
       "l.yaml:1:1: the name 'w\xEF\xBF\xBE' holds U+FFFE, a noncharacter a YAML file cannot hold");
