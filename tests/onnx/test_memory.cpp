@@ -370,7 +370,13 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--tensor-parallel 0x2", "--tensor-parallel: '0x2' is not a whole number");
   refused(m + "--tensor-parallel ' 2'", "--tensor-parallel: ' 2' is not a whole number");
   refused(m + "--max-live-parameters inf", "--max-live-parameters: 'inf' is not a whole number");
-  refused("--parameters 1e30", "--parameters: '1e30' is too large (it must be below 4.6e18)");
+  refused("--parameters 1e30",
+          "--parameters: '1e30' is too large (no count passes 2^62, about 4.6e18)");
+  // Digits the same as a decimal (a trial: 4600000000000000000 passed where
+  // 4.6e18 did not), and a plan past 2^62 bytes refused, not reported.
+  refused("--parameters 4611686018427387905", "'4611686018427387905' is too large (no count "
+                                              "passes 2^62, about 4.6e18)");
+  refused("--parameters 4e17", "the memory plan passes 2^62 bytes (4 EiB)");
   refused(m + "--param-persistence-threshold -1",
           "the parameter persistence threshold must be non-negative, not -1");
   refused(m + "--max-live-parameters -1", "the maximum of live parameters must be non-negative");

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include <shardpoint/app/flags.hpp>
+#include <shardpoint/detail/checked.hpp>
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -118,21 +119,30 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
   if (digits.starts_with('+') && !digits.substr(1).starts_with('-')) {
     digits.remove_prefix(1);
   }
+  // Every count is at most 2^62 (detail::max_count), however it is
+  // written: 4600000000000000000 as 4.6e18.
+  constexpr auto most = shardpoint::detail::max_count;
+  const char* too_large = " is too large (no count passes 2^62, about 4.6e18)";
   long long whole = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
+  if (!digits.empty() && end == digits.data() + digits.size() &&
+      (ec == std::errc::result_out_of_range ||
+       (ec == std::errc() && (whole > most || whole < -most)))) {
+    return refuse(too_large);
+  }
   if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
     return whole;
   }
   const auto decimal = io::read_decimal(text);
   if (!decimal && io::decimal_overflows(text)) {
-    return refuse(" is too large (it must be below 4.6e18)");
+    return refuse(too_large);
   }
   if (!decimal || *decimal != std::floor(*decimal)) {
     return refuse(" is not a whole number (e.g. 8, 1e6)");
   }
   const double value = *decimal;
-  if (!(std::abs(value) < 4.6e18)) {
-    return refuse(" is too large (it must be below 4.6e18)");
+  if (!(std::abs(value) <= static_cast<double>(most))) {
+    return refuse(too_large);
   }
   return static_cast<std::int64_t>(value);
 }

@@ -53,9 +53,11 @@ inline state_bytes training_bytes(const parallel_config& c) {
 namespace detail::memory {
 
 // Products and sums of byte counts, which are never negative, refused
-// rather than wrapped past 2^63 (portable: no compiler builtins).
+// past 2^62 (detail::max_count, the bound of every count shardpoint takes)
+// rather than wrapped or reported past what the docs promise.
 inline void overflow() {
-  throw bad_parameter_error("shardpoint: the memory plan overflows 64 bits; are the counts right?");
+  throw bad_parameter_error(
+      "shardpoint: the memory plan passes 2^62 bytes (4 EiB); are the counts right?");
 }
 
 inline std::int64_t mul(std::int64_t a, std::int64_t b) {
@@ -63,17 +65,23 @@ inline std::int64_t mul(std::int64_t a, std::int64_t b) {
     throw bad_parameter_error(
         cat("shardpoint: a negative count in the memory plan (", a, " x ", b, ")"));
   }
-  if (a != 0 && b > std::numeric_limits<std::int64_t>::max() / a) {
+  const auto product = checked_mul(a, b);
+  if (!product) {
     overflow();
   }
-  return a * b;
+  return *product;
 }
 
 inline std::int64_t add(std::int64_t a, std::int64_t b) {
-  if (b > std::numeric_limits<std::int64_t>::max() - a) {
+  if (a < 0 || b < 0) {
+    throw bad_parameter_error(
+        cat("shardpoint: a negative count in the memory plan (", a, " + ", b, ")"));
+  }
+  const auto sum = checked_add(a, b);
+  if (!sum) {
     overflow();
   }
-  return a + b;
+  return *sum;
 }
 
 inline std::int64_t share(std::int64_t elements, std::int64_t devices) {
