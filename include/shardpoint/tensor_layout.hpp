@@ -124,23 +124,18 @@ inline std::string tuple_text(const std::vector<std::int64_t>& v, bool tuple = t
 }
 } // namespace detail
 
-/// The layout of parameter `name` of `shape` cut by `shard` over a stage of
-/// `devices` devices, as MindSpore's save_strategy_file builds it. Throws
-/// layout_error when: devices is not a multiple of the product of the shard
-/// ("For NAME, the shard (4, 1) requires 4 devices, but the device number of
-/// this stage is 6, it can not be divisible by 4", the seed's words); the
-/// shard tuple has not one entry per dimension; an entry is below 1; a
-/// dimension is not divisible by its entry; the name contains '-' (MindSpore
-/// splits names on it).
-inline tensor_layout make_layout(std::string_view name, const std::vector<std::int64_t>& shape,
-                                 const std::vector<std::int64_t>& shard, std::int64_t devices) {
+/// Whether `shard` can cut a parameter `name` of `shape` over a stage of
+/// `devices` devices; layout_error when: devices is not a multiple of the
+/// product of the shard ("For NAME, the shard (4, 1) requires 4 devices, but
+/// the device number of this stage is 6, it can not be divisible by 4", the
+/// seed's words; a product past 2^62 "requires more than 2^62 devices");
+/// the shard tuple has not one entry per dimension; an entry is below 1; a
+/// dimension is not divisible by its entry. Every consumer of a shard tuple
+/// (strategy files, the memory planner) holds it to this.
+inline void check_shard(std::string_view name, const std::vector<std::int64_t>& shape,
+                        const std::vector<std::int64_t>& shard, std::int64_t devices) {
   using detail::cat;
   using detail::tuple_text;
-  if (name.find('-') != std::string_view::npos) {
-    throw layout_error(cat("For ", name,
-                           ", the name contains '-', which MindSpore's strategy files cannot "
-                           "carry (they split parameter names on it)"));
-  }
   if (devices < 1) {
     throw layout_error(cat("For ", name, ", a stage needs at least one device, not ", devices));
   }
@@ -150,12 +145,20 @@ inline tensor_layout make_layout(std::string_view name, const std::vector<std::i
                            tuple_text(shape)));
   }
   std::int64_t product = 1;
+  bool past = false; // the product passed 2^62 (entries are at most 2^63 - 1)
   for (const auto c : shard) {
     if (c < 1) {
       throw layout_error(
           cat("For ", name, ", the shard ", tuple_text(shard), " has an entry below 1"));
     }
-    product *= c;
+    past = past || c > (std::int64_t{1} << 62) / product;
+    product = past ? product : product * c;
+  }
+  if (past) {
+    throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard),
+                           " requires more than 2^62 devices, but the device number of this "
+                           "stage is ",
+                           devices));
   }
   if (devices % product != 0) { // first, as MindSpore checks it
     throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard), " requires ", product,
@@ -167,6 +170,25 @@ inline tensor_layout make_layout(std::string_view name, const std::vector<std::i
       throw layout_error(cat("For ", name, ", dimension ", i, " of ", tuple_text(shape), " (",
                              shape[i], ") is not divisible by its shard ", shard[i]));
     }
+  }
+}
+
+/// The layout of parameter `name` of `shape` cut by `shard` over a stage of
+/// `devices` devices, as MindSpore's save_strategy_file builds it. Throws
+/// layout_error where check_shard does, and when the name contains '-'
+/// (MindSpore splits names on it).
+inline tensor_layout make_layout(std::string_view name, const std::vector<std::int64_t>& shape,
+                                 const std::vector<std::int64_t>& shard, std::int64_t devices) {
+  using detail::cat;
+  if (name.find('-') != std::string_view::npos) {
+    throw layout_error(cat("For ", name,
+                           ", the name contains '-', which MindSpore's strategy files cannot "
+                           "carry (they split parameter names on it)"));
+  }
+  check_shard(name, shape, shard, devices);
+  std::int64_t product = 1;
+  for (const auto c : shard) {
+    product *= c; // at most `devices` (check_shard)
   }
   tensor_layout out;
   out.name = std::string(name);

@@ -425,6 +425,9 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
           "); give --replicate-shared to write it to both");
     }
     d.shard = shard_of(c, d.shape, transposed.count(c.name) > 0, T);
+    // Held to what a strategy file can say, also where none is written
+    // (the memory planner): a trial's [3, 1] on 2 devices was planned.
+    check_shard(d.name, d.shape, d.shard, D);
     out.push_back(std::move(d));
   }
   return out;

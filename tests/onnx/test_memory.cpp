@@ -361,6 +361,15 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
     CHECK(r.out.empty());
   };
   const std::string m = "--input-model " + q(model) + " ";
+  // A shard tuple weights strategy refuses is refused here too (a trial:
+  // [3, 1] on 2 ranks was planned), also one whose product passes 2^62.
+  onnx_test::write_file(dir / "l.yaml", "layer0/q_w: [3, 1]\n");
+  refused(m + "--tensor-parallel 2 --layout " + q(dir / "l.yaml"),
+          "For layer0/q_w, the shard (3, 1) requires 3 devices, but the device number of this "
+          "stage is 2, it can not be divisible by 3");
+  onnx_test::write_file(dir / "big.yaml", "layer0/q_w: [4294967296, 4294967296]\n");
+  refused(m + "--tensor-parallel 2 --layout " + q(dir / "big.yaml"),
+          "For layer0/q_w, the shard (4294967296, 4294967296) requires more than 2^62 devices");
   refused(m + "--tensor-parallel 0",
           "the tensor parallel degree must be a positive integer, not 0");
   refused(m + "--data-parallel -2", "the data parallel degree must be a positive integer, not -2");

@@ -439,6 +439,9 @@ TEST_CASE("refusals: exit 2, one line, nothing written") {
   expect(layout("layer0/q_w: [3, 1]\n") + " --tensor-parallel 4",
          "For layer0/q_w, the shard (3, 1) requires 3 devices, but the device number of this "
          "stage is 4, it can not be divisible by 3");
+  expect(layout("layer0/q_w: [4294967296, 4294967296]\n") + " --tensor-parallel 4",
+         "For layer0/q_w, the shard (4294967296, 4294967296) requires more than 2^62 devices, "
+         "but the device number of this stage is 4"); // the product is not wrapped
   expect(layout("layer0/q_w: [1, 1, 1]\n") + " --tensor-parallel 4",
          "For layer0/q_w, the shard (1, 1, 1) has 3 entries but the parameter has 2 dimensions");
   expect(layout("no_such_weight: column\n") + " --tensor-parallel 4",
