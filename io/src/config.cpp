@@ -243,12 +243,16 @@ std::vector<entry> parse(std::string_view text, const std::string& source, bool 
   return entries;
 }
 
-std::vector<entry> read_file(const fs::path& path) {
-  const std::string text = io::read_text_file(path, "sharding config");
+bool is_json_file(const fs::path& path) {
   auto ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return std::tolower(c); });
-  return parse(text, path.string(), ext == ".json");
+  return ext == ".json";
+}
+
+std::vector<entry> read_file(const fs::path& path) {
+  const std::string text = io::read_text_file(path, "sharding config");
+  return parse(text, path.string(), is_json_file(path));
 }
 
 entry parse_shard_flag(const std::string& text) {

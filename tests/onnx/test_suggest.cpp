@@ -161,6 +161,16 @@ TEST_CASE("refusals: exit code, one line, nothing written") {
   expect("--stages 2 --memory-per-device 0", 2,
          "--memory-per-device: a device's memory must be more than 0 bytes");
   expect("--stages 2 --communication-weight -1", 2, "--communication-weight");
+  // What suggest writes, shard reads back: a .json name would be read as
+  // JSON (a trial's x.json held YAML).
+  {
+    const auto r = shardpoint_cli(
+        "suggest --input-model " + q(model) + " --stages 2 --output-config x.JSON", dir.path());
+    CHECK(r.code == 2);
+    CHECK(r.err == "shardpoint: error: --output-config 'x.JSON': suggest writes PopRT's "
+                   "shard.yaml (YAML), and a .json config is read as JSON; name it .yaml\n");
+    CHECK_FALSE(fs::exists(dir / "x.JSON"));
+  }
   expect("--stages 3 --num-ipus 2", 3,
          "validation failed; nothing written (--force writes anyway)");
   expect("--stages 2 --cost bogus", 2, "--cost");

@@ -25,6 +25,12 @@ using detail::laid_out_model;
 // The request's numbers; the memory cap, when given.
 std::optional<double> checked_request(const suggest_request& a) {
   cost_named(a.cost); // checked before anything is read
+  if (!a.output_config.empty() && config::is_json_file(a.output_config)) {
+    // What suggest writes, shard must read back: a .json name is read as JSON.
+    throw bad_parameter_error("--output-config " + io::quote(a.output_config) +
+                              ": suggest writes PopRT's shard.yaml (YAML), and a .json config is "
+                              "read as JSON; name it .yaml");
+  }
   if (!std::isfinite(a.communication_weight) || a.communication_weight < 0 ||
       a.communication_weight > 1e12) {
     throw bad_parameter_error("--communication-weight " +

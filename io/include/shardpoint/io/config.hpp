@@ -40,6 +40,10 @@ struct entry {
 /// pipelining_info: {node: stage}} in YAML or, for a `.json` file, JSON.
 std::vector<entry> read_file(const std::filesystem::path& path);
 
+/// Whether read_file reads `path` as JSON: its extension is `.json` (any
+/// case).
+bool is_json_file(const std::filesystem::path& path);
+
 /// The same from text; `source` names it in messages, `json` picks the
 /// parser.
 std::vector<entry> parse(std::string_view text, const std::string& source, bool json = false);
