@@ -42,6 +42,31 @@ std::vector<std::string>
 write_strategy_files(const std::vector<weights::stage_strategy>& strategies,
                      io::staged_folder& folder, const std::string& prefix, bool json,
                      weights::layout_form form) {
+  // Only what weights split and merge read back (onnx/rank_weights.hpp): a
+  // file's stage is a stage id, and the ranks are at most most_ranks.
+  std::int64_t files = 0;
+  std::int64_t devices = 0; // a stage's (decide gives every stage the same)
+  for (const auto& s : strategies) {
+    if (s.parameters.empty()) {
+      continue;
+    }
+    ++files;
+    devices = s.parameters.front().layout.devices;
+    if (s.stage > max_group_id) {
+      throw bad_input_error("stage " + std::to_string(s.stage) +
+                            " holds weights, but a strategy file's stage is a stage id in 0.." +
+                            std::to_string(max_group_id) +
+                            " (what weights split reads): put the last point below stage " +
+                            std::to_string(max_group_id));
+    }
+  }
+  if (devices * files > onnx::most_ranks) { // devices < 2^31, files <= 65537
+    throw bad_parameter_error(std::to_string(devices * files) + " ranks (" +
+                              std::to_string(devices) + " devices a stage x " +
+                              std::to_string(files) +
+                              " stages with weights), more than weights split and merge take (" +
+                              std::to_string(onnx::most_ranks) + ")");
+  }
   std::vector<std::string> names;
   for (const auto& s : strategies) {
     if (s.parameters.empty()) {

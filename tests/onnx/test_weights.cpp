@@ -431,6 +431,15 @@ TEST_CASE("refusals: exit 2, one line, nothing written") {
     onnx_test::write_file(dir / "l.yaml", text);
     return "--layout " + q(dir / "l.yaml");
   };
+  // Only what weights split reads back (a trial: strategy wrote
+  // stage65536.ckpt, and 262144 ranks, that split then refused).
+  expect("--tensor-parallel 1 --devices-per-stage 65536 --replicate-shared --shard "
+         "layer0/attn_out=0:0",
+         "131072 ranks (65536 devices a stage x 2 stages with weights), more than weights split "
+         "and merge take (65536)");
+  expect("--tensor-parallel 2 --shard " +
+             q(sp::load_model(model).graph().node(0).name() + "=65535:65535"),
+         "stage 65536 holds weights, but a strategy file's stage is a stage id in 0..65535");
   expect("--tensor-parallel 4 --devices-per-stage 6",
          "devices per stage (6) must be a positive multiple of the tensor-parallel degree (4)");
   expect(layout("layer0/q_w: [4, 1]\n") + " --tensor-parallel 2 --devices-per-stage 6",
