@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -300,40 +302,97 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
 
 namespace {
 
-// Levenshtein distance, for "did you mean".
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
+// Levenshtein distance, for "did you mean", when it is at most `cap`:
+// Ukkonen's band, only the cells within `cap` of the diagonal, since a path
+// through any other cell already costs more than `cap`. O(cap * min(|a|,
+// |b|)) time, O(max(|a|, |b|)) space; nullopt as soon as a whole row of the
+// band passes `cap` (a row's minimum never decreases down the table).
+std::optional<std::size_t> distance_within(std::string_view a, std::string_view b,
+                                           std::size_t cap) {
+  if (a.size() > b.size()) {
+    std::swap(a, b);
+  }
+  const std::size_t n = a.size();
+  const std::size_t m = b.size();
+  if (m - n > cap) {
+    return std::nullopt; // at least m - n insertions
+  }
+  const std::size_t over = cap + 1; // every cell outside the band
+  std::vector<std::size_t> row(m + 1, over);
+  for (std::size_t j = 0; j <= std::min(m, cap); ++j) {
     row[j] = j;
   }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+  for (std::size_t i = 1; i <= n; ++i) {
+    const std::size_t lo = i > cap ? i - cap : 1;
+    const std::size_t hi = std::min(m, i + cap);
+    std::size_t diagonal = row[lo - 1];               // cell (i - 1, lo - 1)
+    row[lo - 1] = lo == 1 ? std::min(i, over) : over; // cell (i, lo - 1)
+    std::size_t least = row[lo - 1];
+    for (std::size_t j = lo; j <= hi; ++j) {
+      const std::size_t up = row[j]; // cell (i - 1, j); `over` past the last band
+      row[j] =
+          std::min({up + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1U : 0U), over});
       diagonal = up;
+      least = std::min(least, row[j]);
+    }
+    if (least > cap) {
+      return std::nullopt;
     }
   }
-  return row[b.size()];
+  return row[m] <= cap ? std::optional(row[m]) : std::nullopt;
+}
+
+// The distance when it is at most `limit`: bands of 1, 2, 4, ... cells
+// (from the lengths' difference, its lower bound) until one holds it, so a
+// near match costs O(d * length), not O(length^2).
+std::optional<std::size_t> distance_up_to(std::string_view a, std::string_view b,
+                                          std::size_t limit) {
+  const std::size_t least = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  const std::size_t longest = std::max(a.size(), b.size()); // no distance is larger
+  for (std::size_t cap = std::max<std::size_t>(least, 1);; cap *= 2) {
+    const std::size_t bound = std::min({cap, limit, longest});
+    if (auto d = distance_within(a, b, bound)) {
+      return d;
+    }
+    if (bound == limit || bound == longest) {
+      return std::nullopt;
+    }
+  }
 }
 
 } // namespace
 
 std::vector<std::string>
 closest(std::string_view name, const std::vector<std::string_view>& candidates, std::size_t most) {
-  std::vector<std::pair<std::size_t, std::string_view>> scored;
-  scored.reserve(candidates.size());
-  for (auto c : candidates) {
-    if (!c.empty()) {
-      scored.emplace_back(distance(name, c), c);
-    }
+  // The best `most` so far, worst first (a max-heap of (distance, name)):
+  // a candidate farther than the worst of a full heap is not computed out.
+  using scored = std::pair<std::size_t, std::string_view>;
+  std::vector<scored> best;
+  if (most == 0) {
+    return {};
   }
-  const std::size_t k = std::min(most, scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end());
+  for (auto c : candidates) {
+    if (c.empty()) {
+      continue;
+    }
+    const bool full = best.size() == most;
+    const auto d = distance_up_to(
+        name, c, full ? best.front().first : std::numeric_limits<std::size_t>::max());
+    if (!d || (full && !(scored(*d, c) < best.front()))) {
+      continue;
+    }
+    if (full) {
+      std::pop_heap(best.begin(), best.end());
+      best.pop_back();
+    }
+    best.emplace_back(*d, c);
+    std::push_heap(best.begin(), best.end());
+  }
+  std::sort_heap(best.begin(), best.end());
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < k; ++i) {
-    out.emplace_back(scored[i].second);
+  out.reserve(best.size());
+  for (const auto& [d, c] : best) {
+    out.emplace_back(c);
   }
   return out;
 }

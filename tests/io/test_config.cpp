@@ -1,6 +1,8 @@
 // shardpoint::config on its own: no graph format, names through a lookup.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,63 @@ TEST_CASE("resolve through the caller's lookup, with suggestions") {
           config::resolve({{"mlp", 0, {}, "one"}, {"mlp", 1, {}, "two"}}, names.size(), name_of);
         }) == "two: node 'mlp' is listed twice (first at one)");
   CHECK(config::closest("mpl", {"mlp", "attn", ""}, 5) == std::vector<std::string>{"mlp", "attn"});
+}
+
+namespace {
+
+// The textbook Levenshtein table, whole, as the reference for closest()'s
+// banded and bounded search.
+std::size_t full_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> t(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) {
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+      t[i][j] = i == 0   ? j
+                : j == 0 ? i
+                         : std::min({t[i - 1][j] + 1, t[i][j - 1] + 1,
+                                     t[i - 1][j - 1] + (a[i - 1] != b[j - 1] ? 1U : 0U)});
+    }
+  }
+  return t[a.size()][b.size()];
+}
+
+} // namespace
+
+TEST_CASE("closest: the same names as a whole Levenshtein table sorted, on random names") {
+  std::mt19937 rng(20261126);
+  const auto word = [&](std::size_t longest) {
+    std::string w(std::uniform_int_distribution<std::size_t>(0, longest)(rng), 'a');
+    for (auto& ch : w) {
+      ch = static_cast<char>('a' + std::uniform_int_distribution<int>(0, 2)(rng));
+    }
+    return w;
+  };
+  for (int round = 0; round < 400; ++round) {
+    const auto name = word(12);
+    std::vector<std::string> pool;
+    for (int k = std::uniform_int_distribution<int>(0, 12)(rng); k > 0; --k) {
+      pool.push_back(word(14));
+    }
+    const std::vector<std::string_view> views(pool.begin(), pool.end());
+    std::vector<std::pair<std::size_t, std::string>> reference;
+    for (const auto& c : pool) {
+      if (!c.empty()) {
+        reference.emplace_back(full_distance(name, c), c);
+      }
+    }
+    std::sort(reference.begin(), reference.end());
+    for (std::size_t most : {0U, 1U, 3U, 20U}) {
+      std::vector<std::string> expected;
+      for (std::size_t i = 0; i < std::min(most, reference.size()); ++i) {
+        expected.push_back(reference[i].second);
+      }
+      INFO("name '", name, "', most ", most);
+      CHECK(config::closest(name, views, most) == expected);
+    }
+  }
+  // A near match of 100,000 characters in O(d * length), not O(length^2).
+  const std::string huge(100'000, 'n');
+  const std::string near = huge + "x";
+  CHECK(config::closest(near, {"b", huge, "nnn"}, 2) == std::vector<std::string>{huge, "nnn"});
 }
 
 TEST_CASE("shard.yaml written back reads as the same points, odd names quoted") {
