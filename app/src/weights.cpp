@@ -43,7 +43,8 @@ write_strategy_files(const std::vector<weights::stage_strategy>& strategies,
                      io::staged_folder& folder, const std::string& prefix, bool json,
                      weights::layout_form form) {
   // Only what weights split and merge read back (onnx/rank_weights.hpp): a
-  // file's stage is a stage id, and the ranks are at most most_ranks.
+  // file's stage is a stage id (as weight_files.cpp reads it), and the ranks
+  // within_most_ranks.
   std::int64_t files = 0;
   std::int64_t devices = 0; // a stage's (decide gives every stage the same)
   for (const auto& s : strategies) {
@@ -60,7 +61,7 @@ write_strategy_files(const std::vector<weights::stage_strategy>& strategies,
                             std::to_string(max_group_id));
     }
   }
-  if (devices * files > onnx::most_ranks) { // devices < 2^31, files <= 65537
+  if (!onnx::within_most_ranks(devices, files)) { // devices < 2^31, files <= 65537
     throw bad_parameter_error(std::to_string(devices * files) + " ranks (" +
                               std::to_string(devices) + " devices a stage x " +
                               std::to_string(files) +

@@ -56,10 +56,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "detail/text.hpp"
 #include "error.hpp"
 
@@ -131,9 +133,10 @@ inline std::string tuple_text(const std::vector<std::int64_t>& v, bool tuple = t
 /// seed's words; a product past 2^62 "requires more than 2^62 devices");
 /// the shard tuple has not one entry per dimension; an entry is below 1; a
 /// dimension is not divisible by its entry. Every consumer of a shard tuple
-/// (strategy files, the memory planner) holds it to this.
-inline void check_shard(std::string_view name, const std::vector<std::int64_t>& shape,
-                        const std::vector<std::int64_t>& shard, std::int64_t devices) {
+/// (strategy files, the memory planner) holds it to this. Returns the
+/// product of the shard, the devices one copy of the parameter spans.
+inline std::int64_t check_shard(std::string_view name, const std::vector<std::int64_t>& shape,
+                                const std::vector<std::int64_t>& shard, std::int64_t devices) {
   using detail::cat;
   using detail::tuple_text;
   if (devices < 1) {
@@ -144,26 +147,24 @@ inline void check_shard(std::string_view name, const std::vector<std::int64_t>& 
                            " entries but the parameter has ", shape.size(), " dimensions ",
                            tuple_text(shape)));
   }
-  std::int64_t product = 1;
-  bool past = false; // the product passed 2^62 (entries are at most 2^63 - 1)
+  std::optional<std::int64_t> product = 1; // none once past 2^62
   for (const auto c : shard) {
     if (c < 1) {
       throw layout_error(
           cat("For ", name, ", the shard ", tuple_text(shard), " has an entry below 1"));
     }
-    past = past || c > (std::int64_t{1} << 62) / product;
-    product = past ? product : product * c;
+    product = product ? detail::checked_mul(*product, c) : std::nullopt;
   }
-  if (past) {
+  if (!product) {
     throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard),
                            " requires more than 2^62 devices, but the device number of this "
                            "stage is ",
                            devices));
   }
-  if (devices % product != 0) { // first, as MindSpore checks it
-    throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard), " requires ", product,
+  if (devices % *product != 0) { // first, as MindSpore checks it
+    throw layout_error(cat("For ", name, ", the shard ", tuple_text(shard), " requires ", *product,
                            " devices, but the device number of this stage is ", devices,
-                           ", it can not be divisible by ", product));
+                           ", it can not be divisible by ", *product));
   }
   for (std::size_t i = 0; i < shard.size(); ++i) {
     if (shape[i] % shard[i] != 0) {
@@ -171,6 +172,7 @@ inline void check_shard(std::string_view name, const std::vector<std::int64_t>& 
                              shape[i], ") is not divisible by its shard ", shard[i]));
     }
   }
+  return *product;
 }
 
 /// The layout of parameter `name` of `shape` cut by `shard` over a stage of
@@ -185,11 +187,7 @@ inline tensor_layout make_layout(std::string_view name, const std::vector<std::i
                            ", the name contains '-', which MindSpore's strategy files cannot "
                            "carry (they split parameter names on it)"));
   }
-  check_shard(name, shape, shard, devices);
-  std::int64_t product = 1;
-  for (const auto c : shard) {
-    product *= c; // at most `devices` (check_shard)
-  }
+  const std::int64_t product = check_shard(name, shape, shard, devices);
   tensor_layout out;
   out.name = std::string(name);
   out.shape = shape;

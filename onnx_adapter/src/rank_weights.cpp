@@ -97,7 +97,7 @@ std::int64_t devices_of(const std::vector<weights::stage_strategy>& strategies) 
   }
   const std::int64_t D = first == nullptr ? 0 : first->layout.devices;
   const auto S = static_cast<std::int64_t>(strategies.size());
-  if (D * S > most_ranks) { // D < 2^31, S a count of files: no overflow
+  if (!within_most_ranks(D, S)) {
     throw bad_input_error("the strategies give " + std::to_string(D * S) + " ranks (" +
                           std::to_string(D) + " devices a stage x " + std::to_string(S) +
                           " stages), more than shardpoint splits or merges (" +

@@ -60,28 +60,27 @@ inline void overflow() {
       "shardpoint: the memory plan passes 2^62 bytes (4 EiB); are the counts right?");
 }
 
-inline std::int64_t mul(std::int64_t a, std::int64_t b) {
+// `a` `sign` `b` by `op` (checked_mul, checked_add): a negative count or a
+// result past 2^62 is refused.
+template <class Op>
+std::int64_t combine(std::int64_t a, std::int64_t b, const char* sign, Op op) {
   if (a < 0 || b < 0) {
     throw bad_parameter_error(
-        cat("shardpoint: a negative count in the memory plan (", a, " x ", b, ")"));
+        cat("shardpoint: a negative count in the memory plan (", a, sign, b, ")"));
   }
-  const auto product = checked_mul(a, b);
-  if (!product) {
+  const auto result = op(a, b);
+  if (!result) {
     overflow();
   }
-  return *product;
+  return *result;
+}
+
+inline std::int64_t mul(std::int64_t a, std::int64_t b) {
+  return combine(a, b, " x ", checked_mul);
 }
 
 inline std::int64_t add(std::int64_t a, std::int64_t b) {
-  if (a < 0 || b < 0) {
-    throw bad_parameter_error(
-        cat("shardpoint: a negative count in the memory plan (", a, " + ", b, ")"));
-  }
-  const auto sum = checked_add(a, b);
-  if (!sum) {
-    overflow();
-  }
-  return *sum;
+  return combine(a, b, " + ", checked_add);
 }
 
 inline std::int64_t share(std::int64_t elements, std::int64_t devices) {

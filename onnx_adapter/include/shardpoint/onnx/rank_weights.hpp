@@ -57,6 +57,14 @@ namespace shardpoint::onnx {
 /// refused (a 63-byte strategy file can name 2^31 devices).
 inline constexpr std::int64_t most_ranks = 65536;
 
+/// Whether `stages` strategy files of `devices` devices a stage give at
+/// most most_ranks ranks: the rule split and merge read a folder by, and the
+/// one `weights strategy` writes by (it writes nothing they would refuse).
+[[nodiscard]] constexpr bool within_most_ranks(std::int64_t devices, std::int64_t stages) {
+  return devices >= 0 && stages >= 0 && devices <= most_ranks && stages <= most_ranks &&
+         devices * stages <= most_ranks;
+}
+
 /// The strategies of a folder (see the top), by stage. Throws
 /// bad_input_error when there is none, two files are of one stage, or a file
 /// the folder's manifest lists is missing.
