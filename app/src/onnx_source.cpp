@@ -244,11 +244,9 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
   // What runs inside an If, Loop or Scan is no top-level output: their
   // bodies' tensors (a Loop's per iteration, kept for a backward) are not
   // counted, only the node's outputs.
-  const auto& nodes = proto().graph().node();
-  if (const auto bodies = std::count_if(nodes.begin(), nodes.end(),
-                                        [](const auto& n) { return onnx::has_subgraphs(n); });
-      bodies > 0) {
-    estimates.push_back("the activations inside the bodies of " + std::to_string(bodies) +
+  if (guessed.body_nodes > 0) {
+    estimates.push_back("the activations inside the bodies of " +
+                        std::to_string(guessed.body_nodes) +
                         " If/Loop/Scan node(s) are not counted (only their outputs)");
   }
   return out;

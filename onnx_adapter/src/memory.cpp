@@ -4,6 +4,7 @@
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/onnx/memory.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <unordered_map>
@@ -310,6 +311,9 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   if (guessed != nullptr) { // a guess, the caller's to say
     guessed->bytes_nodes = guessed_nodes.size();
     guessed->unsized_outputs = unknown;
+    const auto& all = model.graph().node();
+    guessed->body_nodes = static_cast<std::size_t>(
+        std::count_if(all.begin(), all.end(), [](const auto& v) { return has_subgraphs(v); }));
   } else if (unknown > 0) {
     notes.push_back(detail::cat(unknown, " node output", unknown == 1 ? " has" : "s have",
                                 " no shape ONNX shape inference can find; counted as 0 bytes"));

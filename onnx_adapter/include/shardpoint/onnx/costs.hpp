@@ -69,7 +69,8 @@ struct guesses {
   /// symbolic dimension (cost_model::flops only).
   std::size_t cost_nodes = 0;
   /// Nodes with a subgraph (If, Loop, Scan) whose FLOPs leave out their
-  /// bodies: priced by their output as any other op (cost_model::flops).
+  /// bodies: priced by their output as any other op (cost_model::flops);
+  /// for activation_bytes, whose bodies' tensors are not counted.
   std::size_t body_nodes = 0;
   /// Nodes with an output other nodes read whose size is unknown or has a
   /// symbolic dimension.

@@ -47,8 +47,9 @@ struct model_memory {
 /// `micro_batch_size` samples, and notes (see the top of this header); a
 /// Constant's output is a weight and counts 0 here. `guessed`, when given,
 /// takes the outputs whose size rests on symbolic dimensions (bytes_nodes,
-/// symbols) and those of no shape (unsized_outputs; without `guessed`, a
-/// note). `model` is returned exactly as it was.
+/// symbols), those of no shape (unsized_outputs; without `guessed`, a
+/// note) and the If/Loop/Scan nodes, whose bodies' tensors are not counted
+/// (body_nodes). `model` is returned exactly as it was.
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,
                                            std::vector<std::string>& notes,
