@@ -1,6 +1,7 @@
 // Byte sizes as people write and read them.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -116,10 +117,8 @@ std::optional<sized_text> split_unit(std::string_view text) {
   return sized_text{number, factor};
 }
 
-} // namespace
-
-std::optional<double> parse_bytes(std::string_view text) {
-  const auto sized = split_unit(text);
+// Its bytes, as a double: nothing when the number is empty or not finite.
+std::optional<double> bytes_of(const std::optional<sized_text>& sized) {
   double value = 0;
   if (!sized || sized->number.empty() ||
       std::from_chars(sized->number.data(), sized->number.data() + sized->number.size(), value)
@@ -128,6 +127,12 @@ std::optional<double> parse_bytes(std::string_view text) {
     return std::nullopt;
   }
   return value * static_cast<double>(sized->factor);
+}
+
+} // namespace
+
+std::optional<double> parse_bytes(std::string_view text) {
+  return bytes_of(split_unit(text));
 }
 
 std::int64_t parse_size(std::string_view flag, std::string_view text) {
@@ -152,7 +157,7 @@ std::int64_t parse_size(std::string_view flag, std::string_view text) {
     }
     return static_cast<std::int64_t>(bytes);
   }
-  const auto bytes = parse_bytes(text);
+  const auto bytes = bytes_of(sized);
   if (!bytes) {
     throw fail(decimal_overflows(number) ? too_large : not_size);
   }
@@ -174,9 +179,17 @@ std::int64_t parse_capacity(std::string_view flag, std::string_view text) {
 }
 
 std::string human_bytes(double bytes) {
+  // Two decimals from GiB up (to EiB, past 2^62), one for MiB and KiB.
+  constexpr std::array<const char*, 4> large{"GiB", "TiB", "PiB", "EiB"};
   char buf[64];
   if (bytes >= 1024.0 * 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+    double scaled = bytes / (1024.0 * 1024 * 1024);
+    std::size_t unit = 0;
+    while (scaled >= 1024 && unit + 1 < large.size()) {
+      scaled /= 1024;
+      ++unit;
+    }
+    std::snprintf(buf, sizeof buf, "%.2f %s", scaled, large[unit]);
   } else if (bytes >= (1 << 20)) {
     std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1 << 20));
   } else if (bytes >= 1024) {

@@ -64,6 +64,10 @@ TEST_CASE("human-readable sizes") {
   CHECK(human_bytes(4096) == "4.0 KiB");
   CHECK(human_bytes(3.5 * 1024 * 1024) == "3.5 MiB");
   CHECK(human_bytes(2.0 * 1024 * 1024 * 1024) == "2.00 GiB");
+  CHECK(human_bytes(1023.0 * 1024 * 1024 * 1024) == "1023.00 GiB");
+  CHECK(human_bytes(1.5 * 1024 * 1024 * 1024 * 1024) == "1.50 TiB");
+  CHECK(human_bytes(4.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) == "4.00 EiB"); // 2^62
+  CHECK(human_bytes(2048.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) == "2048.00 EiB");
 }
 
 TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {

@@ -43,7 +43,7 @@ std::int64_t parse_size(std::string_view flag, std::string_view text);
 /// device's memory must be more than 0 bytes"), in every command alike.
 std::int64_t parse_capacity(std::string_view flag, std::string_view text);
 
-/// "12.3 MiB", "4.0 KiB", "17 B".
+/// "17 B", "4.0 KiB", "12.3 MiB", "2.00 GiB", up to "4.00 EiB".
 std::string human_bytes(double bytes);
 
 } // namespace shardpoint::io
