@@ -166,9 +166,7 @@ void options(B& b, suggest_options& a) {
   options(b, a.plan);
 }
 
-struct simulate_options : simulate_request {
-  model_points model;
-  shape_flags shapes;
+struct simulate_options : simulate_request, measured_model {
   std::string batch_dim; ///< --batch-dim: where the batch is, for the activations
 };
 
@@ -176,8 +174,8 @@ simulate_outcome simulate_model(const simulate_options& a);
 
 template <class B>
 void options(B& b, simulate_options& a) {
-  options(b, a.model, "Model to shard and run (or give --stage-times)", false);
-  options(b, a.shapes);
+  options(b, static_cast<measured_model&>(a), "Model to shard and run (or give --stage-times)",
+          false);
   b(opt::batches_per_step
         .saying("Micro-batches to run (a multiple of the stages; with --schedule, the "
                 "schedule's rule)")
@@ -255,17 +253,15 @@ void options(B& b, plan_options& a) {
   b(opt::force.saying("Replace an --emit folder shardpoint wrote before"), a.force);
 }
 
-struct memory_options : memory_request {
-  model_points model; ///< none given: planned from `parameters`
-  shape_flags shapes;
-};
+/// Without a model: planned from `parameters`.
+struct memory_options : memory_request, measured_model {};
 
 memory_outcome plan_model_memory(const memory_options& a);
 
 template <class B>
 void options(B& b, memory_options& a) {
-  options(b, a.model, "Model, sharded into pipeline stages (or give --parameters)", false);
-  options(b, a.shapes);
+  options(b, static_cast<measured_model&>(a),
+          "Model, sharded into pipeline stages (or give --parameters)", false);
   b(opt::parameters, a.parameters);
   b(opt::largest_layer_parameters, a.largest_layer);
   b(opt::pipeline_parallel, a.pipeline_parallel);
@@ -281,17 +277,13 @@ void options(B& b, memory_options& a) {
 
 /// `draw` on an ONNX model: its sharding (points, or the model's own) as
 /// a page or SVGs.
-struct draw_options : draw_request {
-  model_points model;
-  shape_flags shapes;
-};
+struct draw_options : draw_request, measured_model {};
 
 draw_outcome draw_model(const draw_options& a);
 
 template <class B>
 void options(B& b, draw_options& a) {
-  options(b, a.model, "Model to draw", true);
-  options(b, a.shapes);
+  options(b, static_cast<measured_model&>(a), "Model to draw", true);
   b(opt::picture_format, a.report.format);
   b(opt::output.saying("The page (html) or the new folder (svg) to write").needed(), a.report.file);
   b(opt::force.saying("Replace an earlier svg folder of shardpoint's"), a.force);

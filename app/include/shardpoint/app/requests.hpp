@@ -70,6 +70,20 @@ void options(B& b, shape_flags& f) {
   b(opt::dim, f.dims);
 }
 
+/// A model a command measures (simulate, memory, draw): where its points
+/// are and the sizes of its free dimensions; --input-model (`what` it is,
+/// whether required) and the flags of both.
+struct measured_model {
+  model_points model;
+  shape_flags shapes;
+};
+
+template <class B>
+void options(B& b, measured_model& m, std::string_view what, bool required) {
+  options(b, m.model, what, required);
+  options(b, m.shapes);
+}
+
 /// A model with the sharding of every node.
 struct sharded_model {
   onnx::loaded_model model;
