@@ -88,7 +88,7 @@ cluster_entries read_cluster_file(const std::filesystem::path& path) {
 std::optional<double> parse_bandwidth(std::string_view text) {
   strip(text, "/s");
   const auto b = parse_bytes(text);
-  return b && *b > 0 ? b : std::nullopt;
+  return b && *b >= 1 ? b : std::nullopt;
 }
 
 std::optional<double> parse_flops(std::string_view text) {
@@ -130,7 +130,7 @@ std::optional<double> parse_flops(std::string_view text) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value * scale) ||
-      !(value > 0)) {
+      !(value * scale >= 1)) {
     return std::nullopt;
   }
   return value * scale;

@@ -174,6 +174,15 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "plan needs the number of devices");
   expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops lots" + emit, 2,
                  "--device-flops: 'lots' is not a FLOP/s rate");
+  // Rates below 1 a second: refused by their flag, not divided by.
+  expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1e-300" + emit, 2,
+                 "--device-flops: '1e-300' is not a FLOP/s rate");
+  expect_failure(dir,
+                 gpt +
+                     "--devices 2 --device-memory 1GiB --device-flops 1T "
+                     "--intra-node-bandwidth 1e-300B/s" +
+                     emit,
+                 2, "--intra-node-bandwidth: '1e-300B/s' is not a bandwidth");
   expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1T" + emit, 1,
                  "plan on more than one device needs --intra-node-bandwidth");
   expect_failure(dir, gpt + cluster + "--top-k none" + emit, 2, "--top-k 'none'");

@@ -36,7 +36,8 @@ cluster_entries parse_cluster(std::string_view text, const std::string& file);
 /// "300GB/s", "25e9", "1.5 TB/s": bytes a second (parse_bytes' forms, "/s"
 /// optional); "312e12", "312T", "19.5 TFLOPS": operations a second (k, M,
 /// G, T, P powers of 1000; "FLOPS" or "FLOP/s" optional). Nothing for
-/// anything else, zero or a negative value.
+/// anything else, or a rate below 1 a second (no device is that slow, and
+/// the times a plan divides by it would pass a double's range).
 std::optional<double> parse_bandwidth(std::string_view text);
 std::optional<double> parse_flops(std::string_view text);
 
