@@ -36,12 +36,7 @@ CLI::Validator number_check(const option_spec& o, bool whole) {
         double value = 0;
         if (whole) {
           std::string why;
-          const auto count = read_count(typed, why);
-          const auto decimal = io::read_decimal(typed);
-          if (!count && o.ranged() &&
-              (decimal ? *decimal == std::floor(*decimal) : io::decimal_overflows(typed))) {
-            return "Value " + typed + " not in range " + range_text(o); // beyond 64 bits
-          }
+          const auto count = read_count(o, typed, why);
           if (!count) {
             return why;
           }

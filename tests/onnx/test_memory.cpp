@@ -381,6 +381,10 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
   refused(m + "--max-live-parameters inf", "--max-live-parameters: 'inf' is not a whole number");
   refused("--parameters 1e30",
           "--parameters: '1e30' is too large (no count passes 2^62, about 4.6e18)");
+  // An option with a range says it, beyond 64 bits too (as the command
+  // line's whole-number options do).
+  refused(m + "--micro-batch-size 1e400",
+          "--micro-batch-size: Value 1e400 not in range 1 to 2147483647");
   // Digits the same as a decimal (a trial: 4600000000000000000 passed where
   // 4.6e18 did not), and a plan past 2^62 bytes refused, not reported.
   refused("--parameters 4611686018427387905", "'4611686018427387905' is too large (no count "

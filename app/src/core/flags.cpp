@@ -147,11 +147,31 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
   return static_cast<std::int64_t>(value);
 }
 
+std::optional<std::int64_t> read_count(const option_spec& o, const std::string& text,
+                                       std::string& why) {
+  const auto count = read_count(text, why);
+  const auto decimal = io::read_decimal(text);
+  if (!count && o.ranged() &&
+      (decimal ? *decimal == std::floor(*decimal) : io::decimal_overflows(text))) {
+    why = "Value " + text + " not in range " + range_text(o); // beyond 64 bits
+  }
+  return count;
+}
+
 std::int64_t parse_count(const std::string& flag, const std::string& text) {
   std::string why;
   const auto count = read_count(text, why);
   if (!count) {
     throw bad_parameter_error(flag + ": " + why);
+  }
+  return *count;
+}
+
+std::int64_t parse_count(const option_spec& o, const std::string& text) {
+  std::string why;
+  const auto count = read_count(o, text, why);
+  if (!count) {
+    throw bad_parameter_error(std::string(o.flag) + ": " + why);
   }
   return *count;
 }
@@ -190,19 +210,19 @@ parallel_config memory_flags::config() const {
   if (precision.empty() && !fp16 && !bf16) {
     c.fp16 = true; // the default: the ZeRO paper's mixed precision
   }
-  c.tensor_parallel = parse_count("--tensor-parallel", tensor_parallel);
-  c.data_parallel = parse_count("--data-parallel", data_parallel);
+  c.tensor_parallel = parse_count(opt::tensor_parallel, tensor_parallel);
+  c.data_parallel = parse_count(opt::data_parallel, data_parallel);
   c.sharded_data_parallel =
-      automatic() ? 1 : parse_count("--sharded-data-parallel", sharded_data_parallel);
+      automatic() ? 1 : parse_count(opt::sharded_data_parallel, sharded_data_parallel);
   c.shard_optimizer_states = shard_optimizer_states;
   c.param_persistence_threshold =
-      parse_count("--param-persistence-threshold", persistence_threshold);
-  c.max_live_parameters = parse_count("--max-live-parameters", max_live_parameters);
-  c.micro_batch_size = parse_count("--micro-batch-size", micro_batch_size);
+      parse_count(opt::param_persistence_threshold, persistence_threshold);
+  c.max_live_parameters = parse_count(opt::max_live_parameters, max_live_parameters);
+  c.micro_batch_size = parse_count(opt::micro_batch_size, micro_batch_size);
   c.micro_batches =
-      batches_per_step.empty() ? 1 : parse_count("--batches-per-step", batches_per_step);
+      batches_per_step.empty() ? 1 : parse_count(opt::batches_per_step, batches_per_step);
   c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
-  c.queue_depth = queue_depth.empty() ? 4 : parse_count("--queue-depth", queue_depth);
+  c.queue_depth = queue_depth.empty() ? 4 : parse_count(opt::queue_depth, queue_depth);
   return c;
 }
 

@@ -218,9 +218,18 @@ void options(B& b, memory_flags& f, std::initializer_list<std::string_view> leav
 /// not one ("'2.5' is not a whole number (e.g. 8, 1e6)", "... is too large").
 std::optional<std::int64_t> read_count(const std::string& text, std::string& why);
 
+/// read_count for option `o`: a whole number beyond 64 bits, for an
+/// option with a range, is said as out of it ("Value 1e400 not in range 1
+/// to 2147483647"), as the command line's check says it.
+std::optional<std::int64_t> read_count(const option_spec& o, const std::string& text,
+                                       std::string& why);
+
 /// `text` as a whole number (1000000, 1e6); bad_parameter_error naming
 /// `flag` otherwise.
 std::int64_t parse_count(const std::string& flag, const std::string& text);
+
+/// The same for option `o` (read_count(o, ...)), named by its flag.
+std::int64_t parse_count(const option_spec& o, const std::string& text);
 
 } // namespace shardpoint::app
 
