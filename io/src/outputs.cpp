@@ -565,8 +565,14 @@ void output_set::check_against_all(const place& p) {
       fail(out.given, "holds " + other.named() + "; shardpoint never replaces a folder holding " +
                           (other.is_output() ? "another of its outputs" : "what it reads"));
     }
+    if (other.is_folder() && within(out.canonical, other.canonical)) {
+      fail(out.given, "lies inside " + other.named() +
+                          (other.is_output() ? ", another output"
+                                             : ", which shardpoint reads; write it elsewhere"));
+    }
     if (out.kind == place::output_file && out.exists && other.kind == place::input_folder) {
-      // A hard link to a file inside a folder the command reads.
+      // A hard link to a file inside a folder the command reads (the file
+      // itself, inside it, was said above).
       std::error_code ec;
       for (auto it = fs::recursive_directory_iterator(other.canonical, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -577,11 +583,6 @@ void output_set::check_against_all(const place& p) {
                               other.named() + "; shardpoint never writes over what it reads");
         }
       }
-    }
-    if (other.is_folder() && within(out.canonical, other.canonical)) {
-      fail(out.given, "lies inside " + other.named() +
-                          (other.is_output() ? ", another output"
-                                             : ", which shardpoint reads; write it elsewhere"));
     }
   }
 }

@@ -872,8 +872,15 @@ std::map<std::string, stored_tensor> read_safetensors(const fs::path& path,
         t.shape.push_back(d.get<std::int64_t>());
       }
       const auto offsets = v.at("data_offsets").get<std::vector<std::uint64_t>>();
-      if (offsets.size() != 2 || offsets[0] > offsets[1] || base + offsets[1] > data.size()) {
-        bad(path, "tensor '" + name + "' has data offsets past the end");
+      const std::uint64_t stored = data.size() - base; // the bytes after the header
+      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > stored) {
+        std::string given;
+        for (const auto o : offsets) {
+          given += (given.empty() ? "" : ", ") + std::to_string(o);
+        }
+        bad(path, "tensor " + io::quote(name) + " has data offsets [" + given +
+                      "], not a range within the " + std::to_string(stored) +
+                      " bytes of data after the header");
       }
       t.data = data.substr(base + offsets[0], offsets[1] - offsets[0]);
       check_stored(path, name, t);

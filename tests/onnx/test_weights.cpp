@@ -808,6 +808,13 @@ TEST_CASE("rank folders as MindSpore leaves them: renamed files, extra tensors, 
   CHECK(r.code == 2);
   CHECK(r.err.find("(a hard link)") != std::string::npos);
   CHECK(onnx_test::read_file(r1) == bytes1);
+  // The read file itself, in the folder read: it lies inside, no link.
+  r = run("weights merge --strategy-dir " + q(dir / "s") + " --ranks-dir " + q(dir / "r") +
+          " --force --output " + q(r1));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("lies inside") != std::string::npos);
+  CHECK(r.err.find("(a hard link)") == std::string::npos);
+  CHECK(onnx_test::read_file(r1) == bytes1);
 }
 
 namespace {
@@ -869,6 +876,21 @@ TEST_CASE("weight files whose shapes and bytes disagree are refused, naming the 
       (named + "has a shape that is not a list").c_str(), shardpoint::bad_input_error);
   CHECK_THROWS_WITH_AS(read(tensor("8.5,8", 256), 256),
                        (named + "has a dimension that is not a whole number").c_str(),
+                       shardpoint::bad_input_error);
+  // Offsets past the data, and ones that wrap past 2^64 when added to the
+  // header's end (they were once added, and wrapped inside the file).
+  CHECK_THROWS_WITH_AS(read(tensor("8,8", 256), 100),
+                       (named + "has data offsets [0, 256], not a range within the 100 bytes "
+                                "of data after the header")
+                           .c_str(),
+                       shardpoint::bad_input_error);
+  const std::string wrap =
+      R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [18446744073709551615, )"
+      R"(18446744073709551615]}})";
+  CHECK_THROWS_WITH_AS(read(wrap, 0),
+                       (named + "has data offsets [18446744073709551615, 18446744073709551615], "
+                                "not a range within the 0 bytes of data after the header")
+                           .c_str(),
                        shardpoint::bad_input_error);
   // A key given twice: refused, not the last one kept.
   CHECK_THROWS_WITH_AS(
