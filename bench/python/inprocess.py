@@ -1,0 +1,74 @@
+"""Manual sharding from Python, in one interpreter: shardpoint's API against
+the same procedure written with the onnx package (bench/poprt_reference.py),
+file to file, the interpreter and its imports already paid for. Best of
+REPS runs each; prints one JSON object (seconds). Not a test.
+
+    PYTHONPATH=build/gcc/python /usr/bin/python3 bench/python/inprocess.py \
+        MODEL.onnx SHARD.yaml OUT_DIR [REPS]
+
+- "api": the model's bytes read, Sharder(sharding_info, pipelining_info)
+  .run(bytes), the result written: what `shard --report none` does.
+- "api_report": shardpoint.shard_file(model, config, output), which also
+  measures the report (shape inference), as `shard` does by default.
+- "onnx": poprt_reference.main, onnx.load to onnx.save.
+"""
+import json
+import os
+import sys
+import time
+import warnings
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import poprt_reference  # noqa: E402  (bench/, beside this folder)
+import shardpoint  # noqa: E402
+
+
+def best(reps, run):
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(model, config, out_dir, reps=1):
+    # The decoders' shared initializers: one warning each, not what is timed.
+    warnings.simplefilter("ignore", shardpoint.ShardingWarning)
+    with open(config) as f:
+        points = yaml.safe_load(f)
+    sharder = shardpoint.Sharder(
+        {p["node"]: p["device"] for p in points}, {p["node"]: p["stage"] for p in points}
+    )
+    out = os.path.join(out_dir, "inprocess.onnx")
+
+    def api():
+        with open(model, "rb") as f:
+            data = f.read()
+        sharded = sharder.run(data)
+        with open(out, "wb") as f:
+            f.write(sharded)
+
+    def api_report():
+        if os.path.exists(out):
+            os.remove(out)  # shard_file writes over no file it did not write
+        shardpoint.shard_file(model, config, out)
+
+    def reference():
+        poprt_reference.main(model, config, out)
+
+    result = {
+        "api": best(reps, api),
+        "api_report": best(reps, api_report),
+        "onnx": best(reps, reference),
+    }
+    os.remove(out)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: inprocess.py MODEL.onnx SHARD.yaml OUT_DIR [REPS]")
+    main(*sys.argv[1:4], *(int(r) for r in sys.argv[4:]))
