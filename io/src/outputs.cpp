@@ -591,11 +591,14 @@ void output_set::input(const fs::path& path, std::string_view what) {
   place p{place::input_file, normalised(path, what), {}, std::string(what)};
   p.canonical = canonical_of(p.given);
   struct stat st {};
-  if (::stat(p.given.c_str(), &st) == 0) {
-    p.exists = true;
-    p.device = st.st_dev;
-    p.inode = st.st_ino;
+  if (::stat(p.given.c_str(), &st) != 0) {
+    // Nothing to protect: its reader says it is missing ("no such file"),
+    // which no output can be made to say (a folder "holding" it, say).
+    return;
   }
+  p.exists = true;
+  p.device = st.st_dev;
+  p.inode = st.st_ino;
   check_against_all(p);
   places_.push_back(std::move(p));
 }

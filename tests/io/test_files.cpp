@@ -250,10 +250,14 @@ TEST_CASE("outputs never touch the inputs, the current folder, or each other") {
     out.file(s / "a.yaml", "--output-config");
     CHECK(error_of([&] { out.file(s / "a.yaml", "--output-model"); }).find("is --output-config") !=
           std::string::npos);
-    // An input declared after the output is checked as well.
+    // An input declared after the output is checked as well, once it is
+    // there; one that is not protects nothing (its reader says it is not).
+    CHECK_NOTHROW(out.input(s / "a.yaml", "the layout file"));
+    io::write_file_atomically(s / "a.yaml", "a user's layout\n");
     CHECK(error_of([&] {
             out.input(s / "a.yaml", "the layout file");
           }).find("a.yaml': is the layout file") != std::string::npos);
+    fs::remove(s / "a.yaml");
   }
   CHECK(s.tree() == before);
 }

@@ -221,6 +221,20 @@ TEST_CASE("folder outputs: '.', '..', '/', inputs and their folders, a user's fo
                       "--output-dir " +
                           q(target));
   }
+  // An input that is not there is said missing, not "held" by the folder
+  // it would lie in; nothing is made.
+  for (const auto& command : commands) {
+    const auto missing = with(command, "new") + " ";
+    const auto at = missing.find("model.onnx ");
+    REQUIRE(at != std::string::npos);
+    const auto args = std::string(missing).replace(at, 10, "new/model.onnx");
+    const auto before = snapshot(w.root.path());
+    const auto r = run_in(w.work, args, w.scratch.path());
+    CAPTURE(args);
+    CHECK(r.code == 2);
+    CHECK(r.err == "shardpoint: error: 'new/model.onnx': no such file\n");
+    CHECK(snapshot(w.root.path()) == before);
+  }
   // A folder shardpoint wrote is replaced with --force; once a user's file
   // is put into it, it is not.
   w.must("split --input-model model.onnx --manual-sharding-config c.yaml --output-dir out");
