@@ -1,6 +1,8 @@
 // Every model in ../shared/models shards and round-trips; subgraph reads
 // make edges; names; configs in every format.
+#include <map>
 #include <numeric>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -405,4 +407,57 @@ TEST_CASE("cost estimates: unit, and flops from op type and inferred shapes") {
   const auto total = std::accumulate(flops.begin(), flops.end(), std::int64_t{0});
   CHECK(total > 7'500);
   CHECK(total < 9'000);
+}
+
+TEST_CASE("tensor ids: first-seen order and producers, against a map, on many-output graphs") {
+  // Nodes of up to 40 outputs each (the name table is sized by node count,
+  // so these make it grow many times) reading random earlier tensors.
+  std::mt19937 rng(20261126);
+  for (int round = 0; round < 20; ++round) {
+    const int n = std::uniform_int_distribution<int>(1, 60)(rng);
+    std::vector<onnx_test::node_spec> specs;
+    std::vector<std::string> written{"x"};
+    for (int v = 0; v < n; ++v) {
+      onnx_test::node_spec s{"n" + std::to_string(v), {}, {}};
+      for (int k = std::uniform_int_distribution<int>(0, 3)(rng); k > 0; --k) {
+        s.inputs.push_back(
+            written[std::uniform_int_distribution<std::size_t>(0, written.size() - 1)(rng)]);
+      }
+      for (int k = std::uniform_int_distribution<int>(1, 40)(rng); k > 0; --k) {
+        s.outputs.push_back("t" + std::to_string(v) + "_" + std::to_string(k));
+      }
+      written.insert(written.end(), s.outputs.begin(), s.outputs.end());
+      specs.push_back(s);
+    }
+    const auto m = onnx_test::make_model(specs, {written.back()});
+    const auto nodes = sp::build_graph(m.graph());
+    // The reference: outputs first (node order), then inputs as read.
+    std::map<std::string, std::size_t> id;
+    std::vector<std::string> order;
+    std::vector<std::size_t> producer;
+    const auto see = [&](const std::string& t, std::size_t by) {
+      if (id.emplace(t, order.size()).second) {
+        order.push_back(t);
+        producer.push_back(by);
+      }
+    };
+    for (int v = 0; v < n; ++v) {
+      for (const auto& o : specs[static_cast<std::size_t>(v)].outputs) {
+        see(o, static_cast<std::size_t>(v));
+      }
+    }
+    for (const auto& s : specs) {
+      for (const auto& i : s.inputs) {
+        see(i, sp::node_graph::no_producer);
+      }
+    }
+    CHECK(nodes.tensors == order);
+    CHECK(nodes.producer == producer);
+    for (int v = 0; v < n; ++v) {
+      std::set<std::string> reads(specs[static_cast<std::size_t>(v)].inputs.begin(),
+                                  specs[static_cast<std::size_t>(v)].inputs.end());
+      CHECK(nodes.read_names(static_cast<std::size_t>(v)) ==
+            std::vector<std::string>(reads.begin(), reads.end()));
+    }
+  }
 }
