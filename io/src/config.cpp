@@ -400,24 +400,31 @@ closest(std::string_view name, const std::vector<std::string_view>& candidates, 
 std::vector<sharding_point<std::size_t>>
 resolve(const std::vector<entry>& entries, std::size_t num_vertices,
         const std::function<std::string_view(std::size_t)>& name_of) {
-  // name -> its vertex and how many vertices have it
+  // The entries' names -> the vertex that has it and how many do. The
+  // entries are few and the vertices up to millions: each vertex's name is
+  // looked up among the entries' (a map of every name was a sizable part
+  // of sharding a 10^6-node model).
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> by_name;
-  by_name.reserve(num_vertices);
-  for (std::size_t v = 0; v < num_vertices; ++v) {
-    auto& [vertex, count] = by_name[name_of(v)];
-    vertex = v;
-    ++count;
+  for (const auto& e : entries) {
+    by_name.try_emplace(e.node, 0, 0);
+  }
+  for (std::size_t v = 0; v < num_vertices && !by_name.empty(); ++v) {
+    if (const auto it = by_name.find(name_of(v)); it != by_name.end()) {
+      it->second = {v, it->second.second + 1};
+    }
   }
   std::map<std::size_t, const entry*> seen;
   std::vector<sharding_point<std::size_t>> points;
   for (const auto& e : entries) {
     const auto it = by_name.find(e.node);
-    if (it == by_name.end() || e.node.empty()) {
-      std::vector<std::string_view> names;
-      names.reserve(by_name.size());
-      for (const auto& kv : by_name) {
-        names.push_back(kv.first);
+    if (it->second.second == 0 || e.node.empty()) {
+      std::vector<std::string_view> names; // every name, once
+      names.reserve(num_vertices);
+      for (std::size_t v = 0; v < num_vertices; ++v) {
+        names.push_back(name_of(v));
       }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
       std::string hint;
       for (const auto& c : closest(e.node, names)) {
         hint += (hint.empty() ? "'" : ", '") + c + "'";

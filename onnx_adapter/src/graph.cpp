@@ -22,13 +22,13 @@ namespace {
 
 using name_set = std::unordered_set<std::string>;
 
-// Tensor names to their ids (0, 1, 2, ... in the order first seen), by open
-// addressing with linear probing over a power-of-two table kept at most half
-// full, 8 bytes a slot. std::unordered_map allocated a node per name and
-// chased a pointer per probe: in a profile of `Sharder.run` on a 10^6-node
-// decoder, hash-table lookups and glibc's malloc and free were the two
-// largest items (bench/README.md, "Time against node count"). The names
-// are views the caller keeps alive.
+// Names (of tensors, of nodes) to their ids (0, 1, 2, ... in the order
+// first seen), by open addressing with linear probing over a power-of-two
+// table kept at most half full, 8 bytes a slot. std::unordered_map
+// allocated a node per name and chased a pointer per probe: in a profile of
+// `Sharder.run` on a 10^6-node decoder, hash-table lookups and glibc's
+// malloc and free were the two largest items (bench/README.md, "Time
+// against node count"). The names are views the caller keeps alive.
 class name_ids {
 public:
   explicit name_ids(std::size_t expected) {
@@ -266,19 +266,24 @@ bool has_subgraphs(const ::onnx::NodeProto& node) {
 }
 
 std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
-  // name -> its node, or `shared` when several nodes have it. Keys view the
-  // model's strings; names given below are added as owned strings.
+  // Each name's node (by the name's id), or `shared` when several nodes
+  // have it. The ids view the model's strings.
   constexpr std::size_t shared = static_cast<std::size_t>(-1);
-  std::unordered_map<std::string_view, std::size_t> by_name;
-  by_name.reserve(static_cast<std::size_t>(g.node_size()));
+  name_ids ids(static_cast<std::size_t>(g.node_size()));
+  std::vector<std::size_t> node_of;
   std::vector<std::size_t> unnamed;
   bool any_shared = false;
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& name = g.node(v).name();
     if (name.empty()) {
       unnamed.push_back(static_cast<std::size_t>(v));
-    } else if (const auto [it, fresh] = by_name.try_emplace(name, v); !fresh) {
-      it->second = shared;
+      continue;
+    }
+    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(node_of.size()));
+    if (fresh) {
+      node_of.push_back(static_cast<std::size_t>(v));
+    } else {
+      node_of[id] = shared;
       any_shared = true;
     }
   }
@@ -286,7 +291,7 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
     std::map<std::string, std::string> where; // sorted, for the message
     for (int v = 0; v < g.node_size(); ++v) {
       const auto& name = g.node(v).name();
-      if (!name.empty() && by_name.at(name) == shared) {
+      if (!name.empty() && node_of[*ids.find(name)] == shared) {
         auto& list = where[name];
         list += (list.empty() ? "" : ", ") + std::to_string(v);
       }
@@ -312,7 +317,7 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
     const std::string base =
         (node.op_type().empty() ? std::string("node") : node.op_type()) + "_" + std::to_string(v);
     std::string name = base;
-    for (int k = 1; by_name.count(name) || given.count(name); ++k) {
+    for (int k = 1; ids.find(name) || given.count(name); ++k) {
       name = base + "_" + std::to_string(k);
     }
     given.insert(name);

@@ -9,7 +9,7 @@
 #include <new>
 #include <optional>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 
 #include <fcntl.h>
@@ -53,20 +53,32 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   if (g.output_size() == 0) {
     fail(path, "not a complete ONNX model (the graph has no outputs; is the file truncated?)");
   }
-  std::unordered_set<std::string_view> defined;
+  // Every graph output defined (a graph input, an initializer or a node's
+  // output). The outputs are few: each defined name is looked up among
+  // them, not every name put in a set (a sizable part of loading a
+  // 10^6-node model).
+  std::unordered_map<std::string_view, bool> defined; // graph output -> defined
+  for (const auto& o : g.output()) {
+    defined.emplace(o.name(), false);
+  }
+  const auto define = [&](std::string_view name) {
+    if (const auto it = defined.find(name); it != defined.end()) {
+      it->second = true;
+    }
+  };
   for (const auto& i : g.input()) {
-    defined.insert(i.name());
+    define(i.name());
   }
   for (const auto& t : g.initializer()) {
-    defined.insert(t.name());
+    define(t.name());
   }
   for (const auto& n : g.node()) {
     for (const auto& o : n.output()) {
-      defined.insert(o);
+      define(o);
     }
   }
   for (const auto& o : g.output()) {
-    if (!defined.count(o.name())) {
+    if (!defined.at(o.name())) {
       fail(path, "graph output " + io::quote(o.name()) + " is produced by no node");
     }
   }
