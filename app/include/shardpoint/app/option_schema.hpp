@@ -345,14 +345,15 @@ inline constexpr option_spec devices{"--devices",      "", "devices", "N",
 inline constexpr option_spec devices_per_node{
     "--devices-per-node", "", "devices_per_node", "N", "Devices a node (default: all)", "", 1,
     max_cluster_devices};
-inline constexpr option_spec device_flops{"--device-flops", "", "device_flops", "FLOP/S",
-                                          "FLOP/s a device sustains (312e12, 312T, 19.5 TFLOPS)"};
+inline constexpr option_spec device_flops{
+    "--device-flops", "", "device_flops", "FLOP/S",
+    "FLOP/s a device sustains (312e12, 312T, 19.5 TFLOPS; at least 1)"};
 inline constexpr option_spec intra_node_bandwidth{
     "--intra-node-bandwidth", "", "intra_node_bandwidth", "BYTES/S",
-    "Bytes a second between devices of a node (300GB/s)"};
-inline constexpr option_spec inter_node_bandwidth{"--inter-node-bandwidth", "",
-                                                  "inter_node_bandwidth", "BYTES/S",
-                                                  "Bytes a second between nodes (25GB/s)"};
+    "Bytes a second between devices of a node (300GB/s; at least 1)"};
+inline constexpr option_spec inter_node_bandwidth{
+    "--inter-node-bandwidth", "", "inter_node_bandwidth", "BYTES/S",
+    "Bytes a second between nodes (25GB/s; at least 1)"};
 inline constexpr option_spec global_batch{
     "--global-batch", "",  "global_batch", "N", "Samples a training step", "", 1,
     2147483648.0,     true};
