@@ -2,6 +2,7 @@
 // input -- exit code, one clear line, and no file left behind.
 #include <nlohmann/json.hpp>
 
+#include "../../onnx_adapter/cli/commands.hpp" // SHARDPOINT_COMMANDS
 #include "onnx_support.hpp"
 
 namespace sp = shardpoint::onnx;
@@ -316,9 +317,15 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
          "unknown option '--tensor-paralel' for 'memory'; did you mean '--tensor-parallel'?");
   expect("weights merge --strategy-dir s --ranks-dir r --outptu m.safetensors",
          "unknown option '--outptu' for 'weights merge'; did you mean '--output'?");
-  expect("shrad",
-         "shardpoint needs a command: shard, suggest, split, weights, memory, inspect, validate, "
-         "simulate, plan, draw, strip, synth; 'shrad' is none of them; did you mean 'shard'?");
+  // Every command, in the program's own order (cli/commands.hpp: a new
+  // command needs no edit here).
+#define SHARDPOINT_LISTED(name) #name ", "
+  std::string commands = SHARDPOINT_COMMANDS(SHARDPOINT_LISTED);
+#undef SHARDPOINT_LISTED
+  commands.resize(commands.size() - 2);
+  CHECK(commands.rfind("shard, suggest, split, weights, ", 0) == 0);
+  expect("shrad", "shardpoint needs a command: " + commands +
+                      "; 'shrad' is none of them; did you mean 'shard'?");
   expect("weights strat", "shardpoint weights needs a command: strategy, split, merge; 'strat' "
                           "is none of them; did you mean 'strategy'?");
   expect("weights", "shardpoint weights needs a command: strategy, split, merge");
