@@ -16,89 +16,13 @@
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/graph.hpp>
 
+#include "name_ids.hpp"
+
 namespace shardpoint::onnx {
 
 namespace {
 
 using name_set = std::unordered_set<std::string>;
-
-// Names (of tensors, of nodes) to their ids (0, 1, 2, ... in the order
-// first seen), by open addressing with linear probing over a power-of-two
-// table kept at most half full, 8 bytes a slot. std::unordered_map
-// allocated a node per name and chased a pointer per probe: in a profile of
-// `Sharder.run` on a 10^6-node decoder, hash-table lookups and glibc's
-// malloc and free were the two largest items (bench/README.md, "Time
-// against node count"). The names are views the caller keeps alive.
-class name_ids {
-public:
-  explicit name_ids(std::size_t expected) {
-    std::size_t size = 16;
-    while (size < 2 * expected) {
-      size *= 2;
-    }
-    slots_.assign(size, slot{});
-  }
-
-  // The id of `name`, and whether it was added with id `fresh` (below
-  // UINT32_MAX).
-  std::pair<std::uint32_t, bool> add(std::string_view name, std::uint32_t fresh) {
-    const std::size_t hash = std::hash<std::string_view>{}(name);
-    slot& at = probe(name, hash);
-    if (at.id != empty) {
-      return {at.id, false};
-    }
-    at = {tag_of(hash), fresh};
-    names_.push_back(name);
-    if (2 * names_.size() > slots_.size()) {
-      grow();
-    }
-    return {fresh, true};
-  }
-
-  [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name) {
-    const slot& at = probe(name, std::hash<std::string_view>{}(name));
-    return at.id == empty ? std::nullopt : std::optional(at.id);
-  }
-
-private:
-  static constexpr std::uint32_t empty = UINT32_MAX;
-  // 8 bytes: the hash's high half, to skip most unequal names unread.
-  struct slot {
-    std::uint32_t tag = 0;
-    std::uint32_t id = empty;
-  };
-  static std::uint32_t tag_of(std::size_t hash) {
-    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(hash) >> 32);
-  }
-
-  // The slot holding `name`, or the empty one where it would go.
-  slot& probe(std::string_view name, std::size_t hash) {
-    const std::size_t mask = slots_.size() - 1;
-    const std::uint32_t tag = tag_of(hash);
-    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-      slot& s = slots_[i];
-      if (s.id == empty || (s.tag == tag && names_[s.id] == name)) {
-        return s;
-      }
-    }
-  }
-
-  void grow() { // rare: `expected` too small
-    slots_.assign(2 * slots_.size(), slot{});
-    const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t id = 0; id < names_.size(); ++id) {
-      const std::size_t hash = std::hash<std::string_view>{}(names_[id]);
-      std::size_t i = hash & mask;
-      while (slots_[i].id != empty) {
-        i = (i + 1) & mask;
-      }
-      slots_[i] = {tag_of(hash), id};
-    }
-  }
-
-  std::vector<slot> slots_;
-  std::vector<std::string_view> names_; // by id
-};
 
 void outer_reads(const ::onnx::GraphProto& g, const name_set& enclosing_locals, name_set& out);
 

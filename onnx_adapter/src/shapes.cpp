@@ -13,6 +13,7 @@
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "infer.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx::shapes {
@@ -233,6 +234,12 @@ sized_inputs::~sized_inputs() {
 }
 
 inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data) {
+  if (!propagate_data) {
+    by_node_ = node_inference::make(model);
+    if (by_node_) {
+      return;
+    }
+  }
   std::vector<::onnx::GraphProto*> pending{model.mutable_graph()};
   while (!pending.empty()) {
     auto* g = pending.back();
@@ -272,11 +279,7 @@ inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data)
   }
   for (const auto& t : g.initializer()) { // replaces, as ir 3 lists them as inputs too
     auto& type = initializer_types_.emplace_back();
-    type.mutable_tensor_type()->set_elem_type(t.data_type());
-    auto& shape = *type.mutable_tensor_type()->mutable_shape();
-    for (auto d : t.dims()) {
-      shape.add_dim()->set_dim_value(d);
-    }
+    initializer_type(t, type);
     types_[t.name()] = &type;
   }
 }
@@ -289,6 +292,9 @@ inferred_shapes::~inferred_shapes() {
 }
 
 const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {
+  if (by_node_) {
+    return by_node_->find(name);
+  }
   const auto it = types_.find(name);
   return it == types_.end() ? nullptr : it->second;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,9 +55,14 @@ private:
   google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> saved_;
 };
 
-// Runs ONNX shape inference on `model` itself, not on a copy (copying 10^5
-// nodes costs as much as inferring their shapes), and puts the model back as
-// it was on destruction. InferShapes writes in two places: it appends to and
+class node_inference; // infer.hpp
+
+// ONNX shape inference of `model`'s top-level tensors. A model without
+// subgraphs or model-local functions, inferred without data propagation, is
+// inferred node by node (infer.hpp), to the same types, without touching
+// it. Any other runs libonnx's InferShapes on `model` itself, not on a copy
+// (copying 10^5 nodes costs as much as inferring their shapes), and puts
+// the model back as it was on destruction. InferShapes writes in two places: it appends to and
 // refines `value_info`, and it refines graph outputs, in the main graph and in
 // every subgraph it enters. Both are saved for every graph beforehand and
 // swapped back afterwards; nothing else is touched (the round trip of every
@@ -79,6 +85,7 @@ private:
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> value_info;
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> output;
   };
+  std::unique_ptr<node_inference> by_node_;
   std::vector<saved_graph> saved_;
   std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;
   std::deque<::onnx::TypeProto> initializer_types_;

@@ -1,0 +1,327 @@
+// ONNX shape inference node by node: see infer.hpp.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <google/protobuf/arena.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "infer.hpp"
+#include "name_ids.hpp"
+
+namespace shardpoint::onnx::shapes {
+
+namespace si = ::onnx::shape_inference;
+using ::onnx::TypeProto;
+
+namespace {
+
+// What InferShapes keeps of a name, in its several tables.
+struct tensor {
+  TypeProto* type = nullptr;      // registered: what inference reads
+  TypeProto* undefined = nullptr; // a declared value without a type
+  const ::onnx::TensorProto* data = nullptr;
+  const ::onnx::SparseTensorProto* sparse = nullptr;
+  const TypeProto* result = nullptr;
+};
+
+bool handled(const ::onnx::ModelProto& model) {
+  if (model.functions_size() > 0 || model.graph().sparse_initializer_size() > 0) {
+    return false;
+  }
+  for (const auto& n : model.graph().node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() || a.graphs_size() > 0) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+struct node_inference::state {
+  explicit state(const ::onnx::GraphProto& g)
+      : names(static_cast<std::size_t>(g.input_size() + g.output_size() + g.value_info_size() +
+                                       g.initializer_size() + 2 * g.node_size())) {
+    tensors.reserve(names.size());
+  }
+
+  std::uint32_t id(std::string_view name) {
+    const auto [id, fresh] = names.add(name, static_cast<std::uint32_t>(names.size()));
+    if (fresh) {
+      tensors.emplace_back();
+    }
+    return id;
+  }
+  const tensor* find(std::string_view name) const {
+    const auto id = names.find(name);
+    return id ? &tensors[*id] : nullptr;
+  }
+  TypeProto* new_type() { return google::protobuf::Arena::CreateMessage<TypeProto>(&arena); }
+
+  google::protobuf::Arena arena;
+  name_ids names; // views into the model
+  std::vector<tensor> tensors;
+  // Types declared by the graph (copies: the model is not touched) and
+  // inferred for names it does not declare, in its order and theirs.
+  std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs, added;
+};
+
+namespace {
+
+// InferenceContextImpl's answers, from the table, for one node at a time.
+class context final : public ::onnx::InferenceContext {
+public:
+  void reset(const ::onnx::NodeProto& n, const node_inference::state& s) {
+    node_ = &n;
+    inputs_.clear();
+    for (const auto& name : n.input()) {
+      inputs_.push_back(s.find(name));
+    }
+    const auto outputs = static_cast<std::size_t>(n.output_size());
+    if (outputs_.size() < outputs) {
+      outputs_.resize(outputs);
+    }
+    for (std::size_t i = 0; i < outputs; ++i) {
+      outputs_[i].Clear();
+    }
+    output_count_ = outputs;
+  }
+
+  const ::onnx::AttributeProto* getAttribute(const std::string& name) const override {
+    const auto& attributes = node_->attribute();
+    for (int i = attributes.size() - 1; i >= 0; --i) { // the last of a name, as a map keeps it
+      if (attributes.Get(i).name() == name) {
+        return &attributes.Get(i);
+      }
+    }
+    return nullptr;
+  }
+  std::size_t getNumInputs() const override { return inputs_.size(); }
+  const TypeProto* getInputType(std::size_t i) const override {
+    return input(i) != nullptr ? input(i)->type : nullptr;
+  }
+  const ::onnx::TensorProto* getInputData(std::size_t i) const override {
+    return input(i) != nullptr ? input(i)->data : nullptr;
+  }
+  const ::onnx::SparseTensorProto* getInputSparseData(std::size_t i) const override {
+    const tensor* t = input(i);
+    return t != nullptr && t->data == nullptr ? t->sparse : nullptr;
+  }
+  const ::onnx::TensorShapeProto* getSymbolicInput(std::size_t i) const override {
+    input(i);
+    return nullptr; // no data propagation
+  }
+  std::size_t getNumOutputs() const override { return output_count_; }
+  TypeProto* getOutputType(std::size_t i) override {
+    if (i >= output_count_) {
+      throw std::runtime_error("Output " + std::to_string(i) + " is out of bounds.");
+    }
+    return &outputs_[i];
+  }
+  ::onnx::GraphInferencer* getGraphAttributeInferencer(const std::string& name) override {
+    // libonnx's fail_type_inference (its macro names onnx:: from here).
+    throw ::onnx::InferenceError("[TypeInferenceError] Attribute " + name +
+                                 " does not contain a graph."); // none here
+  }
+
+private:
+  const tensor* input(std::size_t i) const {
+    if (i >= inputs_.size()) {
+      throw std::runtime_error("Input " + std::to_string(i) + " is out of bounds.");
+    }
+    return inputs_[i];
+  }
+
+  const ::onnx::NodeProto* node_ = nullptr;
+  std::vector<const tensor*> inputs_;
+  std::vector<TypeProto> outputs_; // reused: cleared for each node
+  std::size_t output_count_ = 0;
+};
+
+class inference {
+public:
+  inference(const ::onnx::ModelProto& model, node_inference::state& s) : model_(model), s_(s) {
+    for (const auto& o : model.opset_import()) {
+      opsets_[o.domain()] = static_cast<int>(o.version());
+    }
+  }
+
+  // Steps 1 to 4 (infer.hpp); true when inference ran to the end.
+  bool run() {
+    const auto& g = model_.graph();
+    si::TraverseGraphsToAddExistingSymbols(g, symbols_);
+    declare(g.value_info(), s_.value_info);
+    declare(g.input(), s_.inputs);
+    declare(g.output(), s_.outputs);
+    try {
+      for (const auto& t : g.initializer()) {
+        tensor& at = s_.tensors[s_.id(t.name())];
+        at.data = &t;
+        TypeProto type;
+        initializer_type(t, type);
+        if (at.type != nullptr) {
+          si::checkShapesAndTypes(type, *at.type);
+        } else if (model_.ir_version() >= 4) {
+          at.type = s_.new_type();
+          *at.type = type;
+        }
+      }
+      for (const auto& n : g.node()) {
+        constants(n);
+      }
+      for (const auto& n : g.node()) {
+        node(n);
+      }
+    } catch (const std::exception&) {
+      return false; // as InferShapes' caller catches it: what was inferred stays
+    }
+    return true;
+  }
+
+private:
+  void declare(const google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& values,
+               std::vector<std::pair<std::uint32_t, TypeProto*>>& into) {
+    for (const auto& v : values) {
+      const auto id = s_.id(v.name());
+      TypeProto* type = s_.new_type();
+      if (v.has_type()) {
+        *type = v.type();
+        s_.tensors[id].type = type;
+      } else {
+        s_.tensors[id].undefined = type;
+      }
+      into.emplace_back(id, type);
+    }
+  }
+
+  // A Constant's value is data inference may read (whatever its domain).
+  void constants(const ::onnx::NodeProto& n) {
+    if (n.op_type() != "Constant" || n.output_size() != 1) {
+      return;
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.name() != "value") {
+        continue;
+      }
+      if (a.type() == ::onnx::AttributeProto::TENSOR && a.has_t()) {
+        s_.tensors[s_.id(n.output(0))].data = &a.t();
+      } else if (a.type() == ::onnx::AttributeProto::SPARSE_TENSOR && a.has_sparse_tensor()) {
+        s_.tensors[s_.id(n.output(0))].sparse = &a.sparse_tensor();
+      }
+    }
+  }
+
+  void node(const ::onnx::NodeProto& n) {
+    auto domain = opsets_.find(n.domain());
+    if (domain == opsets_.end() && n.domain().empty()) {
+      domain = opsets_.find("ai.onnx");
+    }
+    if (domain == opsets_.end()) {
+      throw ::onnx::InferenceError("[TypeInferenceError] no opset import for domain " +
+                                   n.domain()); // which ends inference
+    }
+    const auto* schema =
+        ::onnx::OpSchemaRegistry::Instance()->GetSchema(n.op_type(), domain->second, n.domain());
+    if (schema == nullptr) {
+      return; // an operator libonnx does not know (no model-local functions here)
+    }
+    ctx_.reset(n, s_);
+    try {
+      if (schema->has_type_and_shape_inference_function()) {
+        schema->GetTypeAndShapeInferenceFunction()(ctx_);
+      } else if (schema->HasFunction()) {
+        si::InferShapeForFunctionNode(*schema->GetFunction(), ::onnx::OpSchemaRegistry::Instance(),
+                                      ctx_, options_, {}, &symbols_, &no_data_);
+      } else {
+        return;
+      }
+    } catch (const ::onnx::InferenceError&) {
+      return; // this node's outputs stay unknown
+    }
+    for (int i = 0; i < n.output_size(); ++i) {
+      if (!n.output(i).empty()) {
+        update(n.output(i), *ctx_.getOutputType(static_cast<std::size_t>(i)));
+      }
+    }
+  }
+
+  // ShapeInferenceImplBase::updateType.
+  void update(const std::string& name, TypeProto& inferred) {
+    if (inferred.value_case() == TypeProto::VALUE_NOT_SET) {
+      return;
+    }
+    si::MaterializeSymbolicShape(&inferred, symbols_);
+    const auto id = s_.id(name);
+    TypeProto* existing = s_.tensors[id].type;
+    if (existing == nullptr) {
+      existing = s_.new_type();
+      s_.added.emplace_back(id, existing);
+      if (TypeProto* undefined = s_.tensors[id].undefined) {
+        *undefined = inferred;
+      }
+    }
+    si::mergeShapesAndTypes(inferred, existing);
+    s_.tensors[id].type = existing;
+  }
+
+  const ::onnx::ModelProto& model_;
+  node_inference::state& s_;
+  std::unordered_map<std::string, int> opsets_;
+  si::SymbolTableImpl symbols_;
+  const ::onnx::ShapeInferenceOptions options_{false, 0, false};
+  std::unordered_map<std::string, ::onnx::TensorShapeProto> no_data_;
+  context ctx_;
+};
+
+} // namespace
+
+void initializer_type(const ::onnx::TensorProto& t, TypeProto& type) {
+  auto& tensor_type = *type.mutable_tensor_type();
+  tensor_type.set_elem_type(t.data_type());
+  auto& shape = *tensor_type.mutable_shape();
+  for (const auto d : t.dims()) {
+    shape.add_dim()->set_dim_value(d);
+  }
+}
+
+node_inference::node_inference(std::unique_ptr<state> s) : state_(std::move(s)) {}
+node_inference::~node_inference() = default;
+
+std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& model) {
+  if (!handled(model)) {
+    return nullptr;
+  }
+  auto s = std::make_unique<state>(model.graph());
+  inference(model, *s).run();
+  // Step 5: what inferred_shapes reads, in its order.
+  const auto read = [&](const std::vector<std::pair<std::uint32_t, TypeProto*>>& values) {
+    for (const auto& [id, type] : values) {
+      s->tensors[id].result = type;
+    }
+  };
+  read(s->inputs);
+  read(s->value_info);
+  read(s->added);
+  read(s->outputs);
+  for (const auto& t : model.graph().initializer()) {
+    TypeProto* type = s->new_type();
+    initializer_type(t, *type);
+    s->tensors[s->id(t.name())].result = type;
+  }
+  return std::unique_ptr<node_inference>(new node_inference(std::move(s)));
+}
+
+const TypeProto* node_inference::find(std::string_view name) const {
+  const tensor* t = state_->find(name);
+  return t != nullptr ? t->result : nullptr;
+}
+
+} // namespace shardpoint::onnx::shapes

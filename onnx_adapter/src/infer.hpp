@@ -1,0 +1,88 @@
+// ONNX shape inference node by node, with tensors by id (internal to the
+// adapter, issue #30).
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+//
+// WHY
+//
+//   libonnx's InferShapes keeps every tensor's type, data and undefined
+//   output in std::unordered_map<std::string, ...> tables, and builds a map
+//   of each node's attributes by name: on a 10^6-node decoder those tables,
+//   not the operators' inference functions, were most of the 7 s that shape
+//   inference added to `shard`'s table report (bench/README.md). This pass
+//   calls the same inference functions through the same libonnx helpers
+//   (mergeShapesAndTypes, MaterializeSymbolicShape, InferShapeForFunctionNode,
+//   the symbol table), with every name looked up once in a flat table.
+//
+// THE PROCEDURE (libonnx 1.12's ShapeInferenceImplBase on a model, step for
+// step; the test holds its result to InferShapes' on every shared model)
+//
+//   1. Every symbolic dimension the graph declares is taken (new ones are
+//      unk__0, unk__1, ... past them).
+//   2. value_info, then inputs, then outputs register their types, a later
+//      one replacing an earlier; one without a type is "undefined": the
+//      first type inferred for its name is copied into it.
+//   3. Initializers' data is readable by inference functions; an initializer
+//      already registered is checked against that type (a mismatch ends
+//      inference), and with ir_version >= 4 one not registered registers its
+//      own type. Constant nodes' tensor values (`value`) are data too.
+//   4. Each node in order: its schema by domain and opset (a domain without
+//      an opset import ends inference); its inference function, or its
+//      function body's, given the inputs' registered types and data; an
+//      inference error skips the node. Each named output's type gets fresh
+//      symbols for its anonymous dimensions and is merged into the type
+//      registered for the name, or registers a new one (a mismatch ends
+//      inference).
+//   5. The result, per name, is what inferred_shapes reads from a model
+//      InferShapes has run on: the last of the inputs, value_info (the
+//      inferred ones after the declared), outputs; every initializer's own
+//      type over all of them.
+//
+//   Whatever ends inference keeps what was inferred before it, as a model
+//   InferShapes stopped on keeps its partial value_info. The model itself
+//   is not touched.
+//
+// NOT HANDLED: subgraphs (If, Loop, Scan), model-local functions, sparse
+// initializers, data propagation. make() then returns nothing and the
+// caller runs InferShapes.
+//
+// COST: O(nodes + names) probes of a flat table (name_ids) and the
+// operators' inference functions; memory: one TypeProto per inferred
+// tensor, in an arena.
+#ifndef SHARDPOINT_ONNX_SRC_INFER_HPP
+#define SHARDPOINT_ONNX_SRC_INFER_HPP
+
+#include <memory>
+#include <string_view>
+
+#include <onnx/onnx_pb.h>
+
+namespace shardpoint::onnx::shapes {
+
+/// The type an initializer has: its element type and dimensions.
+void initializer_type(const ::onnx::TensorProto& t, ::onnx::TypeProto& type);
+
+class node_inference {
+public:
+  /// The inferred types of `model`'s top-level tensors, or nothing when the
+  /// model is not one this pass handles (see above). `model` must outlive
+  /// the result.
+  static std::unique_ptr<node_inference> make(const ::onnx::ModelProto& model);
+
+  node_inference(const node_inference&) = delete;
+  node_inference& operator=(const node_inference&) = delete;
+  ~node_inference();
+
+  /// The type of a top-level tensor, or nullptr (as inferred_shapes::find).
+  [[nodiscard]] const ::onnx::TypeProto* find(std::string_view name) const;
+
+  struct state; ///< (internal)
+
+private:
+  explicit node_inference(std::unique_ptr<state> s);
+  std::unique_ptr<state> state_;
+};
+
+} // namespace shardpoint::onnx::shapes
+
+#endif // SHARDPOINT_ONNX_SRC_INFER_HPP

@@ -1,0 +1,310 @@
+// Shape inference node by node (src/infer.hpp) against libonnx's InferShapes
+// on the same model: every top-level name gets the same type, or none, on
+// every shared model, generated decoders and ResNet-50, and models built
+// here for each rule of the procedure (undefined values, Constant data,
+// unknown operators, inference errors, what ends inference, ir_version 3,
+// fresh symbols).
+#include <map>
+#include <set>
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <shardpoint/onnx/synth.hpp>
+
+#include "infer.hpp"
+#include "onnx_support.hpp"
+
+namespace sp = shardpoint::onnx;
+namespace fs = std::filesystem;
+
+namespace {
+
+using types = std::map<std::string, std::string>; // name -> serialised TypeProto
+
+// The reference: InferShapes on a copy, read as inferred_shapes reads it.
+types reference(::onnx::ModelProto m) {
+  try {
+    ::onnx::shape_inference::InferShapes(m, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(false, 0, false));
+  } catch (const std::exception&) {
+    // partial shapes, as inferred_shapes takes them
+  }
+  types out;
+  const auto note = [&](const ::onnx::ValueInfoProto& v) {
+    if (v.has_type()) {
+      out[v.name()] = v.type().SerializeAsString();
+    }
+  };
+  const auto& g = m.graph();
+  std::for_each(g.input().begin(), g.input().end(), note);
+  std::for_each(g.value_info().begin(), g.value_info().end(), note);
+  std::for_each(g.output().begin(), g.output().end(), note);
+  for (const auto& t : g.initializer()) {
+    ::onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(t.data_type());
+    auto& shape = *type.mutable_tensor_type()->mutable_shape();
+    for (const auto d : t.dims()) {
+      shape.add_dim()->set_dim_value(d);
+    }
+    out[t.name()] = type.SerializeAsString();
+  }
+  return out;
+}
+
+// node_inference's answer for every name the model or the reference has.
+types by_node(const ::onnx::ModelProto& m, const types& also) {
+  const auto inferred = sp::shapes::node_inference::make(m);
+  REQUIRE(inferred);
+  std::set<std::string> names;
+  const auto& g = m.graph();
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const auto& v : *list) {
+      names.insert(v.name());
+    }
+  }
+  for (const auto& t : g.initializer()) {
+    names.insert(t.name());
+  }
+  for (const auto& n : g.node()) {
+    names.insert(n.input().begin(), n.input().end());
+    names.insert(n.output().begin(), n.output().end());
+  }
+  for (const auto& [name, type] : also) {
+    names.insert(name);
+  }
+  types out;
+  for (const auto& name : names) {
+    if (const auto* type = inferred->find(name)) {
+      out[name] = type->SerializeAsString();
+    }
+  }
+  return out;
+}
+
+// The same types, and the model untouched.
+void check_same(const ::onnx::ModelProto& m) {
+  const std::string before = m.SerializeAsString();
+  const types want = reference(m);
+  const types got = by_node(m, want);
+  CHECK(m.SerializeAsString() == before);
+  CHECK(got.size() == want.size());
+  for (const auto& entry : want) {
+    CAPTURE(entry.first);
+    const auto it = got.find(entry.first);
+    REQUIRE(it != got.end());
+    CHECK(it->second == entry.second);
+  }
+}
+
+::onnx::ValueInfoProto& value(::onnx::GraphProto& g, const std::string& name, int type,
+                              std::vector<std::int64_t> dims, bool is_input = false) {
+  auto& v = is_input ? *g.add_input() : *g.add_value_info();
+  v.set_name(name);
+  auto& t = *v.mutable_type()->mutable_tensor_type();
+  t.set_elem_type(type);
+  for (const auto d : dims) {
+    t.mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  return v;
+}
+
+::onnx::NodeProto& node(::onnx::GraphProto& g, const std::string& op,
+                        const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& domain = "") {
+  auto& n = *g.add_node();
+  n.set_op_type(op);
+  n.set_domain(domain);
+  for (const auto& i : inputs) {
+    n.add_input(i);
+  }
+  for (const auto& o : outputs) {
+    n.add_output(o);
+  }
+  return n;
+}
+
+::onnx::TensorProto int64s(const std::string& name, const std::vector<std::int64_t>& values) {
+  ::onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(::onnx::TensorProto::INT64);
+  t.add_dims(static_cast<std::int64_t>(values.size()));
+  for (const auto v : values) {
+    t.add_int64_data(v);
+  }
+  return t;
+}
+
+// x [2, 3, 4] FLOAT; Relu -> a; y is the only output.
+::onnx::ModelProto base_model() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  value(g, "x", ::onnx::TensorProto::FLOAT, {2, 3, 4}, true);
+  node(g, "Relu", {"x"}, {"a"});
+  auto& y = *g.add_output();
+  y.set_name("y");
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("node_inference: the shared models' types are InferShapes' types") {
+  SKIP_WITHOUT_MODELS();
+  std::size_t seen = 0;
+  std::size_t handled = 0;
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() != ".onnx") {
+      continue;
+    }
+    ++seen;
+    CAPTURE(entry.path().filename().string());
+    const auto m = sp::load_model(entry.path());
+    if (!sp::shapes::node_inference::make(m)) {
+      // Subgraphs: left to InferShapes; silero_vad_legacy is the one.
+      CHECK(entry.path().filename() == "silero_vad_legacy.onnx");
+      continue;
+    }
+    ++handled;
+    check_same(m);
+  }
+  CHECK(seen >= 8);
+  CHECK(handled == seen - 1);
+}
+
+TEST_CASE("node_inference: generated decoders and ResNet-50") {
+  check_same(sp::synth_resnet50());
+  for (const int layers : {1, 3, 17}) {
+    CAPTURE(layers);
+    check_same(sp::synth_decoder(layers, 8 + layers, 5 + layers));
+  }
+  // With the value_info a model may declare: refined, contradicting none.
+  auto m = sp::synth_decoder(2);
+  auto& g = *m.mutable_graph();
+  g.add_value_info()->set_name("layer0/mlp_residual"); // no type: undefined
+  value(g, "layer1/mlp_residual", ::onnx::TensorProto::FLOAT, {});
+  g.mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  check_same(m);
+}
+
+TEST_CASE("node_inference: undefined outputs, Constant data read before its node") {
+  auto m = base_model();
+  auto& g = *m.mutable_graph();
+  // y = Reshape(a, shape), the shape a Constant listed after the Reshape
+  // (its data is known before any node is inferred) and an initializer.
+  node(g, "Reshape", {"a", "shape"}, {"y"});
+  auto& c = node(g, "Constant", {}, {"shape"});
+  auto& attr = *c.add_attribute();
+  attr.set_name("value");
+  attr.set_type(::onnx::AttributeProto::TENSOR);
+  *attr.mutable_t() = int64s("", {6, 4});
+  *g.add_initializer() = int64s("shape2", {4, -1});
+  node(g, "Reshape", {"a", "shape2"}, {"z"});
+  g.add_output()->set_name("z");
+  // declared [4, ?]: refined
+  value(g, "z", ::onnx::TensorProto::FLOAT, {4})
+      .mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim();
+  check_same(m);
+  const auto inferred = sp::shapes::node_inference::make(m);
+  REQUIRE(inferred->find("y") != nullptr);
+  CHECK(inferred->find("y")->tensor_type().shape().dim_size() == 2);
+  CHECK(inferred->find("y")->tensor_type().shape().dim(0).dim_value() == 6);
+  CHECK(inferred->find("nothing") == nullptr);
+}
+
+TEST_CASE("node_inference: unknown operators and inference errors skip a node") {
+  auto m = base_model();
+  auto& g = *m.mutable_graph();
+  auto* o = m.add_opset_import();
+  o->set_domain("custom");
+  o->set_version(1);
+  node(g, "Mystery", {"a"}, {"b"}, "custom");
+  node(g, "Relu", {"b"}, {"c"});        // input type unknown
+  node(g, "MatMul", {"a", "a"}, {"d"}); // 4 against 3: an inference error
+  node(g, "Relu", {"a"}, {"y"});
+  check_same(m);
+  const auto inferred = sp::shapes::node_inference::make(m);
+  CHECK(inferred->find("b") == nullptr);
+  CHECK(inferred->find("d") == nullptr);
+  CHECK(inferred->find("y") != nullptr);
+}
+
+TEST_CASE("node_inference: what ends inference keeps what came before") {
+  SUBCASE("a domain without an opset import") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    node(g, "Relu", {"a"}, {"b"});
+    node(g, "Mystery", {"b"}, {"c"}, "nowhere");
+    node(g, "Relu", {"b"}, {"y"});
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    CHECK(inferred->find("b") != nullptr);
+    CHECK(inferred->find("y") != nullptr); // the undefined output, as declared: empty
+    CHECK(!inferred->find("y")->has_tensor_type());
+  }
+  SUBCASE("a declared type inference contradicts") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    value(g, "b", ::onnx::TensorProto::INT64, {2, 3, 4});
+    node(g, "Relu", {"a"}, {"b"});
+    node(g, "Relu", {"a"}, {"y"});
+    check_same(m);
+  }
+  SUBCASE("an inference function reading an input the node does not have") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    node(g, "Reshape", {"a"}, {"r"}); // libonnx's context throws, not an inference error
+    node(g, "Relu", {"a"}, {"y"});
+    check_same(m);
+  }
+  SUBCASE("an initializer its declared input contradicts") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    value(g, "w", ::onnx::TensorProto::INT64, {3}, true);
+    *g.add_initializer() = int64s("w", {1, 2});
+    node(g, "Relu", {"a"}, {"y"});
+    check_same(m);
+  }
+}
+
+TEST_CASE("node_inference: ir_version 3 initializers, fresh symbols past declared ones") {
+  SUBCASE("ir_version 3: an initializer not listed as an input has no type to read") {
+    auto m = base_model();
+    m.set_ir_version(3);
+    auto& g = *m.mutable_graph();
+    *g.add_initializer() = int64s("shape", {6, 4});
+    node(g, "Reshape", {"a", "shape"}, {"y"});
+    node(g, "Add", {"shape", "shape"}, {"twice"});
+    check_same(m);
+    CHECK(sp::shapes::node_inference::make(m)->find("twice") == nullptr);
+  }
+  SUBCASE("NonZero's unknown dimension gets a symbol no input has") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    auto& in = *g.mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    in.mutable_dim(0)->set_dim_param("unk__0");
+    node(g, "NonZero", {"a"}, {"nz"});
+    node(g, "NonZero", {"nz"}, {"y"});
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    REQUIRE(inferred->find("nz") != nullptr);
+    CHECK(inferred->find("nz")->tensor_type().shape().dim(1).dim_param() == "unk__1");
+  }
+}
+
+TEST_CASE("node_inference: subgraphs, functions and sparse initializers are left to InferShapes") {
+  auto m = base_model();
+  CHECK(sp::shapes::node_inference::make(m));
+  auto with_if = m;
+  onnx_test::add_if(*with_if.mutable_graph(), "if", "x", "y");
+  CHECK(!sp::shapes::node_inference::make(with_if));
+  auto with_function = m;
+  with_function.add_functions()->set_name("f");
+  CHECK(!sp::shapes::node_inference::make(with_function));
+  auto with_sparse = m;
+  with_sparse.mutable_graph()->add_sparse_initializer();
+  CHECK(!sp::shapes::node_inference::make(with_sparse));
+}
