@@ -150,10 +150,13 @@ std::optional<std::int64_t> read_count(const std::string& text, std::string& why
 std::optional<std::int64_t> read_count(const option_spec& o, const std::string& text,
                                        std::string& why) {
   const auto count = read_count(text, why);
-  const auto decimal = io::read_decimal(text);
-  if (!count && o.ranged() &&
-      (decimal ? *decimal == std::floor(*decimal) : io::decimal_overflows(text))) {
-    why = "Value " + text + " not in range " + range_text(o); // beyond 64 bits
+  if (!count && o.ranged()) {
+    // A whole number beyond 64 bits is out of the option's range, not "too
+    // large" for counts in general (the CLI validator's words).
+    const auto decimal = io::read_decimal(text);
+    if (decimal ? *decimal == std::floor(*decimal) : io::decimal_overflows(text)) {
+      why = "Value " + text + " not in range " + range_text(o);
+    }
   }
   return count;
 }
