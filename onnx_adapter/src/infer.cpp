@@ -47,10 +47,14 @@ bool handled(const ::onnx::ModelProto& model) {
 } // namespace
 
 struct node_inference::state {
-  explicit state(const ::onnx::GraphProto& g)
-      : names(static_cast<std::size_t>(g.input_size() + g.output_size() + g.value_info_size() +
-                                       g.initializer_size() + 2 * g.node_size())) {
-    tensors.reserve(names.size());
+  explicit state(const ::onnx::GraphProto& g) : state(expected_names(g)) {}
+  explicit state(std::size_t expected) : names(expected) { tensors.reserve(expected); }
+
+  static std::size_t expected_names(const ::onnx::GraphProto& g) {
+    return static_cast<std::size_t>(g.input_size()) + static_cast<std::size_t>(g.output_size()) +
+           static_cast<std::size_t>(g.value_info_size()) +
+           static_cast<std::size_t>(g.initializer_size()) +
+           2 * static_cast<std::size_t>(g.node_size());
   }
 
   std::uint32_t id(std::string_view name) {
