@@ -89,11 +89,27 @@ std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
                            : " " + io::quote(n.name()));
 }
 
+namespace {
+
+// Node v's display name (node_names' spelling), made only when a message
+// needs it: node_names copies every name, 3% of `shard --report none` on a
+// 10^6-node model, twice, for messages that name a node or two.
+struct display_names {
+  const ::onnx::GraphProto* graph;
+};
+
+std::string get(const display_names& names, std::size_t v) {
+  const auto& n = names.graph->node(static_cast<int>(v));
+  return n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name();
+}
+
+} // namespace
+
 std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(g.node_size()));
-  for (const auto& n : g.node()) {
-    names.push_back(n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name());
+  for (std::size_t v = 0; v < static_cast<std::size_t>(g.node_size()); ++v) {
+    names.push_back(get(display_names{&g}, v));
   }
   return names;
 }
@@ -267,12 +283,9 @@ std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
 
 sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
                       const std::vector<sharding_point<std::size_t>>& points) {
-  const std::vector<std::string> names = node_names(g);
   const auto index = get(boost::vertex_index, nodes.graph);
   try {
-    return manual_shard(
-        indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index)),
-        points);
+    return manual_shard(indexed(nodes.graph, index, display_names{&g}), points);
   } catch (const cycle_error& e) {
     throw input_error("the model's nodes form a cycle through " +
                           node_label(g, e.vertex().value_or(0)),
@@ -360,44 +373,69 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
 
 std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& nodes,
                                  const sharding_result& result, const pipeline_options& options) {
-  const std::vector<std::string> names = node_names(g);
   const auto index = get(boost::vertex_index, nodes.graph);
-  auto out = shardpoint::validate(
-      indexed(nodes.graph, index, boost::make_iterator_property_map(names.begin(), index)), result,
-      options);
+  auto out = shardpoint::validate(indexed(nodes.graph, index, display_names{&g}), result, options);
   if (!result.has_devices()) {
     return out;
   }
   // Rule (f) in ONNX's sense: graph inputs and initializers are tensors, not
-  // vertices. One read on several devices is copied to each.
-  std::unordered_set<std::string_view> inputs;
-  for (const auto& i : g.input()) {
-    inputs.insert(i.name());
-  }
-  std::unordered_set<std::string_view> initializers;
-  for (const auto& t : g.initializer()) {
-    initializers.insert(t.name());
-  }
-  std::map<std::uint32_t, std::pair<std::set<int>, std::size_t>> readers; // devices, a node
-  for (std::size_t v = 0; v < result.size(); ++v) {
-    const auto d = result.device(v);
-    for (auto t : nodes.reads(v)) {
-      if (d && nodes.producer[t] == node_graph::no_producer) {
-        auto& [devices, node] = readers[t];
-        node = devices.empty() ? v : node;
-        devices.insert(*d);
+  // vertices. One read on several devices is copied to each. First, per
+  // tensor no node writes, the first device reading it and its first reader
+  // (by id: a model of 10^6 nodes may have 10^5 initializers, each of which
+  // a map of sets cost an allocation or two); then the devices of the few
+  // read on several.
+  constexpr int unread = -1;
+  constexpr int several = -2;
+  const std::size_t tensors = nodes.tensors.size();
+  std::vector<int> device_of(tensors, unread);
+  std::vector<std::size_t> first_reader(tensors, 0);
+  std::map<std::uint32_t, std::set<int>> shared; // tensor -> its devices
+  for (const bool collect : {false, true}) {
+    for (std::size_t v = 0; v < result.size(); ++v) {
+      const auto d = result.device(v);
+      for (auto t : d ? nodes.reads(v) : std::span<const std::uint32_t>{}) {
+        if (nodes.producer[t] != node_graph::no_producer) {
+          continue;
+        }
+        if (collect) {
+          if (device_of[t] == several) {
+            shared[t].insert(*d);
+          }
+        } else if (device_of[t] == unread) {
+          device_of[t] = *d;
+          first_reader[t] = v;
+        } else if (device_of[t] != *d) {
+          device_of[t] = several;
+        }
       }
     }
+    if (!collect && std::find(device_of.begin(), device_of.end(), several) == device_of.end()) {
+      break; // no tensor read on several devices
+    }
   }
-  for (const auto& [t, reader] : readers) {
-    const auto& [devices, node] = reader;
+  // Which of them are graph inputs ('i') or else initializers ('n').
+  std::unordered_map<std::string_view, char> kind;
+  for (const auto& [t, devices] : shared) {
+    kind.emplace(nodes.tensors[t], '\0');
+  }
+  for (const auto& i : g.input()) {
+    if (const auto it = kind.find(i.name()); it != kind.end()) {
+      it->second = 'i';
+    }
+  }
+  for (const auto& t : g.initializer()) {
+    if (const auto it = kind.find(t.name()); it != kind.end() && it->second == '\0') {
+      it->second = 'n';
+    }
+  }
+  for (const auto& [t, devices] : shared) {
     const std::string& name = nodes.tensors[t];
-    const bool input = inputs.count(name) > 0;
-    if (devices.size() < 2 || (!input && !initializers.count(name))) {
+    const char k = kind.at(name);
+    if (k == '\0') {
       continue;
     }
     out.push_back(rules::input_on_several_devices(
-        (input ? "graph input '" : "initializer '") + name + "'", devices, {node}));
+        (k == 'i' ? "graph input '" : "initializer '") + name + "'", devices, {first_reader[t]}));
   }
   return out;
 }

@@ -461,3 +461,74 @@ TEST_CASE("tensor ids: first-seen order and producers, against a map, on many-ou
     }
   }
 }
+
+TEST_CASE("rule (f) in ONNX terms: graph inputs and initializers read on several devices") {
+  // a = x + w, b = a + u, c = b + x, d = c + u, e = d + w; u is an
+  // initializer also listed as a graph input (a graph input, then).
+  auto m = onnx_test::make_model({{"n0", {"x", "w"}, {"a"}, "Add"},
+                                  {"n1", {"a", "u"}, {"b"}, "Add"},
+                                  {"n2", {"b", "x"}, {"c"}, "Add"},
+                                  {"n3", {"c", "u"}, {"d"}, "Add"},
+                                  {"n4", {"d", "w"}, {"e"}, "Add"}},
+                                 {"e"});
+  auto& g = *m.mutable_graph();
+  for (const char* name : {"w", "u"}) {
+    auto& t = *g.add_initializer();
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(4);
+    t.set_raw_data(std::string(16, '\0'));
+  }
+  *g.add_input() = g.input(0);
+  g.mutable_input(1)->set_name("u");
+  const auto nodes = sp::build_graph(g);
+  // The reference: per tensor no node writes, the devices reading it.
+  const auto expected = [&](const shardpoint::sharding_result& r) {
+    std::map<std::string, std::pair<std::set<int>, std::size_t>> readers;
+    for (std::size_t v = 0; v < r.size(); ++v) {
+      for (const auto& i : g.node(static_cast<int>(v)).input()) {
+        if (r.device(v) && (i == "x" || i == "w" || i == "u")) {
+          readers.try_emplace(i, std::set<int>{}, v).first->second.first.insert(*r.device(v));
+        }
+      }
+    }
+    std::set<std::pair<std::string, std::size_t>> out; // message, first reader
+    for (const auto& [name, reader] : readers) {
+      if (reader.first.size() > 1) {
+        std::string devices;
+        for (const int d : reader.first) {
+          devices += (devices.empty() ? "" : ", ") + std::to_string(d);
+        }
+        out.emplace((name == "w" ? "initializer '" : "graph input '") + name + "' feeds devices " +
+                        devices + "; its data is copied to each of them",
+                    reader.second);
+      }
+    }
+    return out;
+  };
+  const auto found = [&](const shardpoint::sharding_result& r) {
+    std::set<std::pair<std::string, std::size_t>> out;
+    for (const auto& d : sp::validate(g, nodes, r, {})) {
+      if (d.rule == shardpoint::rule::input_on_several_devices) {
+        REQUIRE(d.vertices.size() == 1);
+        out.emplace(d.message, d.vertices[0]);
+      }
+    }
+    return out;
+  };
+  const shardpoint::sharding_result split(5, {0, 0, 1, 1, 2}, {});
+  CHECK(found(split) == expected(split));
+  CHECK(found(split).size() == 3);
+  const shardpoint::sharding_result one(5, {0, 0, 0, 0, 0}, {});
+  CHECK(found(one).empty());
+  // Every assignment of 5 nodes to 3 devices (some unset), against the reference.
+  std::vector<int> devices(5, -1);
+  for (int code = 0; code < 4 * 4 * 4 * 4 * 4; ++code) {
+    for (int v = 0, c = code; v < 5; ++v, c /= 4) {
+      devices[static_cast<std::size_t>(v)] = c % 4 - 1;
+    }
+    const shardpoint::sharding_result r(5, devices, {});
+    CAPTURE(code);
+    CHECK(found(r) == expected(r));
+  }
+}
