@@ -123,60 +123,90 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
   // in out.tensors.
   name_ids ids(n + static_cast<std::size_t>(g.input_size() + g.initializer_size()));
   std::deque<std::string> read_by_subgraphs; // stays put as it grows
-  const auto intern = [&](std::string_view name) {
+  const auto intern = [&](std::string_view name, std::size_t hash) {
     if (out.tensors.size() == UINT32_MAX) { // the next id would be UINT32_MAX
       throw input_error("the model has more than 2^32 - 1 tensors");
     }
-    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(out.tensors.size()));
+    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(out.tensors.size()), hash);
     if (fresh) {
       out.tensors.emplace_back(name);
       out.producer.push_back(node_graph::no_producer);
     }
     return id;
   };
-  for (std::size_t v = 0; v < n; ++v) {
-    for (const auto& o : g.node(static_cast<int>(v)).output()) {
-      if (o.empty()) {
-        continue; // an omitted optional output
-      }
-      auto& p = out.producer[intern(o)];
+  // The outputs, then the inputs, interned in node order (ids are first
+  // seen order) with their slots prefetched (prefetched_adds).
+  {
+    prefetched_adds outputs(ids, [&](std::string_view o, std::size_t hash, std::size_t v) {
+      auto& p = out.producer[intern(o, hash)];
       if (p != node_graph::no_producer) {
         throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g, p) +
                           " and " + node_label(g, v));
       }
       p = v;
-    }
-  }
-  out.read_offsets.reserve(n + 1);
-  out.read_offsets.push_back(0);
-  std::vector<std::pair<std::size_t, std::size_t>> edges;
-  edges.reserve(2 * n);
-  std::vector<std::uint32_t> reads;
-  std::vector<std::size_t> sources;
-  const name_set top_locals;
-  for (std::size_t v = 0; v < n; ++v) {
-    const auto& node = g.node(static_cast<int>(v));
-    reads.clear();
-    if (has_subgraphs(node)) {
-      name_set names;
-      node_reads(node, top_locals, names);
-      for (const auto& t : names) {
-        const auto known = ids.find(t);
-        reads.push_back(known ? *known : intern(read_by_subgraphs.emplace_back(t)));
-      }
-    } else {
-      for (const auto& t : node.input()) {
-        if (!t.empty()) {
-          reads.push_back(intern(t));
+    });
+    for (std::size_t v = 0; v < n; ++v) {
+      for (const auto& o : g.node(static_cast<int>(v)).output()) {
+        if (!o.empty()) { // else an omitted optional output
+          outputs.push(o, v);
         }
       }
     }
-    std::sort(reads.begin(), reads.end());
-    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    outputs.flush();
+  }
+  // Per node the ids it reads, each once, in increasing order: its named
+  // inputs, or what its subgraphs read from outside them.
+  std::vector<std::uint32_t> read_ids; // by node, as read_offsets will say
+  std::vector<std::size_t> read_offsets{0};
+  read_offsets.reserve(n + 1);
+  read_ids.reserve(2 * n);
+  {
+    prefetched_adds inputs(ids, [&](std::string_view t, std::size_t hash, std::size_t at) {
+      read_ids[at] = intern(t, hash);
+    });
+    const name_set top_locals;
+    for (std::size_t v = 0; v < n; ++v) {
+      const auto& node = g.node(static_cast<int>(v));
+      if (has_subgraphs(node)) {
+        inputs.flush(); // first-seen order
+        name_set names;
+        node_reads(node, top_locals, names);
+        for (const auto& t : names) {
+          const auto known = ids.find(t);
+          if (known) {
+            read_ids.push_back(*known);
+            continue;
+          }
+          const std::string_view copy = read_by_subgraphs.emplace_back(t);
+          read_ids.push_back(intern(copy, std::hash<std::string_view>{}(copy)));
+        }
+      } else {
+        for (const auto& t : node.input()) {
+          if (!t.empty()) {
+            read_ids.push_back(0);
+            inputs.push(t, read_ids.size() - 1);
+          }
+        }
+      }
+      read_offsets.push_back(read_ids.size());
+    }
+    inputs.flush();
+  }
+  out.read_offsets.reserve(n + 1);
+  out.read_offsets.push_back(0);
+  out.read_ids.reserve(read_ids.size());
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  edges.reserve(2 * n);
+  std::vector<std::size_t> sources;
+  for (std::size_t v = 0; v < n; ++v) {
+    const auto first = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v]);
+    auto last = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v + 1]);
+    std::sort(first, last);
+    last = std::unique(first, last);
     sources.clear();
-    for (auto t : reads) {
-      if (out.producer[t] != node_graph::no_producer) {
-        sources.push_back(out.producer[t]);
+    for (auto t = first; t != last; ++t) {
+      if (out.producer[*t] != node_graph::no_producer) {
+        sources.push_back(out.producer[*t]);
       }
     }
     std::sort(sources.begin(), sources.end());
@@ -184,7 +214,7 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
     for (std::size_t u : sources) {
       edges.emplace_back(u, v);
     }
-    out.read_ids.insert(out.read_ids.end(), reads.begin(), reads.end());
+    out.read_ids.insert(out.read_ids.end(), first, last);
     out.read_offsets.push_back(out.read_ids.size());
   }
   out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);

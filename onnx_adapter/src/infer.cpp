@@ -181,8 +181,19 @@ public:
       for (const auto& n : g.node()) {
         constants(n);
       }
-      for (const auto& n : g.node()) {
-        node(n);
+      // Each node's names' slots are fetched into the cache a few nodes
+      // ahead (name_ids::hash; the table outgrows the cache).
+      constexpr int ahead = 4;
+      for (int v = 0; v < g.node_size(); ++v) {
+        if (v + ahead < g.node_size()) {
+          const auto& next = g.node(v + ahead);
+          for (const auto* names : {&next.input(), &next.output()}) {
+            for (const auto& name : *names) {
+              (void)s_.names.hash(name);
+            }
+          }
+        }
+        node(g.node(v));
       }
     } catch (const std::exception&) {
       return false; // as InferShapes' caller catches it: what was inferred stays

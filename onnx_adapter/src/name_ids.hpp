@@ -4,6 +4,7 @@
 #ifndef SHARDPOINT_ONNX_SRC_NAME_IDS_HPP
 #define SHARDPOINT_ONNX_SRC_NAME_IDS_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -34,7 +35,10 @@ public:
   // The id of `name`, and whether it was added with id `fresh` (below
   // UINT32_MAX).
   std::pair<std::uint32_t, bool> add(std::string_view name, std::uint32_t fresh) {
-    const std::size_t hash = std::hash<std::string_view>{}(name);
+    return add(name, fresh, std::hash<std::string_view>{}(name));
+  }
+  /// The same with `hash`, which hash() returned for `name`.
+  std::pair<std::uint32_t, bool> add(std::string_view name, std::uint32_t fresh, std::size_t hash) {
     slot& at = slots_[probe(name, hash)];
     if (at.id != empty) {
       return {at.id, false};
@@ -50,6 +54,14 @@ public:
   [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name) const {
     const slot& at = slots_[probe(name, std::hash<std::string_view>{}(name))];
     return at.id == empty ? std::nullopt : std::optional(at.id);
+  }
+
+  /// The hash add() takes, with the slot it starts from fetched into the
+  /// cache meanwhile (see prefetched_adds).
+  [[nodiscard]] std::size_t hash(std::string_view name) const {
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
+    return h;
   }
 
   /// How many names there are: the id the next new name must get.
@@ -94,6 +106,49 @@ private:
 
   std::vector<slot> slots_;
   std::vector<std::string_view> names_; // by id
+};
+
+/// Names handed to `done(name, hash, context)` in the order pushed, each
+/// hashed (its slot prefetched) `depth` names before: a table of 10^6 names
+/// outgrows the cache, and a miss a name, one after the other, was most of
+/// interning them; a few in flight at once hide most of it. flush() hands
+/// over the rest.
+template <class Done, std::size_t depth = 16>
+class prefetched_adds {
+public:
+  prefetched_adds(const name_ids& ids, Done done) : ids_(ids), done_(std::move(done)) {}
+
+  void push(std::string_view name, std::size_t context) {
+    if (count_ == depth) {
+      pop();
+    }
+    ring_[(head_ + count_) % depth] = {name, ids_.hash(name), context};
+    ++count_;
+  }
+  void flush() {
+    while (count_ > 0) {
+      pop();
+    }
+  }
+
+private:
+  struct pending {
+    std::string_view name;
+    std::size_t hash = 0;
+    std::size_t context = 0;
+  };
+  void pop() {
+    const pending p = ring_[head_];
+    head_ = (head_ + 1) % depth;
+    --count_;
+    done_(p.name, p.hash, p.context);
+  }
+
+  const name_ids& ids_;
+  Done done_;
+  std::array<pending, depth> ring_{};
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
 };
 
 } // namespace shardpoint::onnx
