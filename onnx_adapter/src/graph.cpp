@@ -135,9 +135,9 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
     return id;
   };
   // The outputs, then the inputs, interned in node order (ids are first
-  // seen order) with their slots prefetched (prefetched_adds).
+  // seen order) with their slots prefetched (prefetched_probes).
   {
-    prefetched_adds outputs(ids, [&](std::string_view o, std::size_t hash, std::size_t v) {
+    prefetched_probes outputs(ids, [&](std::string_view o, std::size_t hash, std::size_t v) {
       auto& p = out.producer[intern(o, hash)];
       if (p != node_graph::no_producer) {
         throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g, p) +
@@ -161,7 +161,7 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
   read_offsets.reserve(n + 1);
   read_ids.reserve(2 * n);
   {
-    prefetched_adds inputs(ids, [&](std::string_view t, std::size_t hash, std::size_t at) {
+    prefetched_probes inputs(ids, [&](std::string_view t, std::size_t hash, std::size_t at) {
       read_ids[at] = intern(t, hash);
     });
     const name_set top_locals;

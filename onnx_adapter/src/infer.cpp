@@ -11,6 +11,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "arena.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
 
@@ -28,6 +29,9 @@ struct tensor {
   const ::onnx::TensorProto* data = nullptr;
   const ::onnx::SparseTensorProto* sparse = nullptr;
   const TypeProto* result = nullptr;
+  // The initializer whose own type `type` is, untouched by inference (the
+  // result can then be that same object, not a copy).
+  const ::onnx::TensorProto* typed_by = nullptr;
 };
 
 bool handled(const ::onnx::ModelProto& model) {
@@ -48,7 +52,11 @@ bool handled(const ::onnx::ModelProto& model) {
 
 struct node_inference::state {
   explicit state(const ::onnx::GraphProto& g) : state(expected_names(g)) {}
-  explicit state(std::size_t expected) : names(expected) { tensors.reserve(expected); }
+  // About 128 bytes of types a name.
+  explicit state(std::size_t expected)
+      : arena(large_arena_options(128 * expected)), names(expected) {
+    tensors.reserve(expected);
+  }
 
   static std::size_t expected_names(const ::onnx::GraphProto& g) {
     return static_cast<std::size_t>(g.input_size()) + static_cast<std::size_t>(g.output_size()) +
@@ -176,6 +184,7 @@ public:
         } else if (model_.ir_version() >= 4) {
           at.type = s_.new_type();
           *at.type = type;
+          at.typed_by = &t;
         }
       }
       for (const auto& n : g.node()) {
@@ -283,6 +292,7 @@ private:
         *undefined = inferred;
       }
     }
+    s_.tensors[id].typed_by = nullptr; // no longer (only) the initializer's
     si::mergeShapesAndTypes(inferred, existing);
     s_.tensors[id].type = existing;
   }
@@ -327,9 +337,14 @@ std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& m
   read(s->added);
   read(s->outputs);
   for (const auto& t : model.graph().initializer()) {
+    tensor& at = s->tensors[s->id(t.name())];
+    if (at.typed_by == &t) {
+      at.result = at.type; // its own type, as inference left it
+      continue;
+    }
     TypeProto* type = s->new_type();
     initializer_type(t, *type);
-    s->tensors[s->id(t.name())].result = type;
+    at.result = type;
   }
   return std::unique_ptr<node_inference>(new node_inference(std::move(s)));
 }

@@ -25,6 +25,7 @@
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/onnx/model.hpp>
 
+#include "arena.hpp"
 #include "fd_stream.hpp"
 #include "wire.hpp"
 
@@ -126,6 +127,16 @@ void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   check_structure(model, path);
 }
 
+} // namespace
+
+::onnx::ModelProto load_model(const fs::path& path) {
+  ::onnx::ModelProto model;
+  parse_file(path, model);
+  return model;
+}
+
+namespace {
+
 // Arena blocks come straight from mmap with MAP_POPULATE: one system call
 // maps and faults in a whole block, where touching fresh heap pages one by one
 // costs a page fault each (the largest single cost of parsing a model of
@@ -146,22 +157,20 @@ void unmap_block(void* p, std::size_t size) {
 
 } // namespace
 
-::onnx::ModelProto load_model(const fs::path& path) {
-  ::onnx::ModelProto model;
-  parse_file(path, model);
-  return model;
-}
-
-loaded_model::loaded_model(std::size_t input_bytes) {
-  // The first block no larger than the input needs (a small model, a
-  // fuzzer's input: faulting in 256 KiB would cost more than the parse).
+google::protobuf::ArenaOptions large_arena_options(std::size_t expected_bytes) {
+  // The first block no larger than needed (a small model, a fuzzer's
+  // input: faulting in 256 KiB would cost more than the parse).
   google::protobuf::ArenaOptions options;
   options.start_block_size =
-      std::clamp<std::size_t>(std::bit_ceil(input_bytes), 4 << 10, 256 << 10);
+      std::clamp<std::size_t>(std::bit_ceil(expected_bytes), 4 << 10, 256 << 10);
   options.max_block_size = 16 << 20;
   options.block_alloc = map_block;
   options.block_dealloc = unmap_block;
-  arena_ = std::make_unique<google::protobuf::Arena>(options);
+  return options;
+}
+
+loaded_model::loaded_model(std::size_t input_bytes) {
+  arena_ = std::make_unique<google::protobuf::Arena>(large_arena_options(input_bytes));
   proto_ = google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(arena_.get());
 }
 

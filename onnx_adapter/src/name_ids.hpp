@@ -52,12 +52,16 @@ public:
   }
 
   [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name) const {
-    const slot& at = slots_[probe(name, std::hash<std::string_view>{}(name))];
+    return find(name, std::hash<std::string_view>{}(name));
+  }
+  /// The same with `hash`, which hash() returned for `name`.
+  [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name, std::size_t hash) const {
+    const slot& at = slots_[probe(name, hash)];
     return at.id == empty ? std::nullopt : std::optional(at.id);
   }
 
   /// The hash add() takes, with the slot it starts from fetched into the
-  /// cache meanwhile (see prefetched_adds).
+  /// cache meanwhile (see prefetched_probes).
   [[nodiscard]] std::size_t hash(std::string_view name) const {
     const std::size_t h = std::hash<std::string_view>{}(name);
     __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
@@ -109,14 +113,14 @@ private:
 };
 
 /// Names handed to `done(name, hash, context)` in the order pushed, each
-/// hashed (its slot prefetched) `depth` names before: a table of 10^6 names
-/// outgrows the cache, and a miss a name, one after the other, was most of
-/// interning them; a few in flight at once hide most of it. flush() hands
-/// over the rest.
+/// hashed (its slot prefetched) `depth` names before, for `done` to add or
+/// find with that hash: a table of 10^6 names outgrows the cache, and a
+/// miss a name, one after the other, was most of interning them; a few in
+/// flight at once hide most of it. flush() hands over the rest.
 template <class Done, std::size_t depth = 16>
-class prefetched_adds {
+class prefetched_probes {
 public:
-  prefetched_adds(const name_ids& ids, Done done) : ids_(ids), done_(std::move(done)) {}
+  prefetched_probes(const name_ids& ids, Done done) : ids_(ids), done_(std::move(done)) {}
 
   void push(std::string_view name, std::size_t context) {
     if (count_ == depth) {

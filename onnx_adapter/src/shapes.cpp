@@ -14,6 +14,7 @@
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "infer.hpp"
+#include "name_ids.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx::shapes {
@@ -427,23 +428,39 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
   model_weights out;
   out.tensors.resize(nodes.tensors.size());
   out.held.resize(static_cast<std::size_t>(g.node_size()));
-  std::unordered_map<std::string_view, weight_tensor> by_name;
+  // The initializers by name (the first of a name), then every tensor
+  // looked up among them, a few lookups in flight (prefetched_probes).
+  name_ids initializers(
+      static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size()));
+  std::vector<weight_tensor> initializer_weights;
+  const auto note = [&](std::string_view name, const weight_tensor& w) {
+    if (initializers.add(name, static_cast<std::uint32_t>(initializer_weights.size())).second) {
+      initializer_weights.push_back(w);
+    }
+  };
   for (const auto& t : g.initializer()) {
-    by_name.emplace(t.name(), tensor_weight(t, false));
+    note(t.name(), tensor_weight(t, false));
   }
   for (const auto& t : g.sparse_initializer()) {
     weight_tensor w = tensor_weight(t.values(), false);
     w.bytes = sum(w.bytes, tensor_bytes(t.indices()));
-    by_name.emplace(t.values().name(), w);
+    note(t.values().name(), w);
   }
   std::vector<bool> read(nodes.tensors.size(), false);
   for (const auto t : nodes.read_ids) {
     read[t] = true;
   }
-  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
-    if (const auto it = by_name.find(nodes.tensors[t]); it != by_name.end()) {
-      out.tensors[t] = it->second;
+  if (!initializer_weights.empty()) {
+    prefetched_probes lookups(initializers,
+                              [&](std::string_view name, std::size_t hash, std::size_t t) {
+                                if (const auto id = initializers.find(name, hash)) {
+                                  out.tensors[t] = initializer_weights[*id];
+                                }
+                              });
+    for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+      lookups.push(nodes.tensors[t], t);
     }
+    lookups.flush();
   }
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
