@@ -23,13 +23,14 @@ namespace {
 
 // Whether the FLOPs of `n` rest on a shape that is unknown or symbolic:
 // its output's, and the input its op type's count reads.
-bool cost_is_guess(const ::onnx::NodeProto& n, const inferred_shapes& types,
+// `io`: the types of its output 0 and inputs 0 and 1 (where it has them).
+bool cost_is_guess(const ::onnx::NodeProto& n, const ::onnx::TypeProto* const* io,
                    std::set<std::string>& symbols) {
-  bool guess = shapes::has_free_dims(types, n.output(0), symbols);
+  bool guess = shapes::has_free_dims(io[0], symbols);
   if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && n.input_size() > 0) {
-    guess = shapes::has_free_dims(types, n.input(0), symbols) || guess;
+    guess = shapes::has_free_dims(io[1], symbols) || guess;
   } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() > 1) {
-    guess = shapes::has_free_dims(types, n.input(1), symbols) || guess;
+    guess = shapes::has_free_dims(io[2], symbols) || guess;
   }
   return guess;
 }
@@ -39,18 +40,29 @@ bool cost_is_guess(const ::onnx::NodeProto& n, const inferred_shapes& types,
 std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types,
                                       guesses* guessed = nullptr) {
   std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
+  // The types of every node's output 0 and inputs 0 and 1, looked up
+  // together (find_all: a few lookups in flight at once).
+  std::vector<std::string_view> names;
+  names.reserve(3 * costs.size());
+  for (const auto& n : g.node()) {
+    names.push_back(n.output_size() > 0 ? std::string_view(n.output(0)) : std::string_view());
+    names.push_back(n.input_size() > 0 ? std::string_view(n.input(0)) : std::string_view());
+    names.push_back(n.input_size() > 1 ? std::string_view(n.input(1)) : std::string_view());
+  }
+  const auto found = types.find_all(names);
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
     if (n.output_size() == 0) {
       continue;
     }
-    if (guessed != nullptr && cost_is_guess(n, types, guessed->symbols)) {
+    const ::onnx::TypeProto* const* io = &found[3 * static_cast<std::size_t>(v)];
+    if (guessed != nullptr && cost_is_guess(n, io, guessed->symbols)) {
       ++guessed->cost_nodes;
     }
     if (guessed != nullptr && has_subgraphs(n)) {
       ++guessed->body_nodes;
     }
-    const auto out = dims_of(types, n.output(0));
+    const auto out = dims_of(io[0]);
     if (!out) {
       continue;
     }
@@ -58,8 +70,8 @@ std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferre
     for (auto d : *out) {
       flops *= static_cast<double>(d);
     }
-    const auto in0 = n.input_size() > 0 ? dims_of(types, n.input(0)) : std::nullopt;
-    const auto in1 = n.input_size() > 1 ? dims_of(types, n.input(1)) : std::nullopt;
+    const auto in0 = n.input_size() > 0 ? dims_of(io[1]) : std::nullopt;
+    const auto in1 = n.input_size() > 1 ? dims_of(io[2]) : std::nullopt;
     if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
       bool trans_a = false;
       for (const auto& a : n.attribute()) {
@@ -175,14 +187,16 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   }
   w.output_bytes.assign(n, 0);
   std::vector<bool> guessed_bytes(n, false);
+  const auto found =
+      types.find_all(std::vector<std::string_view>(nodes.tensors.begin(), nodes.tensors.end()));
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
     if (p == node_graph::no_producer || !read[t]) {
       continue;
     }
-    guessed_bytes[p] =
-        shapes::has_free_dims(types, nodes.tensors[t], w.guessed.symbols) || guessed_bytes[p];
-    if (const auto* type = types.find(nodes.tensors[t])) {
+    const auto* type = found[t];
+    guessed_bytes[p] = shapes::has_free_dims(type, w.guessed.symbols) || guessed_bytes[p];
+    if (type != nullptr) {
       if (const auto b = shapes::value_bytes(*type)) {
         w.output_bytes[p] += b->bytes;
       }

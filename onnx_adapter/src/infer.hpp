@@ -54,6 +54,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -75,6 +76,9 @@ public:
 
   /// The type of a top-level tensor, or nullptr (as inferred_shapes::find).
   [[nodiscard]] const ::onnx::TypeProto* find(std::string_view name) const;
+  /// find() of each name, in order, with their slots prefetched.
+  [[nodiscard]] std::vector<const ::onnx::TypeProto*>
+  find_all(const std::vector<std::string_view>& names) const;
 
   struct state; ///< (internal)
 

@@ -292,6 +292,19 @@ inferred_shapes::~inferred_shapes() {
   }
 }
 
+std::vector<const ::onnx::TypeProto*>
+inferred_shapes::find_all(const std::vector<std::string_view>& names) const {
+  if (by_node_) {
+    return by_node_->find_all(names);
+  }
+  std::vector<const ::onnx::TypeProto*> out;
+  out.reserve(names.size());
+  for (const auto name : names) {
+    out.push_back(find(name));
+  }
+  return out;
+}
+
 const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {
   if (by_node_) {
     return by_node_->find(name);
@@ -303,7 +316,10 @@ const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {
 // Dimensions with symbolic ones as 1; nothing when the shape is unknown.
 std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
                                                  std::string_view name) {
-  const auto* type = types.find(name);
+  return dims_of(types.find(name));
+}
+
+std::optional<std::vector<std::int64_t>> dims_of(const ::onnx::TypeProto* type) {
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return std::nullopt;
   }
@@ -321,7 +337,10 @@ bool is_floating(int type) {
 
 bool has_free_dims(const inferred_shapes& types, std::string_view name,
                    std::set<std::string>& symbols) {
-  const auto* type = types.find(name);
+  return has_free_dims(types.find(name), symbols);
+}
+
+bool has_free_dims(const ::onnx::TypeProto* type, std::set<std::string>& symbols) {
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return true;
   }

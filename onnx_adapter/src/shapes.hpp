@@ -78,6 +78,8 @@ public:
   /// The type of a top-level tensor, or nullptr when inference found none.
   /// Valid while *this lives.
   const ::onnx::TypeProto* find(std::string_view name) const;
+  /// find() of each name, in order (with a few lookups in flight at once).
+  std::vector<const ::onnx::TypeProto*> find_all(const std::vector<std::string_view>& names) const;
 
 private:
   struct saved_graph {
@@ -98,10 +100,14 @@ bool is_floating(int type);
 /// value; adds its symbolic dimensions' names to `symbols`.
 bool has_free_dims(const inferred_shapes& types, std::string_view name,
                    std::set<std::string>& symbols);
+/// The same of a type find() returned.
+bool has_free_dims(const ::onnx::TypeProto* type, std::set<std::string>& symbols);
 
 /// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
 std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
                                                  std::string_view name);
+/// The same of a type find() returned.
+std::optional<std::vector<std::int64_t>> dims_of(const ::onnx::TypeProto* type);
 
 /// A weight: its elements, type and bytes as stored (bytes -1: no weight).
 struct weight_tensor {
