@@ -313,12 +313,6 @@ const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {
   return it == types_.end() ? nullptr : it->second;
 }
 
-// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
-std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
-                                                 std::string_view name) {
-  return dims_of(types.find(name));
-}
-
 std::optional<std::vector<std::int64_t>> dims_of(const ::onnx::TypeProto* type) {
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return std::nullopt;
@@ -333,11 +327,6 @@ std::optional<std::vector<std::int64_t>> dims_of(const ::onnx::TypeProto* type) 
 bool is_floating(int type) {
   using T = ::onnx::TensorProto;
   return type == T::FLOAT || type == T::FLOAT16 || type == T::BFLOAT16 || type == T::DOUBLE;
-}
-
-bool has_free_dims(const inferred_shapes& types, std::string_view name,
-                   std::set<std::string>& symbols) {
-  return has_free_dims(types.find(name), symbols);
 }
 
 bool has_free_dims(const ::onnx::TypeProto* type, std::set<std::string>& symbols) {

@@ -96,17 +96,13 @@ private:
 /// Whether an ONNX tensor type is floating point (a weight's, usually).
 bool is_floating(int type);
 
-/// Whether the shape of `name` is unknown or has a dimension without a
-/// value; adds its symbolic dimensions' names to `symbols`.
-bool has_free_dims(const inferred_shapes& types, std::string_view name,
-                   std::set<std::string>& symbols);
-/// The same of a type find() returned.
+/// Whether a type inferred_shapes found (nullptr: none) is unknown or has a
+/// dimension without a value; adds its symbolic dimensions' names to
+/// `symbols`.
 bool has_free_dims(const ::onnx::TypeProto* type, std::set<std::string>& symbols);
 
-/// Dimensions with symbolic ones as 1; nothing when the shape is unknown.
-std::optional<std::vector<std::int64_t>> dims_of(const inferred_shapes& types,
-                                                 std::string_view name);
-/// The same of a type find() returned.
+/// The dimensions of a type inferred_shapes found, symbolic ones as 1;
+/// nothing when the shape is unknown.
 std::optional<std::vector<std::int64_t>> dims_of(const ::onnx::TypeProto* type);
 
 /// A weight: its elements, type and bytes as stored (bytes -1: no weight).
