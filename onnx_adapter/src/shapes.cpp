@@ -264,19 +264,12 @@ inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data)
     // Partial or no shapes: sizes stay unknown where inference stopped.
   }
   const auto& g = model.graph();
-  const auto note = [&](const ::onnx::ValueInfoProto& v) {
-    if (v.has_type()) {
-      types_[v.name()] = &v.type();
+  for (const auto* values : {&g.input(), &g.value_info(), &g.output()}) { // a later one replaces
+    for (const auto& v : *values) {
+      if (v.has_type()) {
+        types_[v.name()] = &v.type();
+      }
     }
-  };
-  for (const auto& v : g.input()) {
-    note(v);
-  }
-  for (const auto& v : g.value_info()) {
-    note(v);
-  }
-  for (const auto& v : g.output()) {
-    note(v);
   }
   for (const auto& t : g.initializer()) { // replaces, as ir 3 lists them as inputs too
     auto& type = initializer_types_.emplace_back();

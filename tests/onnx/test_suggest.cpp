@@ -358,24 +358,17 @@ std::vector<std::int64_t> mflops_by_definition(::onnx::ModelProto m,
   options.enable_data_propagation = true;
   ::onnx::shape_inference::InferShapes(m, ::onnx::OpSchemaRegistry::Instance(), options);
   std::map<std::string, std::vector<std::int64_t>> shapes;
-  const auto keep = [&](const ::onnx::ValueInfoProto& v) {
-    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
-      auto& out = shapes[v.name()];
-      out.clear();
-      for (const auto& d : v.type().tensor_type().shape().dim()) {
-        out.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+  const auto& g = m.graph();
+  for (const auto* values : {&g.input(), &g.value_info(), &g.output()}) {
+    for (const auto& v : *values) {
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+        auto& out = shapes[v.name()];
+        out.clear();
+        for (const auto& d : v.type().tensor_type().shape().dim()) {
+          out.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+        }
       }
     }
-  };
-  const auto& g = m.graph();
-  for (const auto& v : g.input()) {
-    keep(v);
-  }
-  for (const auto& v : g.value_info()) {
-    keep(v);
-  }
-  for (const auto& v : g.output()) {
-    keep(v);
   }
   for (const auto& t : g.initializer()) {
     shapes[t.name()].assign(t.dims().begin(), t.dims().end());
