@@ -49,6 +49,29 @@ std::string layout_name(const runtime::layout& at) {
          std::to_string(at.data) + (at.zero > 0 ? " zero" + std::to_string(at.zero) : "");
 }
 
+// "29.04 us", "4.392 ms", "1.234 s": a time in the unit that reads best,
+// four digits (the table's; JSON keeps seconds as numbers).
+std::string seconds_text(double s) {
+  char text[48];
+  if (s >= 1e4) {
+    std::snprintf(text, sizeof text, "%.0f s", s);
+  } else if (s >= 1 || s <= 0) {
+    std::snprintf(text, sizeof text, "%.4g s", s);
+  } else if (s >= 1e-3) {
+    std::snprintf(text, sizeof text, "%.4g ms", s * 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%.4g us", s * 1e6);
+  }
+  return text;
+}
+
+// Samples a second: whole from 100 up, four digits below.
+std::string rate_text(double r) {
+  char text[48];
+  std::snprintf(text, sizeof text, r >= 100 ? "%.0f" : "%.4g", r);
+  return text;
+}
+
 } // namespace
 
 std::string to_table(const plan_report& r) {
@@ -66,7 +89,7 @@ std::string to_table(const plan_report& r) {
   } else {
     os << "; the best " << listed(r) << ":\n";
     std::snprintf(line, sizeof line, "%4s  %-22s %-14s %5s %6s %12s %12s %7s %12s %12s\n", "rank",
-                  "layout", "schedule", "mb", "m", "step (s)", "samples/s", "bubble", "peak",
+                  "layout", "schedule", "mb", "m", "step", "samples/s", "bubble", "peak",
                   "headroom");
     os << line;
     for (std::size_t i = 0; i < listed(r); ++i) {
@@ -74,28 +97,28 @@ std::string to_table(const plan_report& r) {
       const std::string schedule =
           std::string(runtime::schedule_name(x.at.schedule)) +
           (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
-      std::snprintf(line, sizeof line,
-                    "%4zu  %-22s %-14s %5lld %6lld %12.6g %12.6g %6.1f%% %12s %12s\n", i + 1,
-                    layout_name(x.at).c_str(), schedule.c_str(),
-                    static_cast<long long>(x.at.micro_batch_size),
-                    static_cast<long long>(x.at.micro_batches), x.step_time, x.throughput,
-                    100 * x.bubble, human_bytes(static_cast<double>(x.peak_memory)).c_str(),
-                    human_bytes(static_cast<double>(x.headroom)).c_str());
+      std::snprintf(
+          line, sizeof line, "%4zu  %-22s %-14s %5lld %6lld %12s %12s %6.1f%% %12s %12s\n", i + 1,
+          layout_name(x.at).c_str(), schedule.c_str(),
+          static_cast<long long>(x.at.micro_batch_size), static_cast<long long>(x.at.micro_batches),
+          seconds_text(x.step_time).c_str(), rate_text(x.throughput).c_str(), 100 * x.bubble,
+          human_bytes(static_cast<double>(x.peak_memory)).c_str(),
+          human_bytes(static_cast<double>(x.headroom)).c_str());
       os << line;
     }
     const auto& best = all.front();
     os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)
        << ", micro-batch " << best.at.micro_batch_size << " x " << best.at.micro_batches
-       << ": step " << best.step_time << " s = pipeline " << best.makespan
-       << " s + data-parallel sync " << best.sync_time << " s\n";
+       << ": step " << seconds_text(best.step_time) << " = pipeline " << seconds_text(best.makespan)
+       << " + data-parallel sync " << seconds_text(best.sync_time) << "\n";
     std::snprintf(line, sizeof line, "%6s %12s %12s %9s %12s %12s %12s\n", "stage", "forward",
                   "backward", "in_flight", "states", "activations", "total");
     os << line;
     for (std::size_t s = 0; s < best.stages.size(); ++s) {
       const auto& st = best.stages[s];
-      std::snprintf(line, sizeof line, "%6zu %12.4g %12.4g %9d %12s %12s %12s\n", s, st.forward,
-                    st.backward, st.in_flight,
-                    human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
+      std::snprintf(line, sizeof line, "%6zu %12s %12s %9d %12s %12s %12s\n", s,
+                    seconds_text(st.forward).c_str(), seconds_text(st.backward).c_str(),
+                    st.in_flight, human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.activation_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.total_bytes)).c_str());
       os << line;
