@@ -1,7 +1,10 @@
 // Fuzzes the commands as a user runs them: `split`, `suggest`, `weights`
 // (strategy, then split, then merge), `memory`, `shard` then `validate`,
 // `simulate` (training schedules), `plan` (then `validate` of the model it
-// emits) and `draw`, each on a mutated small model and config, through the
+// emits) and `draw`, each on a mutated small model and config (with
+// `inspect` of the model before `shard`, and `strip` of what `shard` wrote
+// after it; `synth` reads no file: its two numbers are the option schema's
+// ranges, tests/onnx/test_options.cpp), through the
 // same CLI11 parsing, command functions and exception-to-exit-code map as the
 // program (cli/exit_codes.hpp). A command may succeed (0), refuse (2) or
 // find a rule broken (3); exit 4 (a bug), a crash or a sanitizer report is a
@@ -11,7 +14,8 @@
 //     strategy `weights strategy` wrote, and `weights split` must re-shard
 //     both the merged weights and the ranks to another strategy;
 //   - `validate` must accept (exit 0) the model `shard` wrote without --force,
-//     and the sharded model `plan --emit` wrote.
+//     and the sharded model `plan --emit` wrote; `strip` the model `shard`
+//     wrote.
 //
 // Input: byte 0 picks the command (low 3 bits; among SHARDPOINT_FUZZ_ONLY's
 // when set) and its variant (the rest:
@@ -383,7 +387,8 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
     checked(args);
     break;
   }
-  case 4: { // shard, then validate what it wrote with the same checks
+  case 4: { // inspect, shard, then validate and strip what it wrote
+    checked({"inspect", model, "--report", (variant & 2) != 0 ? "json" : "table"});
     std::vector<std::string> checks;
     if ((variant & 1) != 0) {
       checks = {"--enable-pipelining", "--batches-per-step", small};
@@ -398,6 +403,8 @@ void one_input(std::uint8_t pick, std::string_view config_bytes, std::string_vie
     std::vector<std::string> validate{"validate", out + ".onnx"};
     validate.insert(validate.end(), checks.begin(), checks.end());
     must_accept(validate, "validate rejects the model shard wrote");
+    must_accept({"strip", "--input-model", out + ".onnx", "--output-model", out + "-plain.onnx"},
+                "strip rejects the model shard wrote");
     break;
   }
   default:

@@ -484,3 +484,24 @@ TEST_CASE("shard_model and validate_model hold any caller to the options' ranges
   CHECK_THROWS_WITH_AS(app::shard_model(m, f), "--num-ipus: Value 70000 not in range 1 to 65536",
                        shardpoint::bad_parameter_error);
 }
+
+TEST_CASE("every command has its synopsis in docs/cli.md and a fuzz case") {
+  // ARCHITECTURE.md's "A command" lists both; nothing else would notice a
+  // command without them.
+  const std::string docs = read(SHARDPOINT_SOURCE_DIR "/docs/cli.md");
+  const std::string fuzz = read(SHARDPOINT_SOURCE_DIR "/tests/fuzz/fuzz_commands.cpp");
+  REQUIRE_FALSE(docs.empty());
+  REQUIRE_FALSE(fuzz.empty());
+  std::vector<std::string> names;
+#define SHARDPOINT_NAME(name) names.emplace_back(#name);
+  SHARDPOINT_COMMANDS(SHARDPOINT_NAME)
+#undef SHARDPOINT_NAME
+  CHECK(names.size() >= 12);
+  for (const auto& name : names) {
+    CAPTURE(name);
+    CHECK(docs.find("\nshardpoint " + name + " ") != std::string::npos);
+    if (name != "synth") { // reads no file: its two numbers are the schema's ranges
+      CHECK(fuzz.find('"' + name + '"') != std::string::npos); // runs it, on a mutated input
+    }
+  }
+}
