@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the seed example of PopRT's manual sharding, end to end.
-#   1. installs what is missing and builds the shardpoint command line;
+#   1. installs what is missing and builds the shardpoint command line (and
+#      the two examples the README's tour runs);
 #   2. generates ResNet-50 v1 (the model zoo's resnet50-v1-7 structure);
 #   3. shards it with the seed's shard.yaml (three points plus the default
 #      group: 4 IPUs, 4 pipeline stages) and prints the report;
@@ -17,9 +18,10 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 echo "== building the shardpoint program in Release (build/demo; the first build takes about"
 echo "   8 minutes on 2 cores, SHARDPOINT_JOBS sets the parallel jobs)"
 cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD_TESTS=OFF \
-  -DSHARDPOINT_BUILD_EXAMPLES=OFF -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" >build/demo.configure.log 2>&1 ||
+  -DSHARDPOINT_BUILD_EXAMPLES=ON -DSHARDPOINT_BUILD_ONNX=ON "${launcher[@]}" >build/demo.configure.log 2>&1 ||
   { cat build/demo.configure.log; exit 1; }
-cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" --target shardpoint_cli
+cmake --build build/demo -j "${SHARDPOINT_JOBS:-2}" \
+  --target shardpoint_cli example_custom_format example_partition_metrics
 shardpoint=build/demo/onnx_adapter/shardpoint
 echo "== the program is $shardpoint"
 echo
@@ -51,5 +53,6 @@ for config in examples/resnet50/shard.yaml "$out/suggested.yaml"; do
 done
 echo
 echo "== done. The program is $shardpoint; to call it shardpoint:"
-echo "   export PATH=\"$PWD/build/demo/onnx_adapter:\$PATH\""
+echo "   export PATH=\"$PWD/build/demo/onnx_adapter:$PWD/build/demo/examples:\$PATH\""
+echo "   (build/demo/examples: the two examples of the README's tour)"
 echo "   The outputs are in $out."

@@ -30,7 +30,7 @@ if [ "${1:-}" = --bench ]; then
 fi
 
 # ONNX Runtime for the split tests, from the npm registry with the machine's
-# Node.js (FORMATS.md): --ignore-scripts, as its install script would fetch
+# Node.js (docs/formats.md, ONNX Runtime): --ignore-scripts, as its install script would fetch
 # extra binaries from a host this machine cannot reach. Kept out of the
 # repository, in a cache shared by clones; the tests skip visibly without it.
 install_onnxruntime() {

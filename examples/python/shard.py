@@ -4,8 +4,8 @@
 # need Graphcore's SDK and an IPU); manual_sharding() is the seed's, line
 # for line.
 #
-#   PYTHONPATH=build/gcc/python /usr/bin/python3 examples/python/shard.py \
-#       ../shared/models/resnet50-v1-7-replica.onnx sharded.onnx
+#   build/gcc/onnx_adapter/shardpoint synth resnet50 resnet50.onnx  # the seed's model
+#   PYTHONPATH=build/gcc/python /usr/bin/python3 examples/python/shard.py resnet50.onnx sharded.onnx
 import sys
 
 import onnx

@@ -9,8 +9,11 @@ fresh empty folder per file (holding a link `examples` to the repository's
 examples, so that paths read as they do from the repository root), with each
 --path folder put first on PATH. A command must exit 0, or N when the line
 ends in `# exit N`. Every other non-empty line of the block is output the
-command before it must print (stdout or stderr), checked as a substring of
-what it printed; `...` stands for lines not shown. Other blocks (`sh`
+command before it prints (stdout and stderr). Shown without a `...` line,
+they are all it prints, in order (each line compared with its trailing
+blanks removed); with one, `...` stands for lines left out and each line
+shown must be part of what it printed. A command with no lines after it
+has its output not shown, and not checked. Other blocks (`sh`
 synopses with [options], `cpp`, `python`) are not run here.
 Every relative link ([text](file.md#anchor)) must name a file of the
 repository and, with an anchor, one of its headings (GitHub's spelling).
@@ -26,7 +29,7 @@ import tempfile
 
 
 def sessions(path):
-    """(line number, command, expected exit, [expected lines]) per command."""
+    """(line number, command, expected exit, [expected lines], partial) per command."""
     out = []
     inside = False
     pending = None
@@ -53,9 +56,11 @@ def sessions(path):
             if m:
                 code = int(m.group(1))
                 command = command[: m.start()]
-            pending = [number, command, code, []]
+            pending = [number, command, code, [], False]
             out.append(pending)
-        elif line.strip() and line.strip() != "..." and pending is not None:
+        elif line.strip() == "..." and pending is not None:
+            pending[4] = True
+        elif line.strip() and pending is not None:
             pending[3].append(line.rstrip())
         i += 1
     return out
@@ -102,7 +107,7 @@ def main():
         commands = sessions(path)
         with tempfile.TemporaryDirectory(prefix="shardpoint-docs-") as work:
             os.symlink(os.path.join(args.root, "examples"), os.path.join(work, "examples"))
-            for number, command, code, expected in commands:
+            for number, command, code, expected, partial in commands:
                 run = subprocess.run(["bash", "-c", command], cwd=work, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      timeout=600)
@@ -111,6 +116,12 @@ def main():
                 if run.returncode != code:
                     sys.exit("docs: %s\n  exited %d, the document says %d; it printed:\n%s"
                              % (where, run.returncode, code, printed))
+                if expected and not partial:
+                    got = [line.rstrip() for line in printed.split("\n") if line.strip()]
+                    if got != expected:
+                        sys.exit("docs: %s\n  printed other lines than the document shows "
+                                 "(add a line '...' if some are left out):\n%s\n  it printed:\n%s"
+                                 % (where, "\n".join("    " + w for w in expected), printed))
                 for want in expected:
                     if want.strip() not in printed:
                         sys.exit("docs: %s\n  did not print the line the document shows:\n"
