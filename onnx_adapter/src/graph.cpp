@@ -114,6 +114,44 @@ std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
   return names;
 }
 
+namespace {
+
+// build_graph's last pass: each node's reads (node v's are read_ids from
+// read_offsets[v] to read_offsets[v + 1]) each once, in increasing order,
+// into out.read_ids / out.read_offsets, and out.graph: an edge u -> v for
+// each node u whose output v reads, once. Takes out.producer as set.
+void link(node_graph& out, std::vector<std::uint32_t>& read_ids,
+          const std::vector<std::size_t>& read_offsets, std::size_t n) {
+  out.read_offsets.reserve(n + 1);
+  out.read_offsets.push_back(0);
+  out.read_ids.reserve(read_ids.size());
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  edges.reserve(2 * n);
+  std::vector<std::size_t> sources;
+  for (std::size_t v = 0; v < n; ++v) {
+    const auto first = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v]);
+    auto last = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v + 1]);
+    std::sort(first, last);
+    last = std::unique(first, last);
+    sources.clear();
+    for (auto t = first; t != last; ++t) {
+      if (out.producer[*t] != node_graph::no_producer) {
+        sources.push_back(out.producer[*t]);
+      }
+    }
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (std::size_t u : sources) {
+      edges.emplace_back(u, v);
+    }
+    out.read_ids.insert(out.read_ids.end(), first, last);
+    out.read_offsets.push_back(out.read_ids.size());
+  }
+  out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
+}
+
+} // namespace
+
 node_graph build_graph(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
   node_graph out;
@@ -192,32 +230,7 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
     }
     inputs.flush();
   }
-  out.read_offsets.reserve(n + 1);
-  out.read_offsets.push_back(0);
-  out.read_ids.reserve(read_ids.size());
-  std::vector<std::pair<std::size_t, std::size_t>> edges;
-  edges.reserve(2 * n);
-  std::vector<std::size_t> sources;
-  for (std::size_t v = 0; v < n; ++v) {
-    const auto first = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v]);
-    auto last = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v + 1]);
-    std::sort(first, last);
-    last = std::unique(first, last);
-    sources.clear();
-    for (auto t = first; t != last; ++t) {
-      if (out.producer[*t] != node_graph::no_producer) {
-        sources.push_back(out.producer[*t]);
-      }
-    }
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-    for (std::size_t u : sources) {
-      edges.emplace_back(u, v);
-    }
-    out.read_ids.insert(out.read_ids.end(), first, last);
-    out.read_offsets.push_back(out.read_ids.size());
-  }
-  out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
+  link(out, read_ids, read_offsets, n);
   return out;
 }
 
