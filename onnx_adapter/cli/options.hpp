@@ -70,13 +70,15 @@ void add_options(CLI::App& cmd, Request& request) {
   options(b, request);
 }
 
-/// A new subcommand `name` of `app` whose options (`options(b, request)`)
-/// fill a new `Request`; what it does when chosen: `run(request)`, or
-/// `run(request, subcommand)` for a command that asks what was given.
+/// A new subcommand of `app`, named and described by `Request::about`,
+/// whose options (`options(b, request)`) fill a new `Request`; what it does
+/// when chosen: `run(request)`, or `run(request, subcommand)` for a command
+/// that asks what was given.
 template <class Request, class Run>
-std::function<int()> add_command(CLI::App& app, const char* name, const char* help, Run run) {
+std::function<int()> add_command(CLI::App& app, Run run) {
   auto request = std::make_shared<Request>();
-  auto* cmd = app.add_subcommand(name, help);
+  auto* cmd =
+      app.add_subcommand(std::string(Request::about.name), std::string(Request::about.summary));
   add_options(*cmd, *request);
   return [request, cmd, run] {
     if constexpr (std::is_invocable_v<const Run&, Request&, const CLI::App&>) {

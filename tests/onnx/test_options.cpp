@@ -378,6 +378,41 @@ TEST_CASE("every option of every command comes from the schema") {
   }
 }
 
+TEST_CASE("every option of the table is taken by some command, under its names") {
+  // app/options.def holds no option that no command offers, and each is
+  // offered under its flag and PopRT's alias.
+  whole_cli cli;
+  std::vector<std::pair<std::string, const CLI::App*>> commands;
+  commands_of(cli.app, "", commands);
+  std::set<std::string> offered;
+  for (const auto& entry : commands) {
+    std::vector<const CLI::Option*> all;
+    options_of(*entry.second, all);
+    for (const auto* o : all) {
+      for (const auto& n : o->get_lnames()) {
+        offered.insert("--" + n);
+      }
+      if (o->get_lnames().empty()) {
+        offered.insert(o->get_name());
+      }
+    }
+  }
+  CHECK(std::size(app::opt::all) >= 90);
+  std::set<std::string> names;
+  for (const auto& o : app::opt::all) {
+    CAPTURE(o.flag);
+    CHECK(offered.contains(std::string(o.flag)));
+    if (!o.alias.empty()) {
+      CHECK(offered.contains(std::string(o.alias)));
+    }
+    CHECK_FALSE(o.help.empty());
+    CHECK((o.ranged() || (o.min == 0 && o.max == 0)));
+    if (!o.choices.empty()) {
+      CHECK_FALSE(o.is_flag());
+    }
+  }
+}
+
 TEST_CASE("a value out of range is said the same by the command line and check_option") {
   whole_cli cli;
   for (const auto& typed : std::vector<std::pair<std::string, std::string>>{

@@ -78,11 +78,9 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   }
   check_memory_rules(c, 1);
   // The timeline's run: its training options need a schedule, as simulate's.
-  simulate_request run{.batches_per_step = a.batches_per_step,
-                       .schedule = a.schedule,
-                       .virtual_stages = a.virtual_stages,
-                       .backward_ratio = a.backward_ratio,
-                       .weight_share = a.weight_share};
+  simulate_request run;
+  static_cast<schedule_flags&>(run) = a;
+  run.batches_per_step = a.batches_per_step;
   detail::check_applicable(run);
   // Step 1.
   io::output_set outputs;

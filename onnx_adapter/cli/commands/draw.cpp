@@ -24,11 +24,7 @@ int run(const draw_options& a) {
 } // namespace
 
 action add_draw(CLI::App& app) {
-  return add_command<draw_options>(
-      app, "draw",
-      "Draw a sharded model: where the split is, what each stage costs and "
-      "holds, what crosses, how the pipeline runs (one HTML page, or SVG files)",
-      run);
+  return add_command<draw_options>(app, run);
 }
 
 } // namespace shardpoint::cli

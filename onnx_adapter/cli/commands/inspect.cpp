@@ -20,10 +20,7 @@ int run(const inspect_options& a) {
 } // namespace
 
 action add_inspect(CLI::App& app) {
-  return add_command<inspect_options>(app, "inspect",
-                                      "List nodes: index, name, op type, [device, stage,] "
-                                      "inputs -> outputs",
-                                      run);
+  return add_command<inspect_options>(app, run);
 }
 
 } // namespace shardpoint::cli

@@ -12,14 +12,10 @@
 namespace shardpoint::cli {
 
 action add_memory(CLI::App& app) {
-  return add_command<memory_options>(
-      app, "memory",
-      "The bytes every device holds (pipeline stages x tensor parallelism x sharded data "
-      "parallelism) and whether they fit",
-      [](const memory_options& a) {
-        const auto r = plan_model_memory(a);
-        return print_verdict(r, "does not fit: " + r.shortfall);
-      });
+  return add_command<memory_options>(app, [](const memory_options& a) {
+    const auto r = plan_model_memory(a);
+    return print_verdict(r, "does not fit: " + r.shortfall);
+  });
 }
 
 } // namespace shardpoint::cli

@@ -11,14 +11,9 @@
 namespace shardpoint::cli {
 
 action add_plan(CLI::App& app) {
-  return add_command<plan_options>(
-      app, "plan",
-      "The best training layout (pipeline x tensor x data parallel, ZeRO stage, micro-batch, "
-      "schedule) of a model on a cluster, under its memory",
-      [](const plan_options& a) {
-        return print_verdict(plan_model(a),
-                             "no layout fits (the report says which rule refused each)");
-      });
+  return add_command<plan_options>(app, [](const plan_options& a) {
+    return print_verdict(plan_model(a), "no layout fits (the report says which rule refused each)");
+  });
 }
 
 } // namespace shardpoint::cli

@@ -27,8 +27,7 @@ int run(const shard_options& a) {
 } // namespace
 
 action add_shard(CLI::App& app) {
-  return add_command<shard_options>(app, "shard",
-                                    "Annotate a model with __ipu_number / __pipeline_stage", run);
+  return add_command<shard_options>(app, run);
 }
 
 } // namespace shardpoint::cli

@@ -11,9 +11,7 @@ namespace shardpoint::cli {
 
 action add_simulate(CLI::App& app) {
   return add_command<simulate_options>(
-      app, "simulate",
-      "Emulate the pipelined execution of a sharded model (virtual or threads mode)",
-      [](const simulate_options& a) { return print_outcome(simulate_model(a)); });
+      app, [](const simulate_options& a) { return print_outcome(simulate_model(a)); });
 }
 
 } // namespace shardpoint::cli

@@ -23,9 +23,7 @@ int run(const split_options& a) {
 } // namespace
 
 action add_split(CLI::App& app) {
-  return add_command<split_options>(
-      app, "split", "Write one runnable ONNX model per stage, and pipeline.json to chain them",
-      run);
+  return add_command<split_options>(app, run);
 }
 
 } // namespace shardpoint::cli

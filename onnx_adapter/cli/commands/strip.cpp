@@ -23,8 +23,7 @@ int run(const strip_options& a) {
 } // namespace
 
 action add_strip(CLI::App& app) {
-  return add_command<strip_options>(
-      app, "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node", run);
+  return add_command<strip_options>(app, run);
 }
 
 } // namespace shardpoint::cli

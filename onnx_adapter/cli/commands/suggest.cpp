@@ -27,18 +27,14 @@ int run(const suggest_options& a) {
 } // namespace
 
 action add_suggest(CLI::App& app) {
-  return add_command<suggest_options>(
-      app, "suggest",
-      "Find the balanced split into pipeline stages (smallest bottleneck, under a memory cap) and "
-      "compare it with DeepSpeed's and PiPPy's",
-      [](suggest_options& a, const CLI::App& cmd) {
-        a.planned = memory_flags_given(cmd);
-        if (a.plan.automatic()) {
-          throw usage_error("suggest plans one sharded data parallel degree; give a number "
-                            "(shardpoint memory --sharded-data-parallel auto finds one)");
-        }
-        return run(a);
-      });
+  return add_command<suggest_options>(app, [](suggest_options& a, const CLI::App& cmd) {
+    a.planned = memory_flags_given(cmd);
+    if (a.plan.automatic()) {
+      throw usage_error("suggest plans one sharded data parallel degree; give a number "
+                        "(shardpoint memory --sharded-data-parallel auto finds one)");
+    }
+    return run(a);
+  });
 }
 
 } // namespace shardpoint::cli

@@ -10,13 +10,10 @@
 namespace shardpoint::cli {
 
 action add_synth(CLI::App& app) {
-  return add_command<synth_options>(app, "synth",
-                                    "Generate a synthetic model: resnet50 (the seed example's "
-                                    "ResNet-50 v1) or decoder (29 nodes per layer)",
-                                    [](const synth_options& a) {
-                                      synth_model(a);
-                                      return exit_ok;
-                                    });
+  return add_command<synth_options>(app, [](const synth_options& a) {
+    synth_model(a);
+    return exit_ok;
+  });
 }
 
 } // namespace shardpoint::cli

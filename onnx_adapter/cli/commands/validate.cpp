@@ -10,13 +10,11 @@
 namespace shardpoint::cli {
 
 action add_validate(CLI::App& app) {
-  return add_command<validate_options>(app, "validate",
-                                       "Check the sharding attributes already in a model",
-                                       [](const validate_options& a) {
-                                         const auto r = validate_model(a);
-                                         print_report(r, a.report); // the verdict is the exit code
-                                         return exit_code(verdict_of(r));
-                                       });
+  return add_command<validate_options>(app, [](const validate_options& a) {
+    const auto r = validate_model(a);
+    print_report(r, a.report); // the verdict is the exit code
+    return exit_code(verdict_of(r));
+  });
 }
 
 } // namespace shardpoint::cli

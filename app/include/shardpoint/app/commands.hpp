@@ -25,9 +25,18 @@
 
 namespace shardpoint::app {
 
+/// A command's name and its line of help (the command line's --help), held
+/// by its request as `static constexpr command_about about`.
+struct command_about {
+  std::string_view name;
+  std::string_view summary;
+};
+
 // ---- shard --------------------------------------------------------------
 
 struct shard_options {
+  static constexpr command_about about{"shard",
+                                       "Annotate a model with __ipu_number / __pipeline_stage"};
   model_points model;
   std::string output;
   std::string output_dir;
@@ -86,6 +95,8 @@ shard_file_outcome shard_file(const shard_options& a);
 // ---- validate, inspect --------------------------------------------------
 
 struct validate_options {
+  static constexpr command_about about{"validate",
+                                       "Check the sharding attributes already in a model"};
   std::string model;
   std::string_view data; ///< the bindings' model bytes, instead of `model`
   /// --batches-per-step alone turns the pipelining checks on, as validate
@@ -120,6 +131,8 @@ validate_outcome validate_model(const validate_options& a);
 }
 
 struct inspect_options {
+  static constexpr command_about about{
+      "inspect", "List nodes: index, name, op type, [device, stage,] inputs -> outputs"};
   std::string model;
   std::string_view data;
   std::string grep;
@@ -142,6 +155,9 @@ std::string inspect_model(const inspect_options& a);
 
 /// `suggest` on the ONNX model `input` (or the bindings' bytes `data`).
 struct suggest_options : suggest_request {
+  static constexpr command_about about{
+      "suggest", "Find the balanced split into pipeline stages (smallest bottleneck, under a "
+                 "memory cap) and compare it with DeepSpeed's and PiPPy's"};
   std::string input;
   std::string_view data;
   shape_flags shapes;
@@ -167,6 +183,8 @@ void options(B& b, suggest_options& a) {
 }
 
 struct simulate_options : simulate_request, measured_model {
+  static constexpr command_about about{
+      "simulate", "Emulate the pipelined execution of a sharded model (virtual or threads mode)"};
   std::string batch_dim; ///< --batch-dim: where the batch is, for the activations
 };
 
@@ -190,10 +208,7 @@ void options(B& b, simulate_options& a) {
   b(opt::trace, a.trace);
   b.group("training step",
           "A training schedule's forward and backward passes instead of forward passes");
-  b(opt::schedule, a.schedule);
-  b(opt::virtual_stages, a.virtual_stages);
-  b(opt::backward_ratio, a.backward_ratio);
-  b(opt::weight_share, a.weight_share);
+  options(b, static_cast<schedule_flags&>(a), opt::schedule.help);
   b(opt::backward_times, a.backward_times);
   b(opt::weight_times, a.weight_times);
   b.exclusive(opt::backward_times, opt::backward_ratio);
@@ -209,6 +224,9 @@ void options(B& b, simulate_options& a) {
 
 /// `plan` on an ONNX model, or (no model) on a transformer's counts.
 struct plan_options : plan_request {
+  static constexpr command_about about{
+      "plan", "The best training layout (pipeline x tensor x data parallel, ZeRO stage, "
+              "micro-batch, schedule) of a model on a cluster, under its memory"};
   std::string input;
   std::string_view data;
   shape_flags shapes;
@@ -254,7 +272,11 @@ void options(B& b, plan_options& a) {
 }
 
 /// Without a model: planned from `parameters`.
-struct memory_options : memory_request, measured_model {};
+struct memory_options : memory_request, measured_model {
+  static constexpr command_about about{
+      "memory", "The bytes every device holds (pipeline stages x tensor parallelism x sharded data "
+                "parallelism) and whether they fit"};
+};
 
 memory_outcome plan_model_memory(const memory_options& a);
 
@@ -277,7 +299,11 @@ void options(B& b, memory_options& a) {
 
 /// `draw` on an ONNX model: its sharding (points, or the model's own) as
 /// a page or SVGs.
-struct draw_options : draw_request, measured_model {};
+struct draw_options : draw_request, measured_model {
+  static constexpr command_about about{
+      "draw", "Draw a sharded model: where the split is, what each stage costs and holds, what "
+              "crosses, how the pipeline runs (one HTML page, or SVG files)"};
+};
 
 draw_outcome draw_model(const draw_options& a);
 
@@ -292,12 +318,9 @@ void options(B& b, draw_options& a) {
     a.cost);
   b(opt::batches_per_step.saying("Micro-batches in the timeline (default: twice the stages)"),
     a.batches_per_step);
-  b(opt::schedule.saying("The timeline of a training step: gpipe, 1f1b, interleaved or zb-h1 "
-                         "(default: forward passes)"),
-    a.schedule);
-  b(opt::virtual_stages, a.virtual_stages);
-  b(opt::backward_ratio, a.backward_ratio);
-  b(opt::weight_share, a.weight_share);
+  options(b, static_cast<schedule_flags&>(a),
+          "The timeline of a training step: gpipe, 1f1b, interleaved or zb-h1 (default: forward "
+          "passes)");
   b(opt::device_memory.saying("Memory of each device (32GiB, 16GB, 123456789): the memory bars' "
                               "capacity"),
     a.device_memory);
@@ -307,6 +330,8 @@ void options(B& b, draw_options& a) {
 // ---- split --------------------------------------------------------------
 
 struct split_options {
+  static constexpr command_about about{
+      "split", "Write one runnable ONNX model per stage, and pipeline.json to chain them"};
   model_points model;
   std::string output_dir;
   std::string by = "stage"; ///< or "device"
@@ -341,6 +366,8 @@ split_outcome split_model(const split_options& a);
 // ---- strip --------------------------------------------------------------
 
 struct strip_options {
+  static constexpr command_about about{
+      "strip", "Remove the __ipu_number / __pipeline_stage attributes from every node"};
   std::string input;
   std::string output;
 };
@@ -357,6 +384,9 @@ std::size_t strip_model(const strip_options& a);
 // ---- synth --------------------------------------------------------------
 
 struct synth_options {
+  static constexpr command_about about{"synth",
+                                       "Generate a synthetic model: resnet50 (the seed example's "
+                                       "ResNet-50 v1) or decoder (29 nodes per layer)"};
   std::string what; ///< resnet50 or decoder
   std::string output;
   int layers = 12;

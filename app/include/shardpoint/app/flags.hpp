@@ -74,6 +74,27 @@ void options(B& b, pipeline_flags& f, std::string_view batches_help) {
   b(opt::batches_per_step.saying(batches_help), f.batches_per_step);
 }
 
+/// A training step's schedule and its knobs (runtime/schedules.hpp), as
+/// simulate runs it and draw draws its timeline.
+struct schedule_flags {
+  /// gpipe, 1f1b, interleaved or zb-h1; empty: forward passes only.
+  std::string schedule;
+  /// v: the stages are virtual stages, stage s on device s mod (S / v).
+  int virtual_stages = 1;
+  double backward_ratio = 2; ///< a stage's backward time, in forward times
+  double weight_share = 0.5; ///< zb-h1: the weight gradient's part of the backward
+};
+
+/// --schedule (with the command's own help), --virtual-stages,
+/// --backward-ratio, --weight-share.
+template <class B>
+void options(B& b, schedule_flags& f, std::string_view schedule_help) {
+  b(opt::schedule.saying(schedule_help), f.schedule);
+  b(opt::virtual_stages, f.virtual_stages);
+  b(opt::backward_ratio, f.backward_ratio);
+  b(opt::weight_share, f.weight_share);
+}
+
 /// Every node of a graph, for a layout engine to draw: names, op types,
 /// stages, edges from producer to consumer.
 struct node_graph {

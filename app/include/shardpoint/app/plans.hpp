@@ -63,7 +63,8 @@ suggest_outcome suggest(model_source& source, const suggest_request& a);
 
 // ---- simulate -----------------------------------------------------------
 
-struct simulate_request {
+/// A training step's schedule (the base), or forward passes.
+struct simulate_request : schedule_flags {
   int batches_per_step = 0; ///< required: micro-batches, a multiple of the stages
   std::optional<int> num_ipus = {};
   std::string mode = "virtual"; ///< or threads
@@ -73,14 +74,9 @@ struct simulate_request {
   report_flag report = {};
   std::string trace = {}; ///< a Chrome trace file to write
 
-  // A training step (runtime/schedules.hpp) instead of forward passes:
-  /// gpipe, 1f1b, interleaved or zb-h1; empty: forward passes only.
-  std::string schedule;
-  /// v: the stages are virtual stages, stage s on device s mod (S / v).
-  int virtual_stages = 1;
-  double backward_ratio = 2; ///< a stage's backward time, in forward times
-  double weight_share = 0.5; ///< zb-h1: the weight gradient's part of the backward
-  bool recompute = false;    ///< backwards recompute their forward; stages hold their inputs
+  // A training step instead of forward passes: its schedule (the base),
+  // and:
+  bool recompute = false; ///< backwards recompute their forward; stages hold their inputs
   /// Samples a micro-batch, for the activation bytes a stage holds.
   std::int64_t micro_batch_size = 1;
   /// Measured times instead of the ratio and the share, one a stage (with
@@ -162,16 +158,12 @@ inline report_flag html_report() {
   return r;
 }
 
-struct draw_request {
+/// A training step's timeline (the base: simulate's schedules) instead of
+/// forward passes.
+struct draw_request : schedule_flags {
   std::string cost = "flops"; ///< or unit, params: as suggest measures
   /// The timeline's micro-batches; 0: twice the stages.
   int batches_per_step = 0;
-  /// A training step's timeline (simulate's schedules) instead of forward
-  /// passes; its knobs as simulate takes them.
-  std::string schedule;
-  int virtual_stages = 1;
-  double backward_ratio = 2;
-  double weight_share = 0.5;
   /// The memory planner's options (as `memory`): the memory bars.
   memory_flags plan;
   std::string device_memory; ///< the capacity line, as typed ("32GiB")
