@@ -344,6 +344,63 @@ double interval_dp(const instance& x, int S, double w) {
 
 } // namespace
 
+TEST_CASE("a source stays with its consumers unless joining them raises the bottleneck") {
+  // As ONNX models hold weights made by Constant nodes: a residual network,
+  // and a source of its own (its weight) of a small cost before each of its
+  // vertices, laid out as producers_late.hpp lays them out (just before the
+  // consumer). No communication weight, so nothing prices the bytes: a
+  // source left in an earlier stage than its consumer sends its output
+  // across the cut, and may be left so only where its cost would lift its
+  // consumer's stage above the bottleneck. Costs are multiples of 1/4, so
+  // that sums are exact.
+  syn::splitmix64 rng(11);
+  int apart = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    const auto d = syn::layered_residual(12, 5, seed, syn::labelling::topological);
+    const std::size_t k = d.num_vertices; // the network's vertices
+    instance x;
+    x.n = 2 * k; // the source of vertex v at 2v, v at 2v + 1
+    for (auto [u, v] : d.edges) {
+      x.edges.emplace_back(2 * u + 1, 2 * v + 1);
+    }
+    for (std::uint32_t v = 0; v < k; ++v) {
+      x.edges.emplace_back(2 * v, 2 * v + 1);
+    }
+    x.succ.resize(x.n);
+    x.pred.resize(x.n);
+    for (auto [u, v] : x.edges) {
+      x.succ[u].push_back(v);
+      x.pred[v].push_back(u);
+    }
+    for (std::size_t v = 0; v < k; ++v) {
+      x.cost.insert(x.cost.end(), {0.25 * static_cast<double>(rng.below(4)),
+                                   static_cast<double>(1 + rng.below(20))});
+      x.memory.insert(x.memory.end(), {0, 0});
+      x.bytes.insert(x.bytes.end(), {1000, static_cast<double>(rng.below(8))});
+    }
+    maps m{test::make_graph(x.n, x.edges), x.cost, x.memory, x.bytes};
+    const int S = 2 + static_cast<int>(rng.below(5));
+    CAPTURE(seed);
+    CAPTURE(S);
+    // Without the search (a budget below 16 V), and with it.
+    for (const std::size_t budget : {std::size_t{1}, balance_options{}.search_budget}) {
+      const auto b = shardpoint::balanced_shard(m.g, m.map(x.cost), m.map(x.memory), m.map(x.bytes),
+                                                {.stages = S, .search_budget = budget});
+      check_result(x, m, b, S, inf, 0);
+      for (std::size_t v = 0; v < k; ++v) {
+        const int s = *b.result.stage(2 * v);
+        const int t = *b.result.stage(2 * v + 1);
+        if (s != t) {
+          CAPTURE(v);
+          ++apart;
+          CHECK(b.stage_cost[static_cast<std::size_t>(t)] + x.cost[2 * v] > b.bottleneck);
+        }
+      }
+    }
+  }
+  MESSAGE(apart, " sources kept apart, each where joining would raise the bottleneck");
+}
+
 TEST_CASE("with communication, exact on hundreds of vertices (against the O(S V^2) DP)") {
   syn::splitmix64 rng(4);
   for (std::uint64_t seed = 0; seed < 12; ++seed) {

@@ -54,12 +54,26 @@
 //        under predecessors) are few enough is solved exactly by dynamic
 //        programming over pairs of nested downsets;
 //      - otherwise, the interval optimum of a second order (depth-first, which
-//        keeps branches together) is computed too, and each is refined by
-//        moving boundary vertices between neighbouring stages (a vertex
-//        with no successor in its stage may move to the next, one with no
-//        predecessor in its stage to the one before) whenever that lowers the
-//        larger of the two loads; the bottleneck never rises.
+//        keeps branches together; sources moved to just before their first
+//        consumer, as producers_late.hpp lays out) is computed too, and each
+//        is refined by moving boundary vertices between neighbouring stages
+//        (a vertex with no successor in its stage may move to the next, one
+//        with no predecessor in its stage to the one before, unless it has
+//        none at all) whenever that lowers the larger of the two loads; the
+//        bottleneck never rises.
 //      The best found is kept, never worse than step 2.
+//
+//   3b. Sources join their consumers. A source -- a vertex without
+//      predecessors: in ONNX a Constant, or a node making a weight from an
+//      initializer -- left in an earlier stage than all its consumers
+//      (a cut fell between them) moves to the first of their stages wherever
+//      that keeps the bottleneck and the cap, so that its output does not
+//      cross a cut. The figures change only for the two stages involved, and
+//      no load rises above the bottleneck: whatever step 2 or 3 proved
+//      still holds. A source stays behind only where joining would raise
+//      the bottleneck or break the cap. (With w = 0 nothing else prices the
+//      bytes a cut carries.) Runs whenever search_budget > 0 and the edges
+//      were read (communication, bytes or the search need them).
 //
 //   4. Points. The split is handed back as PopRT sharding points (device =
 //      stage = s) that manual_shard turns into exactly this split: for each
@@ -127,7 +141,8 @@ struct balance_options {
   /// Load per byte a stage receives from outside it.
   double communication_weight = 0;
   /// Vertex visits the search beyond intervals of the layout order may
-  /// spend (step 3); 0 turns it off.
+  /// spend (step 3); 0 turns it off, and step 3b too: the split is then
+  /// intervals of the layout order.
   std::size_t search_budget = 4'000'000;
   /// With communication_weight > 0, the largest graph (in vertices) on which
   /// the exact interval algorithm runs; above, the greedy probe.
@@ -463,6 +478,9 @@ balanced_sharding run(const Ref& g, const Cost& cost, const Memory& memory, cons
         return std::nullopt; // the layout was wrong, not the cap
       }
       throw;
+    }
+    if (opt.search_budget > 0) {
+      join_consumers(L, sol.best); // step 3b
     }
     return hand_back(g, L, sol, largest);
   };

@@ -247,7 +247,8 @@ inline bool downset_search(const layout& L, std::size_t budget, split& out) {
 }
 
 /// Moves boundary vertices between neighbouring stages while that lowers
-/// the larger load of the two; spends at most `budget` vertex visits.
+/// the larger load of the two (a source never back, away from its
+/// consumers); spends at most `budget` vertex visits.
 class refiner {
 public:
   refiner(const layout& L, std::vector<int> stage) : L_(L), stage_(std::move(stage)) {
@@ -395,7 +396,9 @@ private:
       }
     }
     for (pos_t v : members_[t]) {
-      if (same_pred_[v] == 0) {
+      // A source (no predecessor at all: a Constant) stays with its
+      // consumers: moved back, its output would only cross the cut.
+      if (same_pred_[v] == 0 && L_.preds_begin(v) != L_.preds_end(v)) {
         consider(v, t, s);
       }
     }
@@ -465,8 +468,117 @@ private:
   std::size_t spent_ = 0;
 };
 
+/// Every source -- a vertex without predecessors, such as a Constant --
+/// left in an earlier stage than all its consumers moves to the first of
+/// their stages wherever that keeps the bottleneck and the memory cap (and
+/// leaves no stage empty): its
+/// output then crosses one cut fewer, and no load rises above the
+/// bottleneck. Intervals, communication and the figures stay exact: a
+/// source's move changes only its old stage (its cost out) and its new one
+/// (its cost in, its bytes no longer received). O(V + E), plus the memory
+/// items' meters where shared items are capped.
+inline void join_consumers(const layout& L, split& best) {
+  if (!L.has_edges()) {
+    return;
+  }
+  const stage_figures f = figures(L, best.stage, best.ends);
+  std::vector<double> cost = f.cost;
+  std::vector<double> received = f.received;
+  std::vector<double> memory = f.memory;
+  const double bound = f.bottleneck;
+  const bool capped = L.cap != infinity;
+  std::vector<item_meter> meters;
+  if (capped && L.items != nullptr) {
+    meters.reserve(static_cast<std::size_t>(L.S));
+    for (int k = 0; k < L.S; ++k) {
+      meters.emplace_back(*L.items);
+    }
+    for (std::size_t p = 0; p < L.n; ++p) {
+      meters[static_cast<std::size_t>(best.stage[p])].add(L.vertex(p));
+    }
+  }
+  std::vector<std::size_t> members(static_cast<std::size_t>(L.S), 0);
+  for (const int s : best.stage) {
+    ++members[static_cast<std::size_t>(s)];
+  }
+  bool moved = false;
+  for (std::size_t p = 0; p < L.n; ++p) {
+    if (L.preds_begin(p) != L.preds_end(p) || L.succs_begin(p) == L.succs_end(p)) {
+      continue;
+    }
+    const auto s = static_cast<std::size_t>(best.stage[p]);
+    auto t = static_cast<std::size_t>(L.S);
+    for (std::size_t k = L.succs_begin(p); k < L.succs_end(p); ++k) {
+      t = std::min(t, static_cast<std::size_t>(best.stage[L.succ[k]]));
+    }
+    const double c = L.cost(p);
+    const double rt = received[t] - L.out_bytes(p); // t received p's output
+    if (t <= s || members[s] == 1 || cost[t] + c + L.w * rt > bound) {
+      continue;
+    }
+    const double m = L.M.empty() ? 0 : L.M[p + 1] - L.M[p];
+    if (capped && (meters.empty() ? memory[t] + m : meters[t].with(L.vertex(p))) > L.cap) {
+      continue;
+    }
+    --members[s];
+    ++members[t];
+    cost[s] -= c;
+    cost[t] += c;
+    received[t] = rt;
+    memory[t] += m;
+    if (!meters.empty()) {
+      meters[t].add(L.vertex(p));
+    }
+    best.stage[p] = static_cast<int>(t);
+    moved = true;
+  }
+  if (moved) {
+    best.ends.clear(); // intervals of the layout no more
+    best.bottleneck = figures(L, best.stage).bottleneck;
+  }
+}
+
+/// `order` (positions of L, topological) with every source -- a vertex
+/// without predecessors, such as a Constant -- moved to just before its
+/// first consumer in it, as producers_late.hpp lays out the first order: a
+/// depth-first order otherwise puts every source whose consumer an earlier
+/// root reached first, and a split of it sends their outputs across cuts.
+inline std::vector<pos_t> sources_late(const layout& L, const std::vector<pos_t>& order) {
+  const std::size_t n = L.n;
+  std::vector<std::size_t> rank(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    rank[order[i]] = i;
+  }
+  std::vector<std::vector<pos_t>> before(n); // by rank: the sources it brings
+  std::vector<std::uint8_t> moved(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const pos_t u = order[i];
+    if (L.preds_begin(u) != L.preds_end(u) || L.succs_begin(u) == L.succs_end(u)) {
+      continue;
+    }
+    std::size_t first = n;
+    for (std::size_t k = L.succs_begin(u); k < L.succs_end(u); ++k) {
+      first = std::min(first, rank[L.succ[k]]);
+    }
+    if (first > i) {
+      before[first].push_back(u);
+      moved[u] = 1;
+    }
+  }
+  std::vector<pos_t> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (moved[order[i]] != 0) {
+      continue;
+    }
+    out.insert(out.end(), before[i].begin(), before[i].end());
+    out.push_back(order[i]);
+  }
+  return out;
+}
+
 /// Positions in a depth-first order (reverse postorder, successors in
-/// position order): keeps each branch together.
+/// position order): keeps each branch together; sources late.
 inline std::vector<pos_t> depth_first_order(const layout& L) {
   const std::size_t n = L.n;
   std::vector<pos_t> post;
@@ -494,7 +606,7 @@ inline std::vector<pos_t> depth_first_order(const layout& L) {
     }
   }
   std::reverse(post.begin(), post.end());
-  return post;
+  return sources_late(L, post);
 }
 
 /// `L` relaid in the order `order` (positions of L): a new layout.
