@@ -23,6 +23,9 @@ split_outcome split_model(const split_options& a) {
   const auto plan = onnx::plan_split(model.graph(), nodes, result, options);
   onnx::write_split(file, nodes, plan, folder, a.model.input, options);
   outputs.commit();
+  if (a.report.format == "none") {
+    return {"", plan.stages.size()};
+  }
   return {a.report.format == "json" ? io::to_json(plan) : io::to_table(plan), plan.stages.size()};
 }
 

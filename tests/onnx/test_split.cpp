@@ -444,6 +444,25 @@ TEST_CASE("ONNX Runtime's FusedGemm rejects sharded models; strip and split do n
   CHECK(chain_matches(model, out, dir, "disabled", R"("seed": 3)"));
 }
 
+TEST_CASE("--report none: no report, the same stage files") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const std::string cut = " --shard layer0/mlp_residual=0:0 --output-dir ";
+  const auto table =
+      shardpoint_cli("split --input-model " + q(model) + cut + q(dir / "table"), dir.path());
+  const auto none = shardpoint_cli(
+      "split --input-model " + q(model) + cut + q(dir / "none") + " --report none", dir.path());
+  REQUIRE(table.code == 0);
+  REQUIRE(none.code == 0);
+  CHECK_FALSE(table.out.empty());
+  CHECK(none.out.empty());
+  for (const char* f : {"stage_0.onnx", "stage_1.onnx", "pipeline.json"}) {
+    CAPTURE(f);
+    CHECK(onnx_test::read_file(dir / "none" / f) == onnx_test::read_file(dir / "table" / f));
+  }
+}
+
 TEST_CASE("refusals: exit code, one line, no stage file left") {
   temp_dir dir;
   const auto model = dir / "decoder.onnx";

@@ -351,7 +351,7 @@ void options(B& b, split_options& a) {
   b(opt::external_data, a.split.external_data);
   b(opt::relay, a.split.relay);
   b(opt::keep_sharding_attributes, a.split.keep_sharding_attributes);
-  options(b, a.report, "table,json");
+  options(b, a.report, "table,json,none");
   b(opt::force.saying("Replace an output folder that is not empty"), a.force);
 }
 
