@@ -77,6 +77,12 @@ __all__ = [
     "__version__",
 ]
 
+
+def __dir__() -> List[str]:
+    """What the package offers (PEP 562): its API, not the names it
+    imports for itself (typing's, dataclasses')."""
+    return sorted(__all__)
+
 class _Guarded:
     """The extension's functions, with pybind11's "incompatible function
     arguments" TypeError cut before its "Invoked with:" part, which would

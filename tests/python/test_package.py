@@ -221,6 +221,9 @@ def test_sharder_explains_itself():
         obj = getattr(shardpoint, f)
         if callable(obj):
             assert pyinspect.getdoc(obj), f"{f} has no docstring"
+    # dir() shows the API, not what the package imports for itself.
+    assert dir(shardpoint) == sorted(shardpoint.__all__)
+    assert "Optional" not in dir(shardpoint) and "dataclass" not in dir(shardpoint)
 
 
 # ---- the other commands -------------------------------------------------------
