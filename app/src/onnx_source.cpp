@@ -219,6 +219,21 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
                                  onnx::decide(proto().graph(), nodes(), stages, wo, layout));
 }
 
+std::vector<std::string> onnx_source::weight_estimates() {
+  const auto made = onnx::tensors_made_from_shapes(proto().graph());
+  if (made.nodes == 0) {
+    return {};
+  }
+  std::string sized = io::human_bytes(static_cast<double>(made.bytes));
+  if (made.unsized > 0) {
+    sized += ", " + std::to_string(made.unsized) + " of them of a size not read here";
+  }
+  return {std::to_string(made.nodes) + " ConstantOfShape node(s) make tensors from constant " +
+          "shapes alone (" + sized + "), as a model whose weights were replaced by their " +
+          "shapes does: counted as activations, not as weights -- no gradients or optimizer " +
+          "states for them"};
+}
+
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,
                                                    std::vector<std::string>& notes,
                                                    std::vector<std::string>& estimates) {

@@ -15,6 +15,8 @@
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/text.hpp>
 
+#include <shardpoint/onnx/tensor_data.hpp>
+
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -378,6 +380,57 @@ model_memory measure_memory(::onnx::ModelProto& model, const node_graph& nodes,
   out.stages =
       stage_memory_inputs(nodes.graph, stages, parameter_uses_of(model.graph(), nodes, decisions),
                           boost::make_iterator_property_map(produced.begin(), index));
+  return out;
+}
+
+shape_made_tensors tensors_made_from_shapes(const ::onnx::GraphProto& graph) {
+  std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializers;
+  for (const auto& t : graph.initializer()) {
+    initializers.emplace(t.name(), &t);
+  }
+  shape_made_tensors out;
+  for (const auto& n : graph.node()) {
+    if (n.op_type() != "ConstantOfShape" || !n.domain().empty() || n.input_size() != 1) {
+      continue;
+    }
+    const auto at = initializers.find(n.input(0));
+    if (at == initializers.end()) {
+      continue; // a shape computed at run time: an activation indeed
+    }
+    ++out.nodes;
+    const ::onnx::TensorProto& shape = *at->second;
+    int type = ::onnx::TensorProto::FLOAT; // the operator's default value
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "value" && a.has_t()) {
+        type = a.t().data_type();
+      }
+    }
+    const auto size = element_bytes(type);
+    std::optional<std::int64_t> bytes;
+    // Its values, when the model holds them here (a skeleton keeps small
+    // data, and a shape is small).
+    const bool held = shape.dims_size() == 1 && shape.dims(0) >= 0 &&
+                      (shape.int64_data_size() == shape.dims(0) ||
+                       shape.raw_data().size() == 8 * static_cast<std::uint64_t>(shape.dims(0)));
+    if (size && shape.data_type() == ::onnx::TensorProto::INT64 && !is_external(shape) && held) {
+      const std::string raw = raw_bytes(shape, {});
+      bytes = static_cast<std::int64_t>(*size);
+      for (std::size_t i = 0; bytes && i + 8 <= raw.size(); i += 8) {
+        std::int64_t d = 0;
+        for (std::size_t k = 8; k-- > 0;) { // little-endian
+          d = static_cast<std::int64_t>(static_cast<std::uint64_t>(d) << 8 |
+                                        static_cast<unsigned char>(raw[i + k]));
+        }
+        bytes = d < 0 ? std::nullopt : detail::checked_mul(*bytes, d);
+      }
+    }
+    const auto sum = bytes ? detail::checked_add(out.bytes, *bytes) : std::nullopt;
+    if (sum) {
+      out.bytes = *sum;
+    } else {
+      ++out.unsized;
+    }
+  }
   return out;
 }
 

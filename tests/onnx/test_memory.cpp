@@ -808,6 +808,88 @@ TEST_CASE("activations of no shape are counted 0 bytes, and said to be a guess")
   CHECK(r.err == "shardpoint: warning: " + said + "\n");
 }
 
+TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never called weights") {
+  // x + c0 + c1 + c2: c0 = ConstantOfShape(s0 = [3, 4]) of float16 (24
+  // bytes, its shape in raw_data), c1 = ConstantOfShape(s1 = [5]) of the
+  // default float (20 bytes, in int64_data), c2 = ConstantOfShape(Shape(x))
+  // -- a shape known only at run time, an activation indeed.
+  temp_dir dir;
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("made");
+  add_value(*g.add_input(), "x", {5});
+  auto& s0 = *g.add_initializer();
+  s0.set_name("s0");
+  s0.set_data_type(::onnx::TensorProto::INT64);
+  s0.add_dims(2);
+  const std::int64_t dims0[] = {3, 4}; // little-endian on this machine, as ONNX stores it
+  s0.set_raw_data(std::string(reinterpret_cast<const char*>(dims0), sizeof dims0));
+  auto& s1 = *g.add_initializer();
+  s1.set_name("s1");
+  s1.set_data_type(::onnx::TensorProto::INT64);
+  s1.add_dims(1);
+  s1.add_int64_data(5);
+  const auto node = [&](const std::string& op, std::vector<std::string> in,
+                        const std::string& out) {
+    auto& n = *g.add_node();
+    n.set_name(out);
+    n.set_op_type(op);
+    for (auto& i : in) {
+      n.add_input(i);
+    }
+    n.add_output(out);
+    return &n;
+  };
+  auto* c0 = node("ConstantOfShape", {"s0"}, "c0");
+  auto& value = *c0->add_attribute();
+  value.set_name("value");
+  value.set_type(::onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(::onnx::TensorProto::FLOAT16);
+  value.mutable_t()->add_dims(1);
+  value.mutable_t()->add_int32_data(0);
+  node("ConstantOfShape", {"s1"}, "c1");
+  node("Shape", {"x"}, "sx");
+  node("ConstantOfShape", {"sx"}, "c2");
+  node("Add", {"x", "c1"}, "y");
+  node("Add", {"y", "c2"}, "z");
+  g.add_output()->set_name("z");
+  g.add_output()->set_name("c0");
+  const auto made = sp::tensors_made_from_shapes(g);
+  CHECK(made.nodes == 2);
+  CHECK(made.bytes == 24 + 20);
+  CHECK(made.unsized == 0);
+  const auto model = dir / "made.onnx";
+  sp::save_model(m, model);
+  // The planners say it once, and mark their figures.
+  const auto said = [](const json& j) {
+    for (const auto& e : j["estimates"]) {
+      if (e.get<std::string>().starts_with("2 ConstantOfShape node(s) make tensors from constant "
+                                           "shapes alone (44 B)")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto mem =
+      onnx_test::shardpoint_cli("memory --input-model " + q(model) + " --report json", dir.path());
+  REQUIRE(mem.code == 0);
+  CHECK(said(json::parse(mem.out)));
+  CHECK(mem.err.find("2 ConstantOfShape node(s)") != std::string::npos);
+  CHECK(said(run_json("plan --input-model " + q(model) +
+                          " --devices 1 --device-memory 1GiB --device-flops 1e12 "
+                          "--intra-node-bandwidth 1e11 --inter-node-bandwidth 1e10 "
+                          "--global-batch 1",
+                      dir)));
+  const auto params =
+      run_json("suggest --input-model " + q(model) + " --stages 2 --cost params", dir);
+  CHECK(said(params));
+  // A split by FLOPs with no cap counts no weight: nothing to say there.
+  const auto flops = run_json("suggest --input-model " + q(model) + " --stages 2", dir);
+  CHECK_FALSE(said(flops));
+}
+
 TEST_CASE("the same weight as an initializer, a Constant and inside an If counts the same") {
   temp_dir dir;
   const std::int64_t k = 64;

@@ -47,6 +47,9 @@ public:
 
   parameter_uses parameters(const sharding_result& stages, std::int64_t tensor_parallel,
                             const std::vector<io::layout_choice>* layout) override;
+  /// ConstantOfShape nodes making tensors from initializer shapes (a model
+  /// whose weights were replaced by their shapes): not counted as weights.
+  std::vector<std::string> weight_estimates() override;
   std::vector<std::int64_t> activations(std::int64_t micro_batch_size,
                                         std::vector<std::string>& notes,
                                         std::vector<std::string>& estimates) override;
