@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../producers_late.hpp"
 #include "communication.hpp"
 #include "intervals.hpp"
 #include "layout.hpp"
@@ -538,41 +539,35 @@ inline void join_consumers(const layout& L, split& best) {
   }
 }
 
+/// `order` (positions of L) as a graph whose vertex i is order[i]: what
+/// producers_late.hpp reads.
+struct in_order {
+  const layout& L;
+  const std::vector<pos_t>& order;
+  std::vector<std::size_t> rank;
+  [[nodiscard]] std::size_t size() const { return L.n; }
+  template <class F>
+  void for_each_successor(std::size_t i, F f) const {
+    for (std::size_t k = L.succs_begin(order[i]); k < L.succs_end(order[i]); ++k) {
+      f(rank[L.succ[k]]);
+    }
+  }
+};
+
 /// `order` (positions of L, topological) with every source -- a vertex
 /// without predecessors, such as a Constant -- moved to just before its
-/// first consumer in it, as producers_late.hpp lays out the first order: a
+/// first consumer in it, by producers_late.hpp, as the first layout is: a
 /// depth-first order otherwise puts every source whose consumer an earlier
 /// root reached first, and a split of it sends their outputs across cuts.
 inline std::vector<pos_t> sources_late(const layout& L, const std::vector<pos_t>& order) {
-  const std::size_t n = L.n;
-  std::vector<std::size_t> rank(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    rank[order[i]] = i;
+  in_order g{L, order, std::vector<std::size_t>(L.n)};
+  for (std::size_t i = 0; i < L.n; ++i) {
+    g.rank[order[i]] = i;
   }
-  std::vector<std::vector<pos_t>> before(n); // by rank: the sources it brings
-  std::vector<std::uint8_t> moved(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const pos_t u = order[i];
-    if (L.preds_begin(u) != L.preds_end(u) || L.succs_begin(u) == L.succs_end(u)) {
-      continue;
-    }
-    std::size_t first = n;
-    for (std::size_t k = L.succs_begin(u); k < L.succs_end(u); ++k) {
-      first = std::min(first, rank[L.succ[k]]);
-    }
-    if (first > i) {
-      before[first].push_back(u);
-      moved[u] = 1;
-    }
-  }
-  std::vector<pos_t> out;
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (moved[order[i]] != 0) {
-      continue;
-    }
-    out.insert(out.end(), before[i].begin(), before[i].end());
-    out.push_back(order[i]);
+  const std::vector<std::size_t> position = producers_late(g);
+  std::vector<pos_t> out(L.n);
+  for (std::size_t i = 0; i < L.n; ++i) {
+    out[position[i]] = order[i];
   }
   return out;
 }
