@@ -12,6 +12,7 @@
 
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/io/outputs.hpp>
+#include <shardpoint/onnx/model.hpp>
 #include <shardpoint/version.hpp>
 
 #include "commands.hpp"
@@ -173,6 +174,7 @@ int main(int argc, char** argv) {
   // Before any thread starts: SIGINT, SIGTERM and SIGHUP remove the
   // temporaries of the outputs being written (io/outputs.hpp).
   shardpoint::io::remove_temporaries_on_signals();
+  shardpoint::onnx::keep_models_until_exit();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
