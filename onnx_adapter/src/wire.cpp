@@ -1,7 +1,12 @@
 // Reading and rewriting a model at the wire level: see wire.hpp.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <atomic>
 #include <climits>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -144,7 +149,8 @@ bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto
 }
 
 bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
-                ::onnx::GraphProto& graph, std::size_t kept, layout& where) {
+                ::onnx::GraphProto& graph, std::size_t kept, layout& where,
+                std::vector<span>& node_values) {
   constexpr int depth = model_depth - 1;
   return walk(base, size,
               [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
@@ -171,9 +177,94 @@ bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
                 }
                 if (field == ::onnx::GraphProto::kNodeFieldNumber) {
                   where.nodes.push_back({offset + start, offset + at + length});
+                  node_values.push_back({offset + at, offset + at + length});
+                  return true; // parsed after the walk (parse_nodes)
                 }
                 return merge(graph, base + start, at + length - start, depth);
               });
+}
+
+// Nodes per thread below which one thread does them all: a thread costs
+// about what protobuf takes to parse or size this many small nodes.
+constexpr std::size_t nodes_per_thread = 16384;
+
+// f(from, to) over [0, n) in contiguous chunks, side by side where the
+// machine has the cores and n is large enough; the first exception thrown
+// is rethrown after every chunk is done. Where a thread cannot be had,
+// its chunk runs on the calling thread.
+template <class F>
+void in_chunks(std::size_t n, F f) {
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min({cores, std::size_t{8}, n / nodes_per_thread});
+  if (threads <= 1) {
+    f(std::size_t{0}, n);
+    return;
+  }
+  const std::size_t chunk = (n + threads - 1) / threads;
+  std::vector<std::exception_ptr> failed(threads);
+  const auto run = [&](std::size_t t) {
+    try {
+      f(t * chunk, std::min(n, (t + 1) * chunk));
+    } catch (...) { // std::bad_alloc
+      failed[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  std::vector<std::size_t> here{0}; // the chunks this thread runs
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(run, t);
+    } catch (const std::system_error&) { // no thread to be had: run it here
+      here.push_back(t);
+    }
+  }
+  for (const std::size_t t : here) {
+    run(t);
+  }
+  for (auto& thread : pool) {
+    thread.join();
+  }
+  for (const auto& e : failed) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+}
+
+// The graph's nodes, each parsed by protobuf from its own bytes (`values`,
+// offsets into `input`) into a message of the graph's arena, with the
+// budget it has in a whole-model parse, and appended in order. The nodes
+// are independent records, so chunks of them are parsed side by side
+// (protobuf's arenas allocate from any thread). False when protobuf
+// refuses one.
+bool parse_nodes(const std::uint8_t* input, const std::vector<span>& values,
+                 ::onnx::GraphProto& graph) {
+  constexpr int depth = model_depth - 2;
+  google::protobuf::Arena* arena = graph.GetArena();
+  std::vector<::onnx::NodeProto*> nodes(values.size());
+  std::atomic<bool> ok{true};
+  in_chunks(values.size(), [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && ok.load(std::memory_order_relaxed); ++i) {
+      auto* node = google::protobuf::Arena::CreateMessage<::onnx::NodeProto>(arena);
+      nodes[i] = node;
+      CodedInputStream in(input + values[i].begin,
+                          static_cast<int>(values[i].end - values[i].begin));
+      in.SetRecursionLimit(depth);
+      if (!node->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+        ok = false;
+      }
+    }
+  });
+  if (!ok) {
+    return false;
+  }
+  auto* field = graph.mutable_node();
+  field->Reserve(static_cast<int>(nodes.size()));
+  for (auto* node : nodes) {
+    field->UnsafeArenaAddAllocated(node);
+  }
+  return true;
 }
 
 std::size_t field_size(std::size_t length) {
@@ -188,31 +279,32 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
   }
   const std::uint8_t* base = bytes_of(input);
   layout where;
+  std::vector<span> node_values; // each node's value: its bytes without tag and length
   bool graph_seen = false;
-  const bool ok =
-      walk(base, input.size(),
-           [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
-               std::size_t value, CodedInputStream& in) {
-             if (field != ::onnx::ModelProto::kGraphFieldNumber ||
-                 type != wfl::WIRETYPE_LENGTH_DELIMITED) {
-               return skip_and_merge(skeleton, base, tag, start, in, model_depth);
-             }
-             if (graph_seen) {
-               return false; // protobuf would merge the two: leave it to protobuf
-             }
-             graph_seen = true;
-             std::size_t length = 0;
-             if (!read_length(in, input.size(), length)) {
-               return false;
-             }
-             const auto at = static_cast<std::size_t>(in.CurrentPosition());
-             (void)value;
-             where.graph = {start, at + length};
-             where.graph_value = at;
-             return in.Skip(static_cast<int>(length)) &&
-                    scan_graph(base + at, length, at, *skeleton.mutable_graph(), kept, where);
-           });
-  if (!ok) {
+  const bool ok = walk(base, input.size(),
+                       [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+                           std::size_t value, CodedInputStream& in) {
+                         if (field != ::onnx::ModelProto::kGraphFieldNumber ||
+                             type != wfl::WIRETYPE_LENGTH_DELIMITED) {
+                           return skip_and_merge(skeleton, base, tag, start, in, model_depth);
+                         }
+                         if (graph_seen) {
+                           return false; // protobuf would merge the two: leave it to protobuf
+                         }
+                         graph_seen = true;
+                         std::size_t length = 0;
+                         if (!read_length(in, input.size(), length)) {
+                           return false;
+                         }
+                         const auto at = static_cast<std::size_t>(in.CurrentPosition());
+                         (void)value;
+                         where.graph = {start, at + length};
+                         where.graph_value = at;
+                         return in.Skip(static_cast<int>(length)) &&
+                                scan_graph(base + at, length, at, *skeleton.mutable_graph(), kept,
+                                           where, node_values);
+                       });
+  if (!ok || (graph_seen && !parse_nodes(base, node_values, *skeleton.mutable_graph()))) {
     return std::nullopt;
   }
   return where;
@@ -223,11 +315,21 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
   if (static_cast<std::size_t>(graph.node_size()) != where.nodes.size()) {
     throw internal_error("shardpoint: the rewrite was given a graph with other nodes");
   }
+  // Each node's size, side by side (ByteSizeLong caches it in the node,
+  // for rewrite()).
+  std::atomic<std::size_t> nodes{0};
+  in_chunks(where.nodes.size(), [&](std::size_t from, std::size_t to) {
+    std::size_t sum = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      sum += field_size(graph.node(static_cast<int>(i)).ByteSizeLong());
+    }
+    nodes += sum;
+  });
   std::size_t value = where.graph.end - where.graph_value;
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const span& s = where.nodes[static_cast<std::size_t>(i)];
-    value = value - (s.end - s.begin) + field_size(graph.node(i).ByteSizeLong());
+  for (const span& s : where.nodes) {
+    value -= s.end - s.begin;
   }
+  value += nodes.load();
   return input.size() - (where.graph.end - where.graph.begin) + field_size(value);
 }
 

@@ -223,6 +223,44 @@ TEST_CASE("generated decoders and external data: shard and split byte for byte")
   }
 }
 
+TEST_CASE("many nodes, parsed in chunks side by side: the whole parse's nodes and verdicts") {
+  // Above 2 x 16384 nodes (wire.cpp's nodes_per_thread) the reader parses the
+  // nodes in as many chunks as the machine has cores, up to 8, each on its
+  // own thread; below, on one.
+  const auto model = so::synth_decoder(1500, 8);
+  const int n = model.graph().node_size();
+  REQUIRE(n > 2 * 16384);
+  const std::string bytes = model.SerializeAsString();
+  {
+    auto a = so::parse_graph(bytes);
+    auto b = so::parse_model(bytes);
+    REQUIRE(a.is_skeleton());
+    REQUIRE(a.proto().graph().node_size() == n);
+    for (int v = 0; v < n; v += 97) { // in order, each its own
+      REQUIRE(a.proto().graph().node(v).SerializeAsString() ==
+              b.proto().graph().node(v).SerializeAsString());
+    }
+    shard_randomly(a.proto(), 5);
+    shard_randomly(b.proto(), 5);
+    CHECK(so::serialize_model(a) == so::serialize_model(b));
+  }
+  // A node protobuf refuses (its name's tag given wire type 7) in the first
+  // chunk, the middle and the last: the same error as the whole parse.
+  for (const int v : {0, n / 2 + 1, n - 1}) {
+    CAPTURE(v);
+    const std::string& name = model.graph().node(v).name();
+    REQUIRE(name.size() < 128);
+    const std::string field = std::string(1, '\x1a') + static_cast<char>(name.size()) + name;
+    const auto at = bytes.find(field);
+    REQUIRE(at != std::string::npos);
+    std::string input = bytes;
+    input[at] = '\x1f';
+    const std::string fast = verdict([&] { return so::parse_graph(input); });
+    CHECK(fast.starts_with("error: "));
+    CHECK(fast == verdict([&] { return so::parse_model(input); }));
+  }
+}
+
 TEST_CASE("save_model writes the rewrite atomically, also over its own input") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;
