@@ -206,7 +206,7 @@ std::vector<diagnostic> onnx_source::validate(const sharding_result& r,
 }
 
 void onnx_source::write_sharded(const sharding_result& r, const std::filesystem::path& path) {
-  onnx::annotate(*proto().mutable_graph(), r);
+  onnx::annotate(*model_, r);
   onnx::save_model(*model_, path);
 }
 

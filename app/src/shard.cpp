@@ -33,8 +33,8 @@ fs::path output_path(const shard_options& a) {
 shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
   checks.check();
   shard_outcome out{load_sharded(m), {}};
-  auto& graph = *out.sharded.model.proto().mutable_graph();
-  onnx::annotate(graph, out.sharded.result);
+  onnx::annotate(out.sharded.model, out.sharded.result);
+  const auto& graph = out.sharded.model.proto().graph();
   out.diagnostics = onnx::validate(graph, out.sharded.nodes, out.sharded.result,
                                    checks.options(out.sharded.result));
   return out;

@@ -336,21 +336,25 @@ sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
   }
 }
 
+void annotate(::onnx::NodeProto& node, std::optional<int> device, std::optional<int> stage) {
+  auto* attrs = node.mutable_attribute();
+  attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute), attrs->end());
+  const auto add = [&](const char* name, std::optional<int> value) {
+    if (value) {
+      auto* a = node.add_attribute();
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto::INT);
+      a->set_i(*value);
+    }
+  };
+  add(ipu_attribute, device);
+  add(stage_attribute, stage);
+}
+
 void annotate(::onnx::GraphProto& g, const sharding_result& r) {
   for (int v = 0; v < g.node_size(); ++v) {
-    auto& node = *g.mutable_node(v);
-    auto* attrs = node.mutable_attribute();
-    attrs->erase(std::remove_if(attrs->begin(), attrs->end(), is_sharding_attribute), attrs->end());
-    const auto add = [&](const char* name, std::optional<int> value) {
-      if (value) {
-        auto* a = node.add_attribute();
-        a->set_name(name);
-        a->set_type(::onnx::AttributeProto::INT);
-        a->set_i(*value);
-      }
-    };
-    add(ipu_attribute, r.device(static_cast<std::size_t>(v)));
-    add(stage_attribute, r.stage(static_cast<std::size_t>(v)));
+    const auto i = static_cast<std::size_t>(v);
+    annotate(*g.mutable_node(v), r.device(i), r.stage(i));
   }
 }
 

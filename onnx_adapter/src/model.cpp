@@ -36,6 +36,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
 
 #include "arena.hpp"
@@ -200,12 +201,14 @@ loaded_model::loaded_model(std::size_t input_bytes) {
 
 loaded_model::loaded_model(loaded_model&& other) noexcept
     : arena_(std::move(other.arena_)), proto_(std::exchange(other.proto_, nullptr)),
-      source_(std::move(other.source_)), complete_(std::exchange(other.complete_, false)) {}
+      source_(std::move(other.source_)), marks_(std::move(other.marks_)),
+      complete_(std::exchange(other.complete_, false)) {}
 
 loaded_model& loaded_model::operator=(loaded_model&& other) noexcept {
   arena_ = std::move(other.arena_);
   proto_ = std::exchange(other.proto_, nullptr);
   source_ = std::move(other.source_);
+  marks_ = std::move(other.marks_);
   complete_ = std::exchange(other.complete_, false);
   return *this;
 }
@@ -364,15 +367,16 @@ std::string where(const fs::path& path) {
 }
 
 // The serialised size; it caches every size the writers below then use.
-std::size_t byte_size(const loaded_model::wire_source* src, const ::onnx::ModelProto& model) {
-  return src != nullptr ? wire::rewritten_size(src->input, src->where, model.graph())
+std::size_t byte_size(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
+                      const wire::marks* marks = nullptr) {
+  return src != nullptr ? wire::rewritten_size(src->input, src->where, model.graph(), marks)
                         : model.ByteSizeLong();
 }
 
 void write(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-           google::protobuf::io::CodedOutputStream& out) {
+           google::protobuf::io::CodedOutputStream& out, const wire::marks* marks = nullptr) {
   if (src != nullptr) {
-    wire::rewrite(src->input, src->where, model.graph(), out);
+    wire::rewrite(src->input, src->where, model.graph(), out, marks);
   } else {
     model.SerializeWithCachedSizes(&out);
   }
@@ -400,16 +404,16 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
 
 // With the sizes byte_size() caches.
 void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-          const fs::path& path) {
-  write_file(path, byte_size(src, model),
-             [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out); });
+          const fs::path& path, const wire::marks* marks = nullptr) {
+  write_file(path, byte_size(src, model, marks),
+             [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out, marks); });
 }
 
 void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& model, char* out,
-               std::size_t size) {
+               std::size_t size, const wire::marks* marks = nullptr) {
   google::protobuf::io::ArrayOutputStream array(out, static_cast<int>(size));
   google::protobuf::io::CodedOutputStream coded(&array);
-  write(src, model, coded);
+  write(src, model, coded, marks);
   if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
@@ -417,8 +421,34 @@ void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& m
 
 } // namespace
 
+struct loaded_model::sharding_marks : wire::marks {
+  using wire::marks::marks;
+};
+
+void annotate(loaded_model& model, const sharding_result& result) {
+  auto& g = *model.proto().mutable_graph();
+  if (!model.is_skeleton()) {
+    annotate(g, result);
+    return;
+  }
+  if (result.size() != static_cast<std::size_t>(g.node_size())) {
+    throw internal_error("shardpoint: annotate() given a result of another graph");
+  }
+  // As annotate(g, result) does, but for the attributes the writer adds.
+  for (int v = 0; v < g.node_size(); ++v) {
+    auto& node = *g.mutable_node(v);
+    const auto i = static_cast<std::size_t>(v);
+    if (wire::marks::spliced(node)) {
+      annotate(node, std::nullopt, std::nullopt);
+    } else {
+      annotate(node, result.device(i), result.stage(i));
+    }
+  }
+  model.marks_ = std::make_shared<const loaded_model::sharding_marks>(result);
+}
+
 void save_model(const loaded_model& model, const fs::path& path) {
-  save(model.source_.get(), model.proto(), path);
+  save(model.source_.get(), model.proto(), path, model.marks_.get());
 }
 
 void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
@@ -471,14 +501,14 @@ std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& who
 }
 
 std::size_t serialized_size(const loaded_model& model) {
-  return checked(byte_size(model.source_.get(), model.proto()), "");
+  return checked(byte_size(model.source_.get(), model.proto(), model.marks_.get()), "");
 }
 
 void serialize_into(const loaded_model& model, char* out, std::size_t size) {
   if (size > static_cast<std::size_t>(INT_MAX)) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
-  serialize(model.source_.get(), model.proto(), out, size);
+  serialize(model.source_.get(), model.proto(), out, size, model.marks_.get());
 }
 
 std::string serialize_model(const loaded_model& model) {

@@ -12,6 +12,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <shardpoint/error.hpp>
+#include <shardpoint/onnx/model.hpp>
 
 #include "wire.hpp"
 
@@ -310,9 +311,87 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
   return where;
 }
 
+marks::marks(const sharding_result& result) : result_(result) {
+  // Every value's field, made before the rewrite reads them from threads.
+  const auto make = [](const char* name, std::span<const int> values) {
+    std::vector<std::string> by_value;
+    for (const int x : values) {
+      if (x < 0 || static_cast<std::size_t>(x) < by_value.size()) {
+        continue;
+      }
+      by_value.resize(static_cast<std::size_t>(x) + 1);
+    }
+    for (const int x : values) {
+      if (x < 0 || !by_value[static_cast<std::size_t>(x)].empty()) {
+        continue;
+      }
+      ::onnx::NodeProto node; // protobuf's bytes for the attribute as annotate() makes it
+      auto* a = node.add_attribute();
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto::INT);
+      a->set_i(x);
+      by_value[static_cast<std::size_t>(x)] = node.SerializeAsString();
+    }
+    return by_value;
+  };
+  ipu_ = make(ipu_attribute, result_.devices());
+  stage_ = make(stage_attribute, result_.stages());
+}
+
+const std::string* marks::field(const std::vector<std::string>& by_value,
+                                std::span<const int> values, std::size_t v) const {
+  if (values.empty() || values[v] < 0) {
+    return nullptr;
+  }
+  return &by_value[static_cast<std::size_t>(values[v])];
+}
+
+std::size_t marks::size(std::size_t v) const {
+  std::size_t n = 0;
+  for (const auto* f : {field(ipu_, result_.devices(), v), field(stage_, result_.stages(), v)}) {
+    n += f != nullptr ? f->size() : 0;
+  }
+  return n;
+}
+
+void marks::write(std::size_t v, CodedOutputStream& out) const {
+  for (const auto* f : {field(ipu_, result_.devices(), v), field(stage_, result_.stages(), v)}) {
+    if (f != nullptr) {
+      out.WriteRaw(f->data(), static_cast<int>(f->size()));
+    }
+  }
+}
+
+namespace {
+
+// Where a node's attributes end in protobuf's serialisation of it (a node
+// without unknown fields: its fields in number order): before its first
+// field numbered above attribute's, or at its end.
+std::size_t attributes_end(const std::string& node) {
+  CodedInputStream in(bytes_of(node), static_cast<int>(node.size()));
+  for (;;) {
+    const auto at = static_cast<std::size_t>(in.CurrentPosition());
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0 || wfl::GetTagFieldNumber(tag) > ::onnx::NodeProto::kAttributeFieldNumber) {
+      return at;
+    }
+    if (!wfl::SkipField(&in, tag)) {
+      throw internal_error("shardpoint: protobuf wrote a node it cannot read back");
+    }
+  }
+}
+
+// What node `v` gains in the rewrite.
+std::size_t gain(const marks* marks, const ::onnx::NodeProto& node, std::size_t v) {
+  return marks != nullptr && marks::spliced(node) ? marks->size(v) : 0;
+}
+
+} // namespace
+
 std::size_t rewritten_size(std::string_view input, const layout& where,
-                           const ::onnx::GraphProto& graph) {
-  if (static_cast<std::size_t>(graph.node_size()) != where.nodes.size()) {
+                           const ::onnx::GraphProto& graph, const marks* marks) {
+  if (static_cast<std::size_t>(graph.node_size()) != where.nodes.size() ||
+      (marks != nullptr && marks->nodes() != where.nodes.size())) {
     throw internal_error("shardpoint: the rewrite was given a graph with other nodes");
   }
   // Each node's size, side by side (ByteSizeLong caches it in the node,
@@ -321,7 +400,8 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
   in_chunks(where.nodes.size(), [&](std::size_t from, std::size_t to) {
     std::size_t sum = 0;
     for (std::size_t i = from; i < to; ++i) {
-      sum += field_size(graph.node(static_cast<int>(i)).ByteSizeLong());
+      const auto& node = graph.node(static_cast<int>(i));
+      sum += field_size(node.ByteSizeLong() + gain(marks, node, i));
     }
     nodes += sum;
   });
@@ -334,13 +414,17 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
 }
 
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
-             CodedOutputStream& out) {
+             CodedOutputStream& out, const marks* marks) {
   // The node sizes rewritten_size() cached.
+  const auto node_size = [&](int i) {
+    const auto& node = graph.node(i);
+    return static_cast<std::size_t>(node.GetCachedSize()) +
+           gain(marks, node, static_cast<std::size_t>(i));
+  };
   std::size_t value = where.graph.end - where.graph_value;
   for (int i = 0; i < graph.node_size(); ++i) {
     const span& s = where.nodes[static_cast<std::size_t>(i)];
-    value = value - (s.end - s.begin) +
-            field_size(static_cast<std::size_t>(graph.node(i).GetCachedSize()));
+    value = value - (s.end - s.begin) + field_size(node_size(i));
   }
   const auto copy = [&](std::size_t from, std::size_t to) {
     out.WriteRaw(input.data() + from, static_cast<int>(to - from));
@@ -349,14 +433,24 @@ void rewrite(std::string_view input, const layout& where, const ::onnx::GraphPro
   out.WriteTag(wfl::MakeTag(::onnx::ModelProto::kGraphFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
   out.WriteVarint64(value);
   std::size_t at = where.graph_value;
+  std::string bytes; // a node that gains marks, serialised (reused)
   for (int i = 0; i < graph.node_size(); ++i) {
     const span& s = where.nodes[static_cast<std::size_t>(i)];
     copy(at, s.begin);
     const auto& node = graph.node(i);
     out.WriteTag(
         wfl::MakeTag(::onnx::GraphProto::kNodeFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
-    out.WriteVarint32(static_cast<std::uint32_t>(node.GetCachedSize()));
-    node.SerializeWithCachedSizes(&out);
+    out.WriteVarint32(static_cast<std::uint32_t>(node_size(i)));
+    if (gain(marks, node, static_cast<std::size_t>(i)) == 0) {
+      node.SerializeWithCachedSizes(&out);
+    } else {
+      bytes.resize(static_cast<std::size_t>(node.GetCachedSize()));
+      node.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(bytes.data()));
+      const std::size_t split = attributes_end(bytes);
+      out.WriteRaw(bytes.data(), static_cast<int>(split));
+      marks->write(static_cast<std::size_t>(i), out);
+      out.WriteRaw(bytes.data() + split, static_cast<int>(bytes.size() - split));
+    }
     at = s.end;
   }
   copy(at, where.graph.end);

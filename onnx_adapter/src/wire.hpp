@@ -51,11 +51,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
+
+#include <shardpoint/sharding_result.hpp>
 
 namespace shardpoint::onnx::wire {
 
@@ -85,11 +89,38 @@ struct layout {
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
                            std::size_t kept = kept_data_bytes);
 
-/// The size of the rewritten model, and the rewrite into `out`.
+/// The sharding attributes of the top-level nodes (annotate(loaded_model&),
+/// model.hpp), never made into AttributeProto objects -- two of them a node,
+/// half a KiB, were a third of the memory of sharding a model of 10^6 nodes.
+/// The rewrite adds to each node the fields protobuf would write for the two
+/// attributes annotate() appends (each serialised by protobuf once per
+/// value), where it would write them: after the node's own attributes,
+/// before its fields 6 and up. That place is known only in a node without
+/// unknown fields, which protobuf writes after all known ones; such a node
+/// is given the attributes themselves (spliced() is false).
+class marks {
+public:
+  explicit marks(const sharding_result& result);
+  /// Whether the rewrite adds the marks to `node`.
+  static bool spliced(const ::onnx::NodeProto& node) { return node.unknown_fields().empty(); }
+  [[nodiscard]] std::size_t nodes() const { return result_.size(); }
+  /// The bytes node `v` gains, and writing them.
+  [[nodiscard]] std::size_t size(std::size_t v) const;
+  void write(std::size_t v, google::protobuf::io::CodedOutputStream& out) const;
+
+private:
+  [[nodiscard]] const std::string* field(const std::vector<std::string>& by_value,
+                                         std::span<const int> values, std::size_t v) const;
+  sharding_result result_;
+  std::vector<std::string> ipu_, stage_; ///< a node's field, by value
+};
+
+/// The size of the rewritten model, and the rewrite into `out`; with
+/// `marks`, each node spliced() gains its marks.
 std::size_t rewritten_size(std::string_view input, const layout& where,
-                           const ::onnx::GraphProto& graph);
+                           const ::onnx::GraphProto& graph, const marks* marks = nullptr);
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
-             google::protobuf::io::CodedOutputStream& out);
+             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr);
 
 /// A model serialised by protobuf (`model`: small, a skeleton's part) with
 /// some of its graph's initializer fields replaced by fields of `input`

@@ -261,6 +261,82 @@ TEST_CASE("many nodes, parsed in chunks side by side: the whole parse's nodes an
   }
 }
 
+TEST_CASE("annotate on a skeleton: annotate()'s bytes on the whole model, no attributes held") {
+  // Nodes of each kind the marks' place depends on: without attributes; with
+  // attributes and fields after them (doc_string, domain); with sharding
+  // attributes already (replaced); with an unknown field (which protobuf
+  // writes last, so this node is given the attributes themselves).
+  auto m = onnx_test::make_model(
+      {{"a", {"x"}, {"y"}}, {"b", {"y"}, {"z"}}, {"c", {"z"}, {"u"}}, {"d", {"u"}, {"w"}}}, {"w"});
+  auto& g = *m.mutable_graph();
+  auto* alpha = g.mutable_node(1)->add_attribute();
+  alpha->set_name("alpha");
+  alpha->set_type(::onnx::AttributeProto::FLOAT);
+  alpha->set_f(0.5F);
+  g.mutable_node(1)->set_doc_string("fields 6 and 7 follow the attributes");
+  g.mutable_node(1)->set_domain("");
+  so::annotate(*g.mutable_node(2), 7, 9); // stale: replaced
+  auto* beta = g.mutable_node(2)->add_attribute();
+  beta->set_name("beta");
+  beta->set_type(::onnx::AttributeProto::INT);
+  beta->set_i(3);
+  // Unknown: a field 50, and a field 3 (the name's number) of another wire
+  // type, which protobuf writes after the attributes, not before.
+  auto* unknown = g.mutable_node(3)->GetReflection()->MutableUnknownFields(g.mutable_node(3));
+  unknown->AddFixed32(3, 1);
+  unknown->AddVarint(50, 1);
+  const std::string bytes = m.SerializeAsString();
+  const std::vector<std::pair<std::vector<int>, std::vector<int>>> results = {
+      {{0, 0, 1, 1}, {0, 0, 1, 1}}, // both
+      {{0, 1, 2, 300}, {}},         // devices only (the stages removed), a 2-byte value
+      {{}, {1, 1, 0, 0}},           // stages only
+      {{}, {}},                     // neither: every sharding attribute removed
+      {{0, -1, 1, -1}, {-1, 0, -1, 1}}};
+  for (const auto& result : results) {
+    const auto& devices = result.first; // (not a structured binding: clang 14's CAPTURE)
+    const auto& stages = result.second;
+    CAPTURE(devices.size());
+    CAPTURE(stages.size());
+    const sp::sharding_result r(4, devices, stages);
+    auto a = so::parse_graph(bytes);
+    auto b = so::parse_model(bytes);
+    REQUIRE(a.is_skeleton());
+    so::annotate(a, r);
+    so::annotate(*b.proto().mutable_graph(), r);
+    CHECK(so::serialize_model(a) == so::serialize_model(b));
+    CHECK(so::serialized_size(a) == so::serialize_model(b).size());
+    // In memory, only the node with an unknown field holds them.
+    for (int v = 0; v < 3; ++v) {
+      for (const auto& attribute : a.proto().graph().node(v).attribute()) {
+        CHECK_FALSE(so::is_sharding_attribute(attribute));
+      }
+    }
+    temp_dir dir;
+    so::save_model(a, dir / "a.onnx");
+    CHECK(onnx_test::read_file(dir / "a.onnx") == so::serialize_model(b));
+  }
+  // Every shared model, sharded as the commands shard it.
+  if (onnx_test::models_dir().empty() || !fs::exists(onnx_test::models_dir())) {
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() != ".onnx") {
+      continue;
+    }
+    CAPTURE(entry.path().filename().string());
+    auto a = so::read_graph(entry.path());
+    auto b = so::read_model(entry.path());
+    auto& gb = *b.proto().mutable_graph();
+    so::assign_names(*a.proto().mutable_graph(), so::naming::rename_empty);
+    so::assign_names(gb, so::naming::rename_empty);
+    const auto n = static_cast<std::size_t>(gb.node_size());
+    const auto r = so::shard(gb, so::build_graph(gb), {{n / 3, 0, 0}, {2 * n / 3, 1, 1}});
+    so::annotate(a, r);
+    so::annotate(gb, r);
+    CHECK(so::serialize_model(a) == so::serialize_model(b));
+  }
+}
+
 TEST_CASE("save_model writes the rewrite atomically, also over its own input") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;

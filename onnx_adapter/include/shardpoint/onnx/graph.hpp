@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -99,7 +100,12 @@ sharding_result shard(const ::onnx::GraphProto& graph, const node_graph& nodes,
 /// Writes `__ipu_number` / `__pipeline_stage` on every top-level node,
 /// replacing any already there. An attribute the result leaves unset is
 /// removed from every node, so that no stale value survives.
+/// For a model read by read_graph() and the like, annotate(loaded_model&,
+/// result) (model.hpp) does the same as it is written, without the memory.
 void annotate(::onnx::GraphProto& graph, const sharding_result& result);
+/// The same on one node: its sharding attributes replaced by `device` and
+/// `stage` (removed where nothing).
+void annotate(::onnx::NodeProto& node, std::optional<int> device, std::optional<int> stage);
 
 /// Removes both sharding attributes from every node, subgraphs included.
 /// Returns how many attributes were removed.

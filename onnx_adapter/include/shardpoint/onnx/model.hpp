@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <shardpoint/error.hpp>
+#include <shardpoint/sharding_result.hpp>
 
 namespace shardpoint::onnx {
 
@@ -55,7 +56,8 @@ public:
   /// (their attributes, names, subgraphs), nothing else, none added.
   bool is_skeleton() const noexcept { return source_ != nullptr; }
 
-  struct wire_source; ///< (internal) the input and where its graph and nodes lie
+  struct wire_source;    ///< (internal) the input and where its graph and nodes lie
+  struct sharding_marks; ///< (internal) a skeleton's sharding attributes, for the writer
 
 private:
   /// An arena whose first block suits a model of `input_bytes`.
@@ -70,11 +72,13 @@ private:
                         const std::vector<int>& from, const std::filesystem::path& path);
   friend std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k);
   friend std::size_t serialized_size(const loaded_model& model);
+  friend void annotate(loaded_model& model, const sharding_result& result);
   friend void serialize_into(const loaded_model& model, char* out, std::size_t size);
 
   std::unique_ptr<google::protobuf::Arena> arena_;
   ::onnx::ModelProto* proto_ = nullptr;
   std::shared_ptr<const wire_source> source_;
+  std::shared_ptr<const sharding_marks> marks_;
   bool complete_ = false; ///< loaded: what keep_models_until_exit() keeps
 };
 
@@ -104,6 +108,15 @@ loaded_model parse_model(std::string_view bytes, const std::string& source = "<b
 loaded_model read_graph(const std::filesystem::path& path);
 /// The same on bytes in memory, which must outlive the model.
 loaded_model parse_graph(std::string_view bytes, const std::string& source = "<bytes>");
+
+/// annotate(graph, result) (graph.hpp) for a model read by any of the above,
+/// and what the commands call: the two sharding attributes on every
+/// top-level node, as the model is written (save_model, serialize_model).
+/// A skeleton's nodes lose their sharding attributes now and gain the new
+/// ones as the writer writes them, never as AttributeProto objects in
+/// memory; read_annotations() of proto() does not see them until then.
+/// The written bytes are annotate(graph, result)'s, byte for byte.
+void annotate(loaded_model& model, const sharding_result& result);
 
 /// Writes a model read by any of the above to `path` atomically: a
 /// skeleton's input with its nodes replaced, or the whole model.
