@@ -172,6 +172,31 @@ void section(std::ostringstream& out, const std::string& name, bool python, Bind
   }
 }
 
+// Every command: its request, its name, whether Python takes its options as
+// keywords, and how its options are bound -- the one list of the commands
+// the tests keep (docs/options.md's sections are in this order).
+template <class Visit>
+void each_command(Visit&& visit) {
+  const auto plain = [](auto& b, auto& r) { options(b, r); };
+  visit(app::shard_options{}, "shard", true, plain);
+  visit(app::suggest_options{}, "suggest", true, plain);
+  visit(app::split_options{}, "split", false, plain);
+  visit(app::weights_options{}, "weights strategy", true,
+        [](auto& b, auto& r) { app::strategy_options(b, r); });
+  visit(app::weights_options{}, "weights split", false,
+        [](auto& b, auto& r) { app::split_weights_options(b, r); });
+  visit(app::weights_options{}, "weights merge", false,
+        [](auto& b, auto& r) { app::merge_weights_options(b, r); });
+  visit(app::memory_options{}, "memory", true, plain);
+  visit(app::inspect_options{}, "inspect", false, plain);
+  visit(app::validate_options{}, "validate", false, plain);
+  visit(app::simulate_options{}, "simulate", true, plain);
+  visit(app::plan_options{}, "plan", true, plain);
+  visit(app::draw_options{}, "draw", true, plain);
+  visit(app::strip_options{}, "strip", false, plain);
+  visit(app::synth_options{}, "synth", false, plain);
+}
+
 std::string options_reference() {
   std::ostringstream out;
   out << "# Options\n\n"
@@ -185,24 +210,9 @@ std::string options_reference() {
          "`memory_plan`, `plan`, `draw`, `shard_file`, `weights_strategy`; the model is its first "
          "argument); see [cli.md](cli.md) for what each command does and "
          "[python.md](python.md) for the functions.\n";
-  const auto plain = [](auto& b, auto& r) { options(b, r); };
-  section<app::shard_options>(out, "shard", true, plain);
-  section<app::suggest_options>(out, "suggest", true, plain);
-  section<app::split_options>(out, "split", false, plain);
-  section<app::weights_options>(out, "weights strategy", true,
-                                [](auto& b, auto& r) { app::strategy_options(b, r); });
-  section<app::weights_options>(out, "weights split", false,
-                                [](auto& b, auto& r) { app::split_weights_options(b, r); });
-  section<app::weights_options>(out, "weights merge", false,
-                                [](auto& b, auto& r) { app::merge_weights_options(b, r); });
-  section<app::memory_options>(out, "memory", true, plain);
-  section<app::inspect_options>(out, "inspect", false, plain);
-  section<app::validate_options>(out, "validate", false, plain);
-  section<app::simulate_options>(out, "simulate", true, plain);
-  section<app::plan_options>(out, "plan", true, plain);
-  section<app::draw_options>(out, "draw", true, plain);
-  section<app::strip_options>(out, "strip", false, plain);
-  section<app::synth_options>(out, "synth", false, plain);
+  each_command([&](auto request, const char* name, bool python, auto bind) {
+    section<decltype(request)>(out, name, python, bind);
+  });
   return out.str();
 }
 
@@ -464,22 +474,7 @@ TEST_CASE("every command's numbers and values are read by one rule") {
   // --device-flops '' as not given; --stages 1e0 "Could not convert" where
   // the memory plan's counts took 1e6.
   value_rules rules;
-  const auto each = [&](auto request, auto bind) { bind(rules, request); };
-  const auto plain = [](auto& b, auto& r) { options(b, r); };
-  each(app::shard_options{}, plain);
-  each(app::suggest_options{}, plain);
-  each(app::split_options{}, plain);
-  each(app::weights_options{}, [](auto& b, auto& r) { app::strategy_options(b, r); });
-  each(app::weights_options{}, [](auto& b, auto& r) { app::split_weights_options(b, r); });
-  each(app::weights_options{}, [](auto& b, auto& r) { app::merge_weights_options(b, r); });
-  each(app::memory_options{}, plain);
-  each(app::inspect_options{}, plain);
-  each(app::validate_options{}, plain);
-  each(app::simulate_options{}, plain);
-  each(app::plan_options{}, plain);
-  each(app::draw_options{}, plain);
-  each(app::strip_options{}, plain);
-  each(app::synth_options{}, plain);
+  each_command([&](auto request, const char*, bool, auto bind) { bind(rules, request); });
   CHECK(rules.wholes > 20);
 }
 
