@@ -14,8 +14,9 @@
 //   kept. The nodes are parsed after the walk, each by protobuf from its own
 //   bytes, in chunks side by side where the model has more than 2 x 16384
 //   nodes and the machine more than one core (up to 8 threads; a node list
-//   is a sequence of independent records), and appended in order. Initializers are walked one level
-//   deeper: their data fields (raw_data, float_data, ... of more than `kept_data_bytes` bytes) are
+//   is a sequence of independent records), and appended in order.
+//   Initializers are walked one level deeper: their data fields (raw_data,
+//   float_data, ... of more than `kept_data_bytes` bytes) are
 //   checked the way protobuf's parser would check them and left out of the
 //   skeleton; every other field, and small data (shape and axes constants,
 //   which shape inference reads), is merged. Nested messages are parsed with
@@ -31,7 +32,8 @@
 // THE REWRITE
 //
 //   The output is the input with every top-level node field replaced by the
-//   skeleton's node, serialised by protobuf, and the graph's length prefix
+//   skeleton's node, serialised by protobuf (with its sharding attributes'
+//   fields spliced in, see `marks`), and the graph's length prefix
 //   recomputed; every other byte is copied verbatim. A model protobuf itself
 //   wrote (fields in number order, packed repeated scalars) comes out byte
 //   for byte as a parse, edit and serialise of the whole model would write
