@@ -257,15 +257,16 @@ bool parse_nodes(const std::uint8_t* input, const std::vector<span>& values,
       }
     }
   });
-  if (!ok) {
-    return false;
-  }
+  // Every node made is the graph's, also when one failed (the skeleton is
+  // then unspecified, but owns them: off an arena they are on the heap).
   auto* field = graph.mutable_node();
   field->Reserve(static_cast<int>(nodes.size()));
   for (auto* node : nodes) {
-    field->UnsafeArenaAddAllocated(node);
+    if (node != nullptr) {
+      field->UnsafeArenaAddAllocated(node);
+    }
   }
-  return true;
+  return ok.load();
 }
 
 std::size_t field_size(std::size_t length) {

@@ -7,6 +7,8 @@
 //     data, and every node span it records holds protobuf's node;
 //   - the rewrite, after an edit of every node, parses to protobuf's message
 //     with the same edit (so the data copied verbatim is the data);
+//   - the rewrite with sharding attributes spliced in (wire::marks) parses
+//     to protobuf's message annotated;
 //   - parse_graph(), the public entry with its fallback, fails exactly when
 //     parse_model() fails, with the same message.
 //
@@ -16,13 +18,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <shardpoint/error.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
 
 #include "wire.hpp"
@@ -65,6 +70,53 @@ void edit(::onnx::GraphProto& g) {
     if (i == 0) {
       n.set_name("edited");
     }
+  }
+}
+
+// The rewrite with the sharding attributes spliced in (wire::marks), as
+// annotate(loaded_model&) leaves the skeleton, against annotate() on the
+// whole model: the same message.
+void check_marks(std::string_view input, const wire::layout& where,
+                 const ::onnx::ModelProto& skeleton, const ::onnx::ModelProto& full) {
+  const auto n = static_cast<std::size_t>(full.graph().node_size());
+  std::vector<int> devices(n);
+  std::vector<int> stages(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    devices[i] = static_cast<int>(i % 3);
+    stages[i] = i % 5 == 4 ? shardpoint::sharding_result::unset : static_cast<int>(i % 2);
+  }
+  const shardpoint::sharding_result r(n, devices, stages);
+  ::onnx::ModelProto marked = skeleton;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& node = *marked.mutable_graph()->mutable_node(static_cast<int>(i));
+    if (wire::marks::spliced(node)) {
+      shardpoint::onnx::annotate(node, std::nullopt, std::nullopt);
+    } else {
+      shardpoint::onnx::annotate(node, r.device(i), r.stage(i));
+    }
+  }
+  ::onnx::ModelProto annotated = full;
+  shardpoint::onnx::annotate(*annotated.mutable_graph(), r);
+  const wire::marks marks(r);
+  const std::size_t size = wire::rewritten_size(input, where, marked.graph(), &marks);
+  if (size > static_cast<std::size_t>(INT_MAX)) {
+    return;
+  }
+  std::string out(size, '\0');
+  {
+    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    wire::rewrite(input, where, marked.graph(), coded, &marks);
+    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
+      disagree("the rewrite with marks is not the size computed");
+    }
+  }
+  ::onnx::ModelProto reread;
+  if (!reread.ParseFromString(out)) {
+    disagree("protobuf rejects the rewrite with marks");
+  }
+  if (!same(reread, annotated)) {
+    disagree("the rewrite with marks is not the annotated model");
   }
 }
 
@@ -123,6 +175,7 @@ void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::siz
       disagree("a node span holds another node");
     }
   }
+  check_marks(input, *where, skeleton, *full);
   // The rewrite of an edited skeleton against the same edit of the whole.
   edit(*skeleton.mutable_graph());
   ::onnx::ModelProto edited = *full;
