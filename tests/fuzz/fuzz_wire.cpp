@@ -73,6 +73,36 @@ void edit(::onnx::GraphProto& g) {
   }
 }
 
+// The rewrite of `graph` over `input` (with `marks`, if any) parses to
+// `expected` and is the size computed beforehand; `what` names it. The
+// rewrite, or nothing over 2 GiB.
+std::optional<std::string> check_rewrite(std::string_view input, const wire::layout& where,
+                                         const ::onnx::GraphProto& graph, const wire::marks* marks,
+                                         const ::onnx::ModelProto& expected,
+                                         const std::string& what) {
+  const std::size_t size = wire::rewritten_size(input, where, graph, marks);
+  if (size > static_cast<std::size_t>(INT_MAX)) {
+    return std::nullopt;
+  }
+  std::string out(size, '\0');
+  {
+    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
+    google::protobuf::io::CodedOutputStream coded(&array);
+    wire::rewrite(input, where, graph, coded, marks);
+    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
+      disagree((what + " is not the size computed").c_str());
+    }
+  }
+  ::onnx::ModelProto reread;
+  if (!reread.ParseFromString(out)) {
+    disagree(("protobuf rejects " + what).c_str());
+  }
+  if (!same(reread, expected)) {
+    disagree((what + " is not the model expected").c_str());
+  }
+  return out;
+}
+
 // The rewrite with the sharding attributes spliced in (wire::marks), as
 // annotate(loaded_model&) leaves the skeleton, against annotate() on the
 // whole model: the same message.
@@ -98,25 +128,15 @@ void check_marks(std::string_view input, const wire::layout& where,
   ::onnx::ModelProto annotated = full;
   shardpoint::onnx::annotate(*annotated.mutable_graph(), r);
   const wire::marks marks(r);
-  const std::size_t size = wire::rewritten_size(input, where, marked.graph(), &marks);
-  if (size > static_cast<std::size_t>(INT_MAX)) {
-    return;
-  }
-  std::string out(size, '\0');
-  {
-    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
-    google::protobuf::io::CodedOutputStream coded(&array);
-    wire::rewrite(input, where, marked.graph(), coded, &marks);
-    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
-      disagree("the rewrite with marks is not the size computed");
-    }
-  }
-  ::onnx::ModelProto reread;
-  if (!reread.ParseFromString(out)) {
-    disagree("protobuf rejects the rewrite with marks");
-  }
-  if (!same(reread, annotated)) {
-    disagree("the rewrite with marks is not the annotated model");
+  const auto out =
+      check_rewrite(input, where, marked.graph(), &marks, annotated, "the rewrite with marks");
+  // Where protobuf wrote the input (a model with a graph: none is no model,
+  // and the rewrite then puts an empty graph first), its bytes are
+  // protobuf's for the annotated model: the marks are where protobuf puts
+  // the attributes.
+  if (out && full.has_graph() && full.SerializeAsString() == input &&
+      *out != annotated.SerializeAsString()) {
+    disagree("the rewrite with marks of a model protobuf wrote is not protobuf's bytes");
   }
 }
 
@@ -180,26 +200,7 @@ void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::siz
   edit(*skeleton.mutable_graph());
   ::onnx::ModelProto edited = *full;
   edit(*edited.mutable_graph());
-  const std::size_t size = wire::rewritten_size(input, *where, skeleton.graph());
-  if (size > static_cast<std::size_t>(INT_MAX)) {
-    return;
-  }
-  std::string out(size, '\0');
-  {
-    google::protobuf::io::ArrayOutputStream array(out.data(), static_cast<int>(size));
-    google::protobuf::io::CodedOutputStream coded(&array);
-    wire::rewrite(input, *where, skeleton.graph(), coded);
-    if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
-      disagree("the rewrite is not the size computed");
-    }
-  }
-  ::onnx::ModelProto reread;
-  if (!reread.ParseFromString(out)) {
-    disagree("protobuf rejects the rewrite");
-  }
-  if (!same(reread, edited)) {
-    disagree("the rewrite is not the edited model");
-  }
+  check_rewrite(input, *where, skeleton.graph(), nullptr, edited, "the rewrite");
 }
 
 } // namespace
