@@ -4,9 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <exception>
-#include <system_error>
-#include <thread>
 
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -14,6 +11,7 @@
 #include <shardpoint/error.hpp>
 #include <shardpoint/onnx/model.hpp>
 
+#include "chunks.hpp"
 #include "wire.hpp"
 
 namespace shardpoint::onnx::wire {
@@ -149,9 +147,16 @@ bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto
               });
 }
 
+// The values (bytes without tag and length, offsets into the input) of the
+// graph's nodes and initializers: independent records, parsed after the
+// walk side by side (parse_deferred).
+struct deferred {
+  std::vector<span> nodes;
+  std::vector<span> initializers;
+};
+
 bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
-                ::onnx::GraphProto& graph, std::size_t kept, layout& where,
-                std::vector<span>& node_values) {
+                ::onnx::GraphProto& graph, layout& where, deferred& values) {
   constexpr int depth = model_depth - 1;
   return walk(base, size,
               [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
@@ -169,104 +174,107 @@ bool scan_graph(const std::uint8_t* base, std::size_t size, std::size_t offset,
                   return false;
                 }
                 if (field == ::onnx::GraphProto::kInitializerFieldNumber) {
-                  const std::size_t before = where.stripped_bytes;
                   where.initializers.push_back({offset + start, offset + at + length});
-                  const bool ok = scan_tensor(base + at, length, *graph.add_initializer(), kept,
-                                              where.stripped_bytes);
-                  where.stripped.push_back(where.stripped_bytes != before);
-                  return ok;
+                  values.initializers.push_back({offset + at, offset + at + length});
+                  return true; // parsed after the walk (parse_deferred)
                 }
                 if (field == ::onnx::GraphProto::kNodeFieldNumber) {
                   where.nodes.push_back({offset + start, offset + at + length});
-                  node_values.push_back({offset + at, offset + at + length});
-                  return true; // parsed after the walk (parse_nodes)
+                  values.nodes.push_back({offset + at, offset + at + length});
+                  return true; // parsed after the walk (parse_deferred)
                 }
                 return merge(graph, base + start, at + length - start, depth);
               });
 }
 
-// Nodes per thread below which one thread does them all: a thread costs
-// about what protobuf takes to parse or size this many small nodes.
-constexpr std::size_t nodes_per_thread = 16384;
-
-// f(from, to) over [0, n) in contiguous chunks, side by side where the
-// machine has the cores and n is large enough; the first exception thrown
-// is rethrown after every chunk is done. Where a thread cannot be had,
-// its chunk runs on the calling thread.
-template <class F>
-void in_chunks(std::size_t n, F f) {
-  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t threads = std::min({cores, std::size_t{8}, n / nodes_per_thread});
-  if (threads <= 1) {
-    f(std::size_t{0}, n);
-    return;
-  }
-  const std::size_t chunk = (n + threads - 1) / threads;
-  std::vector<std::exception_ptr> failed(threads);
-  const auto run = [&](std::size_t t) {
-    try {
-      f(t * chunk, std::min(n, (t + 1) * chunk));
-    } catch (...) { // std::bad_alloc
-      failed[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  std::vector<std::size_t> here{0}; // the chunks this thread runs
-  for (std::size_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(run, t);
-    } catch (const std::system_error&) { // no thread to be had: run it here
-      here.push_back(t);
-    }
-  }
-  for (const std::size_t t : here) {
-    run(t);
-  }
-  for (auto& thread : pool) {
-    thread.join();
-  }
-  for (const auto& e : failed) {
-    if (e) {
-      std::rethrow_exception(e);
-    }
-  }
+// Whether any data field of an initializer (its value's bytes) is longer
+// than `kept`; nothing when its fields cannot be walked.
+std::optional<bool> has_large_data(const std::uint8_t* base, std::size_t size, std::size_t kept) {
+  bool large = false;
+  const bool ok = walk(base, size,
+                       [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t,
+                           std::size_t, CodedInputStream& in) {
+                         if (is_data_field(field) && type == wfl::WIRETYPE_LENGTH_DELIMITED) {
+                           std::size_t length = 0;
+                           if (!read_length(in, size, length)) {
+                             return false;
+                           }
+                           large = large || length > kept;
+                           return in.Skip(static_cast<int>(length));
+                         }
+                         return wfl::SkipField(&in, tag);
+                       });
+  return ok ? std::optional(large) : std::nullopt;
 }
 
-// The graph's nodes, each parsed by protobuf from its own bytes (`values`,
-// offsets into `input`) into a message of the graph's arena, with the
-// budget it has in a whole-model parse, and appended in order. The nodes
-// are independent records, so chunks of them are parsed side by side
-// (protobuf's arenas allocate from any thread). False when protobuf
-// refuses one.
-bool parse_nodes(const std::uint8_t* input, const std::vector<span>& values,
-                 ::onnx::GraphProto& graph) {
-  constexpr int depth = model_depth - 2;
+// The messages of a repeated field of the graph (`field`), each made by
+// `parse(i, message)` from its own bytes (values[i], offsets into `input`)
+// into a message of the graph's arena, and appended in order. They are
+// independent records, so chunks of them are parsed side by side
+// (protobuf's arenas allocate from any thread). False when `parse` is.
+template <class Message, class Parse>
+bool parse_deferred(const std::vector<span>& values, ::onnx::GraphProto& graph,
+                    google::protobuf::RepeatedPtrField<Message>& field, Parse parse) {
   google::protobuf::Arena* arena = graph.GetArena();
-  std::vector<::onnx::NodeProto*> nodes(values.size());
+  std::vector<Message*> made(values.size());
   std::atomic<bool> ok{true};
-  in_chunks(values.size(), [&](std::size_t from, std::size_t to) {
+  in_chunks(values.size(), [&](std::size_t, std::size_t from, std::size_t to) {
     for (std::size_t i = from; i < to && ok.load(std::memory_order_relaxed); ++i) {
-      auto* node = google::protobuf::Arena::CreateMessage<::onnx::NodeProto>(arena);
-      nodes[i] = node;
-      CodedInputStream in(input + values[i].begin,
-                          static_cast<int>(values[i].end - values[i].begin));
-      in.SetRecursionLimit(depth);
-      if (!node->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+      made[i] = google::protobuf::Arena::CreateMessage<Message>(arena);
+      if (!parse(i, *made[i])) {
         ok = false;
       }
     }
   });
-  // Every node made is the graph's, also when one failed (the skeleton is
-  // then unspecified, but owns them: off an arena they are on the heap).
-  auto* field = graph.mutable_node();
-  field->Reserve(static_cast<int>(nodes.size()));
-  for (auto* node : nodes) {
-    if (node != nullptr) {
-      field->UnsafeArenaAddAllocated(node);
+  // Every message made is the graph's, also when one failed (the skeleton
+  // is then unspecified, but owns them: off an arena they are on the heap).
+  field.Reserve(static_cast<int>(made.size()));
+  for (auto* message : made) {
+    if (message != nullptr) {
+      field.UnsafeArenaAddAllocated(message);
     }
   }
   return ok.load();
+}
+
+// The nodes and initializers after the walk: a node, or an initializer
+// without large data, by protobuf from its own bytes with the budget it has
+// in a whole-model parse; an initializer with large data field by field
+// (scan_tensor), which leaves that data out.
+bool parse_deferred(const std::uint8_t* input, const deferred& values, std::size_t kept,
+                    ::onnx::GraphProto& graph, layout& where) {
+  constexpr int depth = model_depth - 2;
+  const auto whole = [&](const span& value, google::protobuf::MessageLite& message) {
+    CodedInputStream in(input + value.begin, static_cast<int>(value.end - value.begin));
+    in.SetRecursionLimit(depth);
+    return message.MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+  };
+  if (!parse_deferred(
+          values.nodes, graph, *graph.mutable_node(),
+          [&](std::size_t i, ::onnx::NodeProto& node) { return whole(values.nodes[i], node); })) {
+    return false;
+  }
+  std::vector<std::size_t> stripped(values.initializers.size()); // bytes left out, by tensor
+  if (!parse_deferred(values.initializers, graph, *graph.mutable_initializer(),
+                      [&](std::size_t i, ::onnx::TensorProto& tensor) {
+                        const span& value = values.initializers[i];
+                        const std::uint8_t* bytes = input + value.begin;
+                        const std::size_t size = value.end - value.begin;
+                        const auto large = has_large_data(bytes, size, kept);
+                        if (!large) {
+                          return false;
+                        }
+                        return *large ? scan_tensor(bytes, size, tensor, kept, stripped[i])
+                                      : whole(value, tensor);
+                      })) {
+    return false;
+  }
+  where.stripped.reserve(stripped.size());
+  for (const std::size_t bytes : stripped) {
+    where.stripped.push_back(bytes != 0);
+    where.stripped_bytes += bytes;
+  }
+  return true;
 }
 
 std::size_t field_size(std::size_t length) {
@@ -281,32 +289,33 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
   }
   const std::uint8_t* base = bytes_of(input);
   layout where;
-  std::vector<span> node_values; // each node's value: its bytes without tag and length
+  deferred values;
   bool graph_seen = false;
-  const bool ok = walk(base, input.size(),
-                       [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
-                           std::size_t value, CodedInputStream& in) {
-                         if (field != ::onnx::ModelProto::kGraphFieldNumber ||
-                             type != wfl::WIRETYPE_LENGTH_DELIMITED) {
-                           return skip_and_merge(skeleton, base, tag, start, in, model_depth);
-                         }
-                         if (graph_seen) {
-                           return false; // protobuf would merge the two: leave it to protobuf
-                         }
-                         graph_seen = true;
-                         std::size_t length = 0;
-                         if (!read_length(in, input.size(), length)) {
-                           return false;
-                         }
-                         const auto at = static_cast<std::size_t>(in.CurrentPosition());
-                         (void)value;
-                         where.graph = {start, at + length};
-                         where.graph_value = at;
-                         return in.Skip(static_cast<int>(length)) &&
-                                scan_graph(base + at, length, at, *skeleton.mutable_graph(), kept,
-                                           where, node_values);
-                       });
-  if (!ok || (graph_seen && !parse_nodes(base, node_values, *skeleton.mutable_graph()))) {
+  const bool ok =
+      walk(base, input.size(),
+           [&](int field, wfl::WireType type, std::uint32_t tag, std::size_t start,
+               std::size_t value, CodedInputStream& in) {
+             if (field != ::onnx::ModelProto::kGraphFieldNumber ||
+                 type != wfl::WIRETYPE_LENGTH_DELIMITED) {
+               return skip_and_merge(skeleton, base, tag, start, in, model_depth);
+             }
+             if (graph_seen) {
+               return false; // protobuf would merge the two: leave it to protobuf
+             }
+             graph_seen = true;
+             std::size_t length = 0;
+             if (!read_length(in, input.size(), length)) {
+               return false;
+             }
+             const auto at = static_cast<std::size_t>(in.CurrentPosition());
+             (void)value;
+             where.graph = {start, at + length};
+             where.graph_value = at;
+             return in.Skip(static_cast<int>(length)) &&
+                    scan_graph(base + at, length, at, *skeleton.mutable_graph(), where, values);
+           });
+  if (!ok ||
+      (graph_seen && !parse_deferred(base, values, kept, *skeleton.mutable_graph(), where))) {
     return std::nullopt;
   }
   return where;
@@ -398,7 +407,7 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
   // Each node's size, side by side (ByteSizeLong caches it in the node,
   // for rewrite()).
   std::atomic<std::size_t> nodes{0};
-  in_chunks(where.nodes.size(), [&](std::size_t from, std::size_t to) {
+  in_chunks(where.nodes.size(), [&](std::size_t, std::size_t from, std::size_t to) {
     std::size_t sum = 0;
     for (std::size_t i = from; i < to; ++i) {
       const auto& node = graph.node(static_cast<int>(i));

@@ -10,13 +10,14 @@
 //   bytes, into a skeleton ModelProto by protobuf's parser (so protobuf
 //   decides what they mean and whether they are valid). The graph's fields
 //   are walked the same way: nodes, inputs, outputs, value_info and the rest
-//   are merged into the skeleton's graph, and the span of every node field is
-//   kept. The nodes are parsed after the walk, each by protobuf from its own
-//   bytes, in chunks side by side where the model has more than 2 x 16384
-//   nodes and the machine more than one core (up to 8 threads; a node list
-//   is a sequence of independent records), and appended in order.
-//   Initializers are walked one level deeper: their data fields (raw_data,
-//   float_data, ... of more than `kept_data_bytes` bytes) are
+//   are merged into the skeleton's graph, and the span of every node and
+//   initializer field is kept. The nodes and initializers are parsed after
+//   the walk, each from its own bytes, in chunks side by side where there
+//   are more than 2 x 16384 and the machine has more than one core (up to 8
+//   threads; each list is a sequence of independent records), and appended
+//   in order. A node is parsed by protobuf whole, and so is an initializer
+//   without large data; one with data fields (raw_data, float_data, ...) of
+//   more than `kept_data_bytes` bytes is walked one level deeper: those are
 //   checked the way protobuf's parser would check them and left out of the
 //   skeleton; every other field, and small data (shape and axes constants,
 //   which shape inference reads), is merged. Nested messages are parsed with
