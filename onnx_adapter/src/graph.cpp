@@ -16,6 +16,7 @@
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/graph.hpp>
 
+#include "chunks.hpp"
 #include "name_ids.hpp"
 
 namespace shardpoint::onnx {
@@ -152,46 +153,108 @@ void link(node_graph& out, std::vector<std::uint32_t>& read_ids,
 
 } // namespace
 
+namespace {
+
+// How many names ahead of the one added its slot is fetched: a table of
+// 10^6 names outgrows the cache, and a miss a name, one after the other,
+// was most of interning them; a few in flight at once hide most of it.
+constexpr std::size_t prefetch_ahead = 16;
+
+// A name to intern, hashed beforehand, and the node it is of: 24 bytes,
+// three for each node of a model.
+struct hashed_name {
+  hashed_name(std::string_view name, std::size_t v)
+      : data(name.data()), size(static_cast<std::uint32_t>(name.size())),
+        node(static_cast<std::uint32_t>(v)), hash(name_ids::hash_only(name)) {}
+  [[nodiscard]] std::string_view name() const { return {data, size}; }
+
+  const char* data;   // a name is under protobuf's 2 GiB
+  std::uint32_t size; // and so are the nodes
+  std::uint32_t node;
+  std::size_t hash;
+};
+
+// build_graph's first pass, side by side over chunks of nodes (the names
+// are the model's, scattered over its arena: first touching them, to
+// hash, was most of interning them): per chunk, its nodes' outputs and
+// the inputs of those without subgraphs, in node order, each hashed.
+struct hashed_names {
+  std::vector<std::vector<hashed_name>> outputs, inputs; // by chunk
+  std::vector<char> subgraphs;                           // by node: has_subgraphs()
+
+  explicit hashed_names(const ::onnx::GraphProto& g)
+      : subgraphs(static_cast<std::size_t>(g.node_size())) {
+    const auto n = subgraphs.size();
+    outputs.resize(chunk_count(n));
+    inputs.resize(outputs.size());
+    in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+      auto& outs = outputs[chunk];
+      auto& ins = inputs[chunk];
+      outs.reserve(to - from);
+      ins.reserve(2 * (to - from));
+      for (std::size_t v = from; v < to; ++v) {
+        const auto& node = g.node(static_cast<int>(v));
+        for (const auto& o : node.output()) {
+          if (!o.empty()) { // else an omitted optional output
+            outs.emplace_back(o, v);
+          }
+        }
+        subgraphs[v] = has_subgraphs(node) ? 1 : 0;
+        if (subgraphs[v] == 0) {
+          for (const auto& t : node.input()) {
+            if (!t.empty()) {
+              ins.emplace_back(t, v);
+            }
+          }
+        }
+      }
+    });
+  }
+};
+
+} // namespace
+
 node_graph build_graph(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
   node_graph out;
   // Keys view strings that outlive this function: the model's own, and the
   // copies below of names a subgraph reads from outside itself (node_reads
-  // collects copies, gone with their set); the graph keeps its own copies
-  // in out.tensors.
+  // collects copies, gone with their set); the graph's copies in
+  // out.tensors are made at the end, side by side.
   name_ids ids(n + static_cast<std::size_t>(g.input_size() + g.initializer_size()));
+  std::vector<std::string_view> tensors;     // by id
   std::deque<std::string> read_by_subgraphs; // stays put as it grows
   const auto intern = [&](std::string_view name, std::size_t hash) {
-    if (out.tensors.size() == UINT32_MAX) { // the next id would be UINT32_MAX
+    if (tensors.size() == UINT32_MAX) { // the next id would be UINT32_MAX
       throw input_error("the model has more than 2^32 - 1 tensors");
     }
-    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(out.tensors.size()), hash);
+    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(tensors.size()), hash);
     if (fresh) {
-      out.tensors.emplace_back(name);
+      tensors.push_back(name);
       out.producer.push_back(node_graph::no_producer);
     }
     return id;
   };
+  hashed_names names(g);
   // The outputs, then the inputs, interned in node order (ids are first
-  // seen order) with their slots prefetched (prefetched_probes).
-  {
-    prefetched_probes outputs(ids, [&](std::string_view o, std::size_t hash, std::size_t v) {
-      auto& p = out.producer[intern(o, hash)];
+  // seen order), their slots prefetched a few names ahead.
+  constexpr std::size_t ahead = prefetch_ahead;
+  for (const auto& chunk : names.outputs) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (i + ahead < chunk.size()) {
+        ids.prefetch(chunk[i + ahead].hash);
+      }
+      const std::string_view o = chunk[i].name();
+      const std::size_t v = chunk[i].node;
+      auto& p = out.producer[intern(o, chunk[i].hash)];
       if (p != node_graph::no_producer) {
         throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g, p) +
                           " and " + node_label(g, v));
       }
       p = v;
-    });
-    for (std::size_t v = 0; v < n; ++v) {
-      for (const auto& o : g.node(static_cast<int>(v)).output()) {
-        if (!o.empty()) { // else an omitted optional output
-          outputs.push(o, v);
-        }
-      }
     }
-    outputs.flush();
   }
+  names.outputs = {}; // done with: the memory for the reads
   // Per node the ids it reads, each once, in increasing order: its named
   // inputs, or what its subgraphs read from outside them.
   std::vector<std::uint32_t> read_ids; // by node, as read_offsets will say
@@ -199,38 +262,45 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
   read_offsets.reserve(n + 1);
   read_ids.reserve(2 * n);
   {
-    prefetched_probes inputs(ids, [&](std::string_view t, std::size_t hash, std::size_t at) {
-      read_ids[at] = intern(t, hash);
-    });
     const name_set top_locals;
+    std::size_t chunk = 0;
+    std::size_t i = 0; // the next of names.inputs[chunk]
     for (std::size_t v = 0; v < n; ++v) {
-      const auto& node = g.node(static_cast<int>(v));
-      if (has_subgraphs(node)) {
-        inputs.flush(); // first-seen order
-        name_set names;
-        node_reads(node, top_locals, names);
-        for (const auto& t : names) {
+      while (chunk < names.inputs.size() && i == names.inputs[chunk].size()) {
+        ++chunk;
+        i = 0;
+      }
+      const auto* in = chunk < names.inputs.size() ? &names.inputs[chunk] : nullptr;
+      if (in != nullptr && (*in)[i].node == v) {
+        for (; i < in->size() && (*in)[i].node == v; ++i) {
+          if (i + ahead < in->size()) {
+            ids.prefetch((*in)[i + ahead].hash);
+          }
+          read_ids.push_back(intern((*in)[i].name(), (*in)[i].hash));
+        }
+      } else if (names.subgraphs[v] != 0) {
+        name_set reads;
+        node_reads(g.node(static_cast<int>(v)), top_locals, reads);
+        for (const auto& t : reads) {
           const auto known = ids.find(t);
           if (known) {
             read_ids.push_back(*known);
             continue;
           }
           const std::string_view copy = read_by_subgraphs.emplace_back(t);
-          read_ids.push_back(intern(copy, std::hash<std::string_view>{}(copy)));
-        }
-      } else {
-        for (const auto& t : node.input()) {
-          if (!t.empty()) {
-            read_ids.push_back(0);
-            inputs.push(t, read_ids.size() - 1);
-          }
+          read_ids.push_back(intern(copy, name_ids::hash_only(copy)));
         }
       }
       read_offsets.push_back(read_ids.size());
     }
-    inputs.flush();
   }
   link(out, read_ids, read_offsets, n);
+  out.tensors.resize(tensors.size());
+  in_chunks(tensors.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+    for (std::size_t t = from; t < to; ++t) {
+      out.tensors[t] = tensors[t];
+    }
+  });
   return out;
 }
 
@@ -250,25 +320,43 @@ bool has_subgraphs(const ::onnx::NodeProto& node) {
 
 std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
   // Each name's node (by the name's id), or `shared` when several nodes
-  // have it. The ids view the model's strings.
+  // have it. The ids view the model's strings, hashed first side by side
+  // (as build_graph's are), then added in node order.
   constexpr std::size_t shared = static_cast<std::size_t>(-1);
-  name_ids ids(static_cast<std::size_t>(g.node_size()));
+  const auto n = static_cast<std::size_t>(g.node_size());
+  std::vector<std::vector<hashed_name>> named(chunk_count(n)); // by chunk
+  std::vector<std::vector<std::size_t>> unnamed_in(named.size());
+  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    named[chunk].reserve(to - from);
+    for (std::size_t v = from; v < to; ++v) {
+      const std::string_view name = g.node(static_cast<int>(v)).name();
+      if (name.empty()) {
+        unnamed_in[chunk].push_back(v);
+      } else {
+        named[chunk].emplace_back(name, v);
+      }
+    }
+  });
+  name_ids ids(n);
   std::vector<std::size_t> node_of;
   std::vector<std::size_t> unnamed;
   bool any_shared = false;
-  for (int v = 0; v < g.node_size(); ++v) {
-    const auto& name = g.node(v).name();
-    if (name.empty()) {
-      unnamed.push_back(static_cast<std::size_t>(v));
-      continue;
+  for (std::size_t c = 0; c < named.size(); ++c) {
+    const auto& chunk = named[c];
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (i + prefetch_ahead < chunk.size()) {
+        ids.prefetch(chunk[i + prefetch_ahead].hash);
+      }
+      const auto [id, fresh] =
+          ids.add(chunk[i].name(), static_cast<std::uint32_t>(node_of.size()), chunk[i].hash);
+      if (fresh) {
+        node_of.push_back(chunk[i].node);
+      } else {
+        node_of[id] = shared;
+        any_shared = true;
+      }
     }
-    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(node_of.size()));
-    if (fresh) {
-      node_of.push_back(static_cast<std::size_t>(v));
-    } else {
-      node_of[id] = shared;
-      any_shared = true;
-    }
+    unnamed.insert(unnamed.end(), unnamed_in[c].begin(), unnamed_in[c].end());
   }
   if (any_shared) {
     std::map<std::string, std::string> where; // sorted, for the message

@@ -63,10 +63,16 @@ public:
   /// The hash add() takes, with the slot it starts from fetched into the
   /// cache meanwhile (see prefetched_probes).
   [[nodiscard]] std::size_t hash(std::string_view name) const {
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
+    const std::size_t h = hash_only(name);
+    prefetch(h);
     return h;
   }
+  /// The hash alone: safe from several threads at once.
+  [[nodiscard]] static std::size_t hash_only(std::string_view name) {
+    return std::hash<std::string_view>{}(name);
+  }
+  /// Fetches the slot a name of hash `h` starts from into the cache.
+  void prefetch(std::size_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
 
   /// How many names there are: the id the next new name must get.
   [[nodiscard]] std::size_t size() const { return names_.size(); }
