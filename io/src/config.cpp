@@ -404,12 +404,20 @@ resolve(const std::vector<entry>& entries, std::size_t num_vertices,
   // entries are few and the vertices up to millions: each vertex's name is
   // looked up among the entries' (a map of every name was a sizable part
   // of sharding a 10^6-node model).
+  // Only a name of an entry's length is hashed and looked up.
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> by_name;
+  std::vector<bool> length_of_one; // by length
   for (const auto& e : entries) {
     by_name.try_emplace(e.node, 0, 0);
+    length_of_one.resize(std::max(length_of_one.size(), e.node.size() + 1));
+    length_of_one[e.node.size()] = true;
   }
   for (std::size_t v = 0; v < num_vertices && !by_name.empty(); ++v) {
-    if (const auto it = by_name.find(name_of(v)); it != by_name.end()) {
+    const std::string_view name = name_of(v);
+    if (name.size() >= length_of_one.size() || !length_of_one[name.size()]) {
+      continue;
+    }
+    if (const auto it = by_name.find(name); it != by_name.end()) {
       it->second = {v, it->second.second + 1};
     }
   }

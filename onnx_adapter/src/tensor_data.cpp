@@ -16,6 +16,8 @@
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "chunks.hpp"
+
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
 
@@ -58,19 +60,25 @@ bool is_external(const ::onnx::TensorProto& t) {
 
 namespace {
 
+using locations = std::vector<std::pair<std::string, std::string>>;
+
+void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations& out);
+
+// A tensor's location, unless seen, with the tensor's name.
+void add_tensor(const ::onnx::TensorProto& t, std::set<std::string>& seen, locations& out) {
+  if (!is_external(t)) {
+    return;
+  }
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location" && seen.insert(kv.value()).second) {
+      out.emplace_back(kv.value(), t.name());
+    }
+  }
+}
+
 // Each location once, with the first tensor naming it.
-void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
-                       std::vector<std::pair<std::string, std::string>>& out) {
-  const auto add = [&](const ::onnx::TensorProto& t) {
-    if (!is_external(t)) {
-      return;
-    }
-    for (const auto& kv : t.external_data()) {
-      if (kv.key() == "location" && seen.insert(kv.value()).second) {
-        out.emplace_back(kv.value(), t.name());
-      }
-    }
-  };
+void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen, locations& out) {
+  const auto add = [&](const ::onnx::TensorProto& t) { add_tensor(t, seen, out); };
   for (const auto& t : g.initializer()) {
     add(t);
   }
@@ -79,31 +87,76 @@ void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
     add(t.indices());
   }
   for (const auto& n : g.node()) {
-    for (const auto& a : n.attribute()) {
-      if (a.has_t()) {
-        add(a.t());
-      }
-      for (const auto& t : a.tensors()) {
-        add(t);
-      }
-      if (a.has_g()) {
-        collect_locations(a.g(), seen, out);
-      }
-      for (const auto& sub : a.graphs()) {
-        collect_locations(sub, seen, out);
-      }
+    add_node(n, seen, out);
+  }
+}
+
+// A node's: its tensor attributes' and its subgraphs'.
+void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations& out) {
+  for (const auto& a : n.attribute()) {
+    if (a.has_t()) {
+      add_tensor(a.t(), seen, out);
+    }
+    for (const auto& t : a.tensors()) {
+      add_tensor(t, seen, out);
+    }
+    if (a.has_g()) {
+      collect_locations(a.g(), seen, out);
+    }
+    for (const auto& sub : a.graphs()) {
+      collect_locations(sub, seen, out);
     }
   }
+}
+
+// collect_locations() on a whole model's graph: the initializers and the
+// nodes that can name a location are found first, in chunks side by side
+// (a pass over 10^6 nodes, to find none in most models), then visited in
+// the same order.
+locations top_locations(const ::onnx::GraphProto& g) {
+  const auto which = [](std::size_t n, const auto& pick) {
+    std::vector<std::vector<std::size_t>> by_chunk(chunk_count(n));
+    in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+      for (std::size_t i = from; i < to; ++i) {
+        if (pick(static_cast<int>(i))) {
+          by_chunk[chunk].push_back(i);
+        }
+      }
+    });
+    return by_chunk;
+  };
+  const auto initializers = which(static_cast<std::size_t>(g.initializer_size()),
+                                  [&](int k) { return is_external(g.initializer(k)); });
+  const auto nodes = which(static_cast<std::size_t>(g.node_size()), [&](int v) {
+    const auto& attributes = g.node(v).attribute();
+    return std::any_of(attributes.begin(), attributes.end(), [](const auto& a) {
+      return a.has_t() || a.tensors_size() > 0 || a.has_g() || a.graphs_size() > 0;
+    });
+  });
+  std::set<std::string> seen;
+  locations out;
+  for (const auto& chunk : initializers) {
+    for (const std::size_t k : chunk) {
+      add_tensor(g.initializer(static_cast<int>(k)), seen, out);
+    }
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    add_tensor(t.values(), seen, out);
+    add_tensor(t.indices(), seen, out);
+  }
+  for (const auto& chunk : nodes) {
+    for (const std::size_t v : chunk) {
+      add_node(g.node(static_cast<int>(v)), seen, out);
+    }
+  }
+  return out;
 }
 
 } // namespace
 
 std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
-  std::set<std::string> seen;
-  std::vector<std::pair<std::string, std::string>> found;
-  collect_locations(graph, seen, found);
   std::vector<std::string> out;
-  for (auto& [location, tensor] : found) {
+  for (auto& [location, tensor] : top_locations(graph)) {
     out.push_back(std::move(location));
   }
   return out;
@@ -120,10 +173,7 @@ void declare_model_inputs(io::output_set& outputs, const fs::path& model_path,
 }
 
 void check_external_locations(const ::onnx::GraphProto& graph, const fs::path& model_dir) {
-  std::set<std::string> seen;
-  std::vector<std::pair<std::string, std::string>> found;
-  collect_locations(graph, seen, found);
-  for (const auto& [location, tensor] : found) {
+  for (const auto& [location, tensor] : top_locations(graph)) {
     io::check_external_location(model_dir, location, tensor);
   }
 }

@@ -532,3 +532,154 @@ TEST_CASE("rule (f) in ONNX terms: graph inputs and initializers read on several
     CHECK(found(r) == expected(r));
   }
 }
+
+TEST_CASE("many nodes, hashed and checked in chunks side by side: the references' results") {
+  // Enough nodes for build_graph, assign_names, the structure check and the
+  // external-data scan to cut them into chunks on a machine of two cores
+  // or more (2 x 16384 nodes); the nodes that matter sit on both sides of
+  // every place a cut can fall (a half, a third, ... of the nodes).
+  constexpr int n = 5 * 16384 + 7;
+  std::mt19937 rng(20261127);
+  std::set<int> special;
+  for (int parts = 2; parts <= 8; ++parts) {
+    for (int k = 1; k < parts; ++k) {
+      for (int d = -2; d <= 2; ++d) {
+        special.insert((n + parts - 1) / parts * k + d);
+      }
+    }
+  }
+  std::vector<onnx_test::node_spec> specs;
+  std::vector<std::string> written{"x"};
+  for (int v = 0; v < n; ++v) {
+    const bool at_cut = special.count(v) != 0;
+    onnx_test::node_spec s{at_cut && v % 2 == 0 ? "" : "n" + std::to_string(v), {}, {}};
+    s.op = at_cut && v % 2 == 0 ? "Relu" : "Identity";
+    for (int k = std::uniform_int_distribution<int>(0, 2)(rng); k > 0; --k) {
+      s.inputs.push_back(
+          written[std::uniform_int_distribution<std::size_t>(0, written.size() - 1)(rng)]);
+    }
+    if (at_cut) {
+      s.inputs.insert(s.inputs.begin(), ""); // an omitted optional input
+    }
+    s.outputs.push_back("t" + std::to_string(v));
+    if (at_cut) {
+      s.outputs.emplace_back(""); // an omitted optional output
+    }
+    written.push_back(s.outputs.front());
+    specs.push_back(s);
+  }
+  auto m = onnx_test::make_model(specs, {"t" + std::to_string(n - 1)});
+  auto& g = *m.mutable_graph();
+  // A node with a subgraph at a cut: it reads a tensor from inside only.
+  const int with_branch = *special.begin();
+  auto& branch = onnx_test::add_branch(*g.mutable_node(with_branch), "body");
+  auto& inside = *branch.add_node();
+  inside.set_op_type("Relu");
+  inside.add_input("t3");
+  inside.add_output("inner");
+
+  SUBCASE("tensor ids, producers and reads: a map's, in first-seen order") {
+    const auto nodes = sp::build_graph(g);
+    std::map<std::string, std::size_t> id;
+    std::vector<std::string> order;
+    std::vector<std::size_t> producer;
+    const auto see = [&](const std::string& t, std::size_t by) {
+      if (!t.empty() && id.emplace(t, order.size()).second) {
+        order.push_back(t);
+        producer.push_back(by);
+      }
+    };
+    for (int v = 0; v < n; ++v) {
+      for (const auto& o : specs[static_cast<std::size_t>(v)].outputs) {
+        see(o, static_cast<std::size_t>(v));
+      }
+    }
+    for (int v = 0; v < n; ++v) {
+      const auto& inputs = specs[static_cast<std::size_t>(v)].inputs;
+      for (const auto& i : inputs) {
+        see(i, sp::node_graph::no_producer);
+      }
+    }
+    CHECK(nodes.tensors == order);
+    CHECK(nodes.producer == producer);
+    for (int v = 0; v < n; ++v) {
+      const auto& inputs = specs[static_cast<std::size_t>(v)].inputs;
+      std::set<std::string> reads(inputs.begin(), inputs.end());
+      reads.erase("");
+      if (v == with_branch) {
+        reads.insert("t3"); // what its subgraph reads from outside
+      }
+      REQUIRE(nodes.read_names(static_cast<std::size_t>(v)) ==
+              std::vector<std::string>(reads.begin(), reads.end()));
+    }
+  }
+  SUBCASE("a tensor written on both sides of a cut names both nodes, the first first") {
+    const int second = *special.rbegin();
+    g.mutable_node(second)->set_output(0, "t1");
+    CHECK_THROWS_WITH_AS(sp::build_graph(g),
+                         ("tensor 't1' is written by both node 1 'n1' and " +
+                          sp::node_label(g, static_cast<std::size_t>(second)))
+                             .c_str(),
+                         sp::input_error);
+  }
+  SUBCASE("names: every unnamed node renamed in order; duplicates across cuts listed") {
+    auto copy = m;
+    std::vector<std::size_t> unnamed;
+    for (int v = 0; v < n; ++v) {
+      if (specs[static_cast<std::size_t>(v)].name.empty()) {
+        unnamed.push_back(static_cast<std::size_t>(v));
+      }
+    }
+    CHECK(sp::assign_names(*copy.mutable_graph(), sp::naming::rename_empty) == unnamed);
+    for (const std::size_t v : unnamed) {
+      CHECK(copy.graph().node(static_cast<int>(v)).name() == "Relu_" + std::to_string(v));
+    }
+    const auto last = static_cast<int>(*special.rbegin());
+    g.mutable_node(last)->set_name("n1");
+    g.mutable_node(last - 1)->set_name("n3");
+    CHECK_THROWS_WITH_AS(sp::assign_names(g, sp::naming::rename_empty),
+                         ("node names must be unique, but 2 are not: 'n1' (nodes 1, " +
+                          std::to_string(last) + "), 'n3' (nodes 3, " + std::to_string(last - 1) +
+                          ")")
+                             .c_str(),
+                         sp::input_error);
+  }
+  SUBCASE("a graph output written at the end is found; one written by none is named") {
+    CHECK_NOTHROW(sp::parse_graph(m.SerializeAsString()));
+    g.mutable_output(0)->set_name("written_by_none");
+    CHECK_THROWS_WITH_AS(sp::parse_graph(m.SerializeAsString(), "big"),
+                         "'big': graph output 'written_by_none' is produced by no node",
+                         sp::input_error);
+  }
+  SUBCASE("external data named by initializers and nodes' tensors on both sides, in order") {
+    const auto external = [](::onnx::TensorProto& t, const std::string& location) {
+      t.set_data_type(::onnx::TensorProto::FLOAT);
+      t.set_data_location(::onnx::TensorProto::EXTERNAL);
+      auto* kv = t.add_external_data();
+      kv->set_key("location");
+      kv->set_value(location);
+    };
+    std::vector<std::string> expected; // the initializers' first, then the nodes'
+    for (int k = 0; k < n; ++k) {      // every 1000th initializer external, one location twice
+      auto& t = *g.add_initializer();
+      t.set_name("w" + std::to_string(k));
+      if (k % 1000 == 0) {
+        const std::string location = "init" + std::to_string(k == 3000 ? 0 : k) + ".bin";
+        external(t, location);
+        if (k != 3000) {
+          expected.push_back(location);
+        }
+      }
+    }
+    for (const int v : special) {
+      if (v % 3 == 0) {
+        auto& a = *g.mutable_node(v)->add_attribute();
+        a.set_name("value");
+        a.set_type(::onnx::AttributeProto::TENSOR);
+        external(*a.mutable_t(), "node" + std::to_string(v) + ".bin");
+        expected.push_back("node" + std::to_string(v) + ".bin");
+      }
+    }
+    CHECK(sp::external_locations(g) == expected);
+  }
+}
