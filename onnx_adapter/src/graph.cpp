@@ -155,25 +155,6 @@ void link(node_graph& out, std::vector<std::uint32_t>& read_ids,
 
 namespace {
 
-// How many names ahead of the one added its slot is fetched: a table of
-// 10^6 names outgrows the cache, and a miss a name, one after the other,
-// was most of interning them; a few in flight at once hide most of it.
-constexpr std::size_t prefetch_ahead = 16;
-
-// A name to intern, hashed beforehand, and the node it is of: 24 bytes,
-// three for each node of a model.
-struct hashed_name {
-  hashed_name(std::string_view name, std::size_t v)
-      : data(name.data()), size(static_cast<std::uint32_t>(name.size())),
-        node(static_cast<std::uint32_t>(v)), hash(name_ids::hash_only(name)) {}
-  [[nodiscard]] std::string_view name() const { return {data, size}; }
-
-  const char* data;   // a name is under protobuf's 2 GiB
-  std::uint32_t size; // and so are the nodes
-  std::uint32_t node;
-  std::size_t hash;
-};
-
 // build_graph's first pass, side by side over chunks of nodes (the names
 // are the model's, scattered over its arena: first touching them, to
 // hash, was most of interning them): per chunk, its nodes' outputs and

@@ -12,6 +12,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "arena.hpp"
+#include "chunks.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
 
@@ -65,8 +66,10 @@ struct node_inference::state {
            2 * static_cast<std::size_t>(g.node_size());
   }
 
-  std::uint32_t id(std::string_view name) {
-    const auto [id, fresh] = names.add(name, static_cast<std::uint32_t>(names.size()));
+  std::uint32_t id(std::string_view name) { return id(name, name_ids::hash_only(name)); }
+  /// The same with `hash`, name_ids::hash_only(name).
+  std::uint32_t id(std::string_view name, std::size_t hash) {
+    const auto [id, fresh] = names.add(name, static_cast<std::uint32_t>(names.size()), hash);
     if (fresh) {
       tensors.emplace_back();
     }
@@ -81,6 +84,7 @@ struct node_inference::state {
   google::protobuf::Arena arena;
   name_ids names; // views into the model
   std::vector<tensor> tensors;
+  std::vector<std::uint32_t> initializers; // the graph's initializers' ids, in order
   // Types declared by the graph (copies: the model is not touched) and
   // inferred for names it does not declare, in its order and theirs.
   std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs, added;
@@ -88,14 +92,66 @@ struct node_inference::state {
 
 namespace {
 
+// Every node's input and output names interned before inference, in node
+// order: node v's inputs, then its outputs, are ids[offsets[v] ..
+// offsets[v + 1]). The names are hashed first in chunks side by side, then
+// added in order (hashed_name, name_ids.hpp); looking each up as inference
+// went, a hash and a string compare on a name scattered over the model's
+// arena, was its largest item at 10^6 nodes. A name interned early is one
+// inference finds with nothing known of it, as it would not find it. The
+// initializers' names are interned after them, once for both passes over
+// them (state::initializers).
+struct node_ids {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::size_t> offsets;
+
+  node_ids(const ::onnx::GraphProto& g, node_inference::state& s) {
+    const auto n = static_cast<std::size_t>(g.node_size());
+    std::vector<std::vector<hashed_name>> names(chunk_count(n));
+    in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+      names[chunk].reserve(3 * (to - from));
+      for (std::size_t v = from; v < to; ++v) {
+        const auto& node = g.node(static_cast<int>(v));
+        for (const auto* list : {&node.input(), &node.output()}) {
+          for (const auto& name : *list) {
+            names[chunk].emplace_back(name, v);
+          }
+        }
+      }
+    });
+    offsets.reserve(n + 1);
+    std::size_t next = 0; // the node whose offset is due
+    for (const auto& chunk : names) {
+      for (std::size_t i = 0; i < chunk.size(); ++i) {
+        if (i + prefetch_ahead < chunk.size()) {
+          s.names.prefetch(chunk[i + prefetch_ahead].hash);
+        }
+        for (; next <= chunk[i].node; ++next) {
+          offsets.push_back(ids.size());
+        }
+        ids.push_back(s.id(chunk[i].name(), chunk[i].hash));
+      }
+    }
+    for (; next <= n; ++next) {
+      offsets.push_back(ids.size());
+    }
+    s.initializers.reserve(static_cast<std::size_t>(g.initializer_size()));
+    for (const auto& t : g.initializer()) {
+      s.initializers.push_back(s.id(t.name()));
+    }
+  }
+  [[nodiscard]] const std::uint32_t* of(std::size_t v) const { return ids.data() + offsets[v]; }
+};
+
 // InferenceContextImpl's answers, from the table, for one node at a time.
 class context final : public ::onnx::InferenceContext {
 public:
-  void reset(const ::onnx::NodeProto& n, const node_inference::state& s) {
+  // Node `n`, whose inputs' ids are `ids` (node_ids).
+  void reset(const ::onnx::NodeProto& n, const std::uint32_t* ids, const node_inference::state& s) {
     node_ = &n;
     inputs_.clear();
-    for (const auto& name : n.input()) {
-      inputs_.push_back(s.find(name));
+    for (int i = 0; i < n.input_size(); ++i) {
+      inputs_.push_back(&s.tensors[ids[i]]);
     }
     const auto outputs = static_cast<std::size_t>(n.output_size());
     if (outputs_.size() < outputs) {
@@ -169,13 +225,15 @@ public:
   // Steps 1 to 4 (infer.hpp); true when inference ran to the end.
   bool run() {
     const auto& g = model_.graph();
+    const node_ids ids(g, s_);
     si::TraverseGraphsToAddExistingSymbols(g, symbols_);
     declare(g.value_info(), s_.value_info);
     declare(g.input(), s_.inputs);
     declare(g.output(), s_.outputs);
     try {
-      for (const auto& t : g.initializer()) {
-        tensor& at = s_.tensors[s_.id(t.name())];
+      for (int k = 0; k < g.initializer_size(); ++k) {
+        const auto& t = g.initializer(k);
+        tensor& at = s_.tensors[s_.initializers[static_cast<std::size_t>(k)]];
         at.data = &t;
         TypeProto type;
         initializer_type(t, type);
@@ -190,19 +248,8 @@ public:
       for (const auto& n : g.node()) {
         constants(n);
       }
-      // Each node's names' slots are fetched into the cache a few nodes
-      // ahead (name_ids::hash; the table outgrows the cache).
-      constexpr int ahead = 4;
       for (int v = 0; v < g.node_size(); ++v) {
-        if (v + ahead < g.node_size()) {
-          const auto& next = g.node(v + ahead);
-          for (const auto* names : {&next.input(), &next.output()}) {
-            for (const auto& name : *names) {
-              (void)s_.names.hash(name);
-            }
-          }
-        }
-        node(g.node(v));
+        node(g.node(v), ids.of(static_cast<std::size_t>(v)));
       }
     } catch (const std::exception&) {
       return false; // as InferShapes' caller catches it: what was inferred stays
@@ -243,7 +290,8 @@ private:
     }
   }
 
-  void node(const ::onnx::NodeProto& n) {
+  // Node `n`, whose inputs' and then outputs' ids are `ids`.
+  void node(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
     auto domain = opsets_.find(n.domain());
     if (domain == opsets_.end() && n.domain().empty()) {
       domain = opsets_.find("ai.onnx");
@@ -257,7 +305,7 @@ private:
     if (schema == nullptr) {
       return; // an operator libonnx does not know (no model-local functions here)
     }
-    ctx_.reset(n, s_);
+    ctx_.reset(n, ids, s_);
     try {
       if (schema->has_type_and_shape_inference_function()) {
         schema->GetTypeAndShapeInferenceFunction()(ctx_);
@@ -272,18 +320,17 @@ private:
     }
     for (int i = 0; i < n.output_size(); ++i) {
       if (!n.output(i).empty()) {
-        update(n.output(i), *ctx_.getOutputType(static_cast<std::size_t>(i)));
+        update(ids[n.input_size() + i], *ctx_.getOutputType(static_cast<std::size_t>(i)));
       }
     }
   }
 
   // ShapeInferenceImplBase::updateType.
-  void update(const std::string& name, TypeProto& inferred) {
+  void update(std::uint32_t id, TypeProto& inferred) {
     if (inferred.value_case() == TypeProto::VALUE_NOT_SET) {
       return;
     }
     si::MaterializeSymbolicShape(&inferred, symbols_);
-    const auto id = s_.id(name);
     TypeProto* existing = s_.tensors[id].type;
     if (existing == nullptr) {
       existing = s_.new_type();
@@ -336,8 +383,9 @@ std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& m
   read(s->value_info);
   read(s->added);
   read(s->outputs);
-  for (const auto& t : model.graph().initializer()) {
-    tensor& at = s->tensors[s->id(t.name())];
+  for (int k = 0; k < model.graph().initializer_size(); ++k) {
+    const auto& t = model.graph().initializer(k);
+    tensor& at = s->tensors[s->initializers[static_cast<std::size_t>(k)]];
     if (at.typed_by == &t) {
       at.result = at.type; // its own type, as inference left it
       continue;

@@ -118,6 +118,29 @@ private:
   std::vector<std::string_view> names_; // by id
 };
 
+/// How many names ahead of the one added its slot is fetched (name_ids::
+/// prefetch): a table of 10^6 names outgrows the cache, and a miss a name,
+/// one after the other, was most of interning them; a few in flight at once
+/// hide most of it.
+inline constexpr std::size_t prefetch_ahead = 16;
+
+/// A name to intern, hashed beforehand (name_ids::hash_only), and the node
+/// it is of: 24 bytes, a few for each node of a model. Hashing the names of
+/// a model's nodes side by side first (chunks.hpp), then adding them in
+/// order, is how the adapter interns them: first touching each name,
+/// scattered over the model's arena, to hash it was most of the cost.
+struct hashed_name {
+  hashed_name(std::string_view name, std::size_t v)
+      : data(name.data()), size(static_cast<std::uint32_t>(name.size())),
+        node(static_cast<std::uint32_t>(v)), hash(name_ids::hash_only(name)) {}
+  [[nodiscard]] std::string_view name() const { return {data, size}; }
+
+  const char* data;   // a name is under protobuf's 2 GiB
+  std::uint32_t size; // and so are the nodes
+  std::uint32_t node;
+  std::size_t hash;
+};
+
 /// Names handed to `done(name, hash, context)` in the order pushed, each
 /// hashed (its slot prefetched) `depth` names before, for `done` to add or
 /// find with that hash: a table of 10^6 names outgrows the cache, and a
