@@ -13,6 +13,7 @@
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "chunks.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
 #include "shapes.hpp"
@@ -430,7 +431,7 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
   out.tensors.resize(nodes.tensors.size());
   out.held.resize(static_cast<std::size_t>(g.node_size()));
   // The initializers by name (the first of a name), then every tensor
-  // looked up among them, a few lookups in flight (prefetched_probes).
+  // looked up among them, its name hashed first side by side.
   name_ids initializers(
       static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size()));
   std::vector<weight_tensor> initializer_weights;
@@ -452,20 +453,37 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
     read[t] = true;
   }
   if (!initializer_weights.empty()) {
-    prefetched_probes lookups(initializers,
-                              [&](std::string_view name, std::size_t hash, std::size_t t) {
-                                if (const auto id = initializers.find(name, hash)) {
-                                  out.tensors[t] = initializer_weights[*id];
-                                }
-                              });
+    // Every tensor's name hashed side by side, then looked up in order.
+    std::vector<std::size_t> hashes(nodes.tensors.size());
+    in_chunks(hashes.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+      for (std::size_t t = from; t < to; ++t) {
+        hashes[t] = name_ids::hash_only(nodes.tensors[t]);
+      }
+    });
     for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
-      lookups.push(nodes.tensors[t], t);
+      if (t + prefetch_ahead < hashes.size()) {
+        initializers.prefetch(hashes[t + prefetch_ahead]);
+      }
+      if (const auto id = initializers.find(nodes.tensors[t], hashes[t])) {
+        out.tensors[t] = initializer_weights[*id];
+      }
     }
-    lookups.flush();
   }
+  // Which nodes are Constants and which hold subgraphs, side by side: the
+  // passes below then touch only those nodes.
+  constexpr char constant = 1;
+  constexpr char subgraphs = 2;
+  std::vector<char> kind(static_cast<std::size_t>(g.node_size()));
+  in_chunks(kind.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+    for (std::size_t v = from; v < to; ++v) {
+      const auto& n = g.node(static_cast<int>(v));
+      kind[v] =
+          static_cast<char>((is_constant(n) ? constant : 0) | (has_subgraphs(n) ? subgraphs : 0));
+    }
+  });
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
-    if (p == node_graph::no_producer || !is_constant(g.node(static_cast<int>(p)))) {
+    if (p == node_graph::no_producer || (kind[p] & constant) == 0) {
       continue;
     }
     if (const auto w = constant_value(g.node(static_cast<int>(p)))) {
@@ -477,6 +495,9 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
     }
   }
   for (int v = 0; v < g.node_size(); ++v) {
+    if ((kind[static_cast<std::size_t>(v)] & subgraphs) == 0) {
+      continue;
+    }
     for (const auto& a : g.node(v).attribute()) {
       if (a.has_g()) {
         subgraph_weights(a.g(), out.held[static_cast<std::size_t>(v)]);

@@ -13,6 +13,7 @@
 
 #include "infer.hpp"
 #include "onnx_support.hpp"
+#include "shapes.hpp"
 
 namespace sp = shardpoint::onnx;
 namespace fs = std::filesystem;
@@ -309,4 +310,91 @@ TEST_CASE("node_inference: subgraphs, functions and sparse initializers are left
   auto with_sparse = m;
   with_sparse.mutable_graph()->add_sparse_initializer();
   CHECK(!sp::shapes::node_inference::make(with_sparse));
+}
+
+TEST_CASE("weights_of: many nodes, Constants and subgraphs on both sides of every cut") {
+  // A chain of Relu nodes long enough to be looked at in chunks side by
+  // side (2 x 16384 nodes on two cores or more), with, at and around every
+  // place a cut can fall: Constants read by the next node (weights of their
+  // readers) or by none (held by the Constant), nodes holding a subgraph
+  // with an initializer, and nodes reading an initializer. Held to a
+  // reference that walks the model by name.
+  constexpr int n = 5 * 16384 + 7;
+  std::set<int> special;
+  for (int parts = 2; parts <= 8; ++parts) {
+    for (int k = 1; k < parts; ++k) {
+      for (int d = -2; d <= 2; ++d) {
+        special.insert((n + parts - 1) / parts * k + d);
+      }
+    }
+  }
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  value(g, "x", ::onnx::TensorProto::FLOAT, {4}, true);
+  const auto floats = [](::onnx::TensorProto& t, const std::string& name, int count) {
+    t.set_name(name);
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_dims(count);
+    for (int i = 0; i < count; ++i) {
+      t.add_float_data(1.0F);
+    }
+  };
+  std::map<std::string, std::int64_t> tensor_bytes; // the reference's
+  std::map<int, std::int64_t> held_bytes;
+  std::string last = "x";
+  for (int v = 0; v < n; ++v) {
+    const std::string out = "t" + std::to_string(v);
+    const int kind = special.count(v) != 0 ? v % 4 : -1;
+    if (kind == 0 || kind == 1) { // a Constant, read by the next node when 0
+      auto& c = node(g, "Constant", {}, {out});
+      auto& a = *c.add_attribute();
+      a.set_name("value");
+      a.set_type(::onnx::AttributeProto::TENSOR);
+      floats(*a.mutable_t(), "", v % 7 + 1);
+      if (kind == 0) {
+        tensor_bytes[out] = 4 * (v % 7 + 1);
+        node(g, "Add", {last, out}, {out + "_sum"});
+        ++v;
+        last = out + "_sum";
+      } else {
+        held_bytes[v] = 4 * (v % 7 + 1);
+      }
+      continue;
+    }
+    if (kind == 2) { // a subgraph holding an initializer
+      auto& loop = node(g, "Relu", {last}, {out});
+      auto& a = *loop.add_attribute();
+      a.set_name("body");
+      a.set_type(::onnx::AttributeProto::GRAPH);
+      floats(*a.mutable_g()->add_initializer(), "inner", v % 5 + 1);
+      held_bytes[v] = 4 * (v % 5 + 1);
+    } else if (kind == 3) { // reads an initializer
+      floats(*g.add_initializer(), "w" + std::to_string(v), v % 3 + 1);
+      tensor_bytes["w" + std::to_string(v)] = 4 * (v % 3 + 1);
+      node(g, "Add", {last, "w" + std::to_string(v)}, {out});
+    } else {
+      node(g, "Relu", {last}, {out});
+    }
+    last = out;
+  }
+  g.add_output()->set_name(last);
+  const auto nodes = sp::build_graph(g);
+  const auto weights = sp::shapes::weights_of(g, nodes);
+  REQUIRE(weights.tensors.size() == nodes.tensors.size());
+  std::size_t found = 0;
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    const auto it = tensor_bytes.find(nodes.tensors[t]);
+    CAPTURE(nodes.tensors[t]);
+    CHECK(weights.tensors[t].bytes == (it != tensor_bytes.end() ? it->second : -1));
+    found += it != tensor_bytes.end() ? 1 : 0;
+  }
+  CHECK(found == tensor_bytes.size());
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto it = held_bytes.find(v);
+    CAPTURE(v);
+    CHECK(weights.held_bytes(static_cast<std::size_t>(v)) ==
+          (it != held_bytes.end() ? it->second : 0));
+  }
 }
