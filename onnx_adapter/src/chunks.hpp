@@ -68,6 +68,21 @@ void in_chunks(std::size_t n, F f) {
   }
 }
 
+// What f(v, out) appends to `out` for each v in [0, n), gathered in chunks
+// side by side: a vector a chunk (`per_item` reserved for each v), in chunk
+// order, so that the vectors one after the other are one pass's, in order.
+template <class T, class F>
+std::vector<std::vector<T>> gather_in_chunks(std::size_t n, std::size_t per_item, F f) {
+  std::vector<std::vector<T>> out(chunk_count(n));
+  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    out[chunk].reserve(per_item * (to - from));
+    for (std::size_t v = from; v < to; ++v) {
+      f(v, out[chunk]);
+    }
+  });
+  return out;
+}
+
 } // namespace shardpoint::onnx
 
 #endif // SHARDPOINT_ONNX_SRC_CHUNKS_HPP

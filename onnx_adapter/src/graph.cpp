@@ -305,28 +305,22 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
   // (as build_graph's are), then added in node order.
   constexpr std::size_t shared = static_cast<std::size_t>(-1);
   const auto n = static_cast<std::size_t>(g.node_size());
-  std::vector<std::vector<hashed_name>> named(chunk_count(n)); // by chunk
-  std::vector<std::vector<std::size_t>> unnamed_in(named.size());
-  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
-    named[chunk].reserve(to - from);
-    for (std::size_t v = from; v < to; ++v) {
-      const std::string_view name = g.node(static_cast<int>(v)).name();
-      if (name.empty()) {
-        unnamed_in[chunk].push_back(v);
-      } else {
-        named[chunk].emplace_back(name, v);
-      }
-    }
-  });
+  const auto names =
+      gather_in_chunks<hashed_name>(n, 1, [&](std::size_t v, std::vector<hashed_name>& out) {
+        out.emplace_back(g.node(static_cast<int>(v)).name(), v);
+      });
   name_ids ids(n);
   std::vector<std::size_t> node_of;
   std::vector<std::size_t> unnamed;
   bool any_shared = false;
-  for (std::size_t c = 0; c < named.size(); ++c) {
-    const auto& chunk = named[c];
+  for (const auto& chunk : names) {
     for (std::size_t i = 0; i < chunk.size(); ++i) {
       if (i + prefetch_ahead < chunk.size()) {
         ids.prefetch(chunk[i + prefetch_ahead].hash);
+      }
+      if (chunk[i].size == 0) {
+        unnamed.push_back(chunk[i].node);
+        continue;
       }
       const auto [id, fresh] =
           ids.add(chunk[i].name(), static_cast<std::uint32_t>(node_of.size()), chunk[i].hash);
@@ -337,7 +331,6 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
         any_shared = true;
       }
     }
-    unnamed.insert(unnamed.end(), unnamed_in[c].begin(), unnamed_in[c].end());
   }
   if (any_shared) {
     std::map<std::string, std::string> where; // sorted, for the message

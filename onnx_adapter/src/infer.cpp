@@ -107,18 +107,15 @@ struct node_ids {
 
   node_ids(const ::onnx::GraphProto& g, node_inference::state& s) {
     const auto n = static_cast<std::size_t>(g.node_size());
-    std::vector<std::vector<hashed_name>> names(chunk_count(n));
-    in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
-      names[chunk].reserve(3 * (to - from));
-      for (std::size_t v = from; v < to; ++v) {
-        const auto& node = g.node(static_cast<int>(v));
-        for (const auto* list : {&node.input(), &node.output()}) {
-          for (const auto& name : *list) {
-            names[chunk].emplace_back(name, v);
+    const auto names =
+        gather_in_chunks<hashed_name>(n, 3, [&](std::size_t v, std::vector<hashed_name>& out) {
+          const auto& node = g.node(static_cast<int>(v));
+          for (const auto* list : {&node.input(), &node.output()}) {
+            for (const auto& name : *list) {
+              out.emplace_back(name, v);
+            }
           }
-        }
-      }
-    });
+        });
     offsets.reserve(n + 1);
     std::size_t next = 0; // the node whose offset is due
     for (const auto& chunk : names) {

@@ -90,18 +90,15 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   }
   // The nodes' outputs, in chunks side by side: each chunk marks what it
   // defines in its own copy, merged after.
-  std::vector<std::vector<std::string_view>> by_chunk(
-      chunk_count(static_cast<std::size_t>(g.node_size())));
-  in_chunks(static_cast<std::size_t>(g.node_size()),
-            [&](std::size_t chunk, std::size_t from, std::size_t to) {
-              for (std::size_t v = from; v < to; ++v) {
-                for (const auto& o : g.node(static_cast<int>(v)).output()) {
-                  if (defined.count(o) != 0) {
-                    by_chunk[chunk].push_back(o);
-                  }
-                }
-              }
-            });
+  const auto by_chunk = gather_in_chunks<std::string_view>(
+      static_cast<std::size_t>(g.node_size()), 0,
+      [&](std::size_t v, std::vector<std::string_view>& out) {
+        for (const auto& o : g.node(static_cast<int>(v)).output()) {
+          if (defined.count(o) != 0) {
+            out.push_back(o);
+          }
+        }
+      });
   for (const auto& names : by_chunk) {
     for (const auto name : names) {
       define(name);

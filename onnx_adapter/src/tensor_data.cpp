@@ -115,15 +115,11 @@ void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations
 // the same order.
 locations top_locations(const ::onnx::GraphProto& g) {
   const auto which = [](std::size_t n, const auto& pick) {
-    std::vector<std::vector<std::size_t>> by_chunk(chunk_count(n));
-    in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
-      for (std::size_t i = from; i < to; ++i) {
-        if (pick(static_cast<int>(i))) {
-          by_chunk[chunk].push_back(i);
-        }
+    return gather_in_chunks<std::size_t>(n, 0, [&](std::size_t i, std::vector<std::size_t>& out) {
+      if (pick(static_cast<int>(i))) {
+        out.push_back(i);
       }
     });
-    return by_chunk;
   };
   const auto initializers = which(static_cast<std::size_t>(g.initializer_size()),
                                   [&](int k) { return is_external(g.initializer(k)); });
