@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <limits>
 #include <optional>
 #include <set>
@@ -35,56 +36,87 @@ namespace {
 
 // ---- errors: the C++ categories as Python classes ----------------------
 
-struct error_classes {
-  PyObject* base = nullptr;
-  PyObject* bad_input = nullptr;
-  PyObject* bad_parameter = nullptr;
-  PyObject* unsupported = nullptr;
-  PyObject* internal = nullptr;
-  PyObject* invalid_sharding = nullptr;
+// One row a class, in the order they are made: a class derives from a row
+// above it (or from none) and from a Python builtin (or none).
+enum error_row : std::size_t {
+  base,
+  bad_input,
+  bad_parameter,
+  unsupported,
+  internal,
+  invalid_sharding,
+  error_rows
 };
 
-error_classes& errors() {
-  static error_classes e; // lives as long as the module (never unloaded)
+struct error_class {
+  const char* name;
+  const char* doc;
+  std::size_t parent; // a row above; error_rows for none
+  PyObject* builtin;  // nullptr for none
+};
+
+std::array<PyObject*, error_rows>& errors() {
+  static std::array<PyObject*, error_rows> e{}; // lives as long as the module (never unloaded)
   return e;
 }
 
-PyObject* add_error(py::module_& m, const char* name, const char* doc,
-                    std::initializer_list<PyObject*> bases) {
-  py::tuple t(bases.size());
-  std::size_t i = 0;
-  for (PyObject* b : bases) {
-    t[i++] = py::reinterpret_borrow<py::object>(b);
+PyObject* add_error(py::module_& m, const error_class& c) {
+  std::vector<PyObject*> bases;
+  if (c.parent != error_rows) {
+    bases.push_back(errors()[c.parent]);
   }
-  PyObject* cls =
-      PyErr_NewExceptionWithDoc((std::string("shardpoint.") + name).c_str(), doc, t.ptr(), nullptr);
+  if (c.builtin != nullptr) {
+    bases.push_back(c.builtin);
+  }
+  py::tuple t(bases.size());
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    t[i] = py::reinterpret_borrow<py::object>(bases[i]);
+  }
+  PyObject* cls = PyErr_NewExceptionWithDoc((std::string("shardpoint.") + c.name).c_str(), c.doc,
+                                            t.ptr(), nullptr);
   if (cls == nullptr) {
     throw py::error_already_set();
   }
-  m.add_object(name, py::reinterpret_borrow<py::object>(cls));
+  m.add_object(c.name, py::reinterpret_borrow<py::object>(cls));
   return cls; // the reference PyErr_NewExceptionWithDoc gave, kept for good
 }
 
+// The row an error category raises.
+error_row row_of(sp::error_category c) {
+  switch (c) {
+  case sp::error_category::bad_input:
+    return bad_input;
+  case sp::error_category::bad_parameter:
+    return bad_parameter;
+  case sp::error_category::unsupported:
+    return unsupported;
+  case sp::error_category::internal:
+    break;
+  }
+  return internal;
+}
+
 void register_errors(py::module_& m) {
-  auto& e = errors();
-  e.base = add_error(m, "Error", "Base of every error shardpoint raises.", {PyExc_Exception});
-  e.bad_input = add_error(m, "BadInputError",
-                          "The data given cannot be used: a model, graph, file or config "
-                          "(the command line's exit code 2).",
-                          {e.base, PyExc_ValueError});
-  e.bad_parameter = add_error(m, "BadParameterError",
-                              "A parameter or option is outside its domain (exit code 2).",
-                              {e.base, PyExc_ValueError});
-  e.unsupported = add_error(m, "UnsupportedError",
-                            "A valid request this version does not support (exit code 2).",
-                            {e.base, PyExc_NotImplementedError});
-  e.internal = add_error(m, "InternalError",
-                         "A bug in shardpoint (exit code 4): please report it with the call.",
-                         {e.base, PyExc_RuntimeError});
-  e.invalid_sharding = add_error(m, "InvalidShardingError",
-                                 "The sharding breaks a rule: validation failed or it cannot run "
-                                 "as a pipeline (the command line's exit code 3).",
-                                 {e.bad_input});
+  const std::array<error_class, error_rows> classes{{
+      {"Error", "Base of every error shardpoint raises.", error_rows, PyExc_Exception},
+      {"BadInputError",
+       "The data given cannot be used: a model, graph, file or config "
+       "(the command line's exit code 2).",
+       base, PyExc_ValueError},
+      {"BadParameterError", "A parameter or option is outside its domain (exit code 2).", base,
+       PyExc_ValueError},
+      {"UnsupportedError", "A valid request this version does not support (exit code 2).", base,
+       PyExc_NotImplementedError},
+      {"InternalError", "A bug in shardpoint (exit code 4): please report it with the call.", base,
+       PyExc_RuntimeError},
+      {"InvalidShardingError",
+       "The sharding breaks a rule: validation failed or it cannot run "
+       "as a pipeline (the command line's exit code 3).",
+       bad_input, nullptr},
+  }};
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    errors()[i] = add_error(m, classes[i]);
+  }
   py::register_exception_translator([](std::exception_ptr p) {
     const auto raise = [](PyObject* cls, const std::exception& x) {
       PyErr_SetString(cls, app::message_of(x));
@@ -96,28 +128,15 @@ void register_errors(py::module_& m) {
     } catch (const py::error_already_set&) {
       throw;
     } catch (const app::check_failed& x) {
-      raise(errors().invalid_sharding, x);
+      raise(errors()[invalid_sharding], x);
     } catch (const sp::invalid_sharding_error& x) {
-      raise(errors().invalid_sharding, x);
+      raise(errors()[invalid_sharding], x);
     } catch (const sp::error& x) {
-      switch (x.category()) {
-      case sp::error_category::bad_input:
-        raise(errors().bad_input, x);
-        return;
-      case sp::error_category::bad_parameter:
-        raise(errors().bad_parameter, x);
-        return;
-      case sp::error_category::unsupported:
-        raise(errors().unsupported, x);
-        return;
-      case sp::error_category::internal:
-        break;
-      }
-      raise(errors().internal, x);
+      raise(errors()[row_of(x.category())], x);
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "shardpoint: out of memory");
     } catch (const std::exception& x) {
-      PyErr_SetString(errors().internal,
+      PyErr_SetString(errors()[internal],
                       (std::string(x.what()) + " (a bug in shardpoint: please report it)").c_str());
     }
   });
@@ -444,23 +463,18 @@ struct keyword_list {
 
 std::vector<std::string> keywords(const std::string& command) {
   keyword_list b;
-  const auto of = [&b](auto request) { options(b, request); };
-  if (command == "simulate") {
-    of(app::simulate_options{});
-  } else if (command == "plan") {
-    of(app::plan_options{});
-  } else if (command == "suggest") {
-    of(app::suggest_options{});
-  } else if (command == "memory") {
-    of(app::memory_options{});
-  } else if (command == "draw") {
-    of(app::draw_options{});
-  } else if (command == "shard") {
-    of(app::shard_options{});
-  } else if (command == "weights strategy") {
+  // The commands Python binds with keyword arguments, found by name.
+  using bound = std::tuple<app::simulate_options, app::plan_options, app::suggest_options,
+                           app::memory_options, app::draw_options, app::shard_options>;
+  const bool found = std::apply(
+      [&](auto... request) {
+        return ((decltype(request)::about.name == command && (options(b, request), true)) || ...);
+      },
+      bound{});
+  if (command == "weights strategy") {
     app::weights_options r;
     app::strategy_options(b, r);
-  } else {
+  } else if (!found) {
     throw sp::bad_parameter_error("no command " + sp::io::quote(command) + " binds its options");
   }
   return b.keywords;
