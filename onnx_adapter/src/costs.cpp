@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <string_view>
 #include <unordered_map>
 
@@ -40,22 +41,16 @@ bool cost_is_guess(const ::onnx::NodeProto& n, const ::onnx::TypeProto* const* i
 std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types,
                                       guesses* guessed = nullptr) {
   std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
-  // The types of every node's output 0 and inputs 0 and 1, looked up
-  // together (find_all: a few lookups in flight at once).
-  std::vector<std::string_view> names;
-  names.reserve(3 * costs.size());
-  for (const auto& n : g.node()) {
-    names.push_back(n.output_size() > 0 ? std::string_view(n.output(0)) : std::string_view());
-    names.push_back(n.input_size() > 0 ? std::string_view(n.input(0)) : std::string_view());
-    names.push_back(n.input_size() > 1 ? std::string_view(n.input(1)) : std::string_view());
-  }
-  const auto found = types.find_all(names);
   for (int v = 0; v < g.node_size(); ++v) {
     const auto& n = g.node(v);
     if (n.output_size() == 0) {
       continue;
     }
-    const ::onnx::TypeProto* const* io = &found[3 * static_cast<std::size_t>(v)];
+    // The types of its output 0 and inputs 0 and 1 (where it has them).
+    const auto at = static_cast<std::size_t>(v);
+    const ::onnx::TypeProto* const io[3] = {types.output_type(at, 0),
+                                            n.input_size() > 0 ? types.input_type(at, 0) : nullptr,
+                                            n.input_size() > 1 ? types.input_type(at, 1) : nullptr};
     if (guessed != nullptr && cost_is_guess(n, io, guessed->symbols)) {
       ++guessed->cost_nodes;
     }
@@ -158,14 +153,37 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   const auto& g = model.graph();
   const auto n = static_cast<std::size_t>(g.node_size());
   node_weights w;
-  const shapes::model_weights weights = shapes::weights_of(g, nodes);
-  w.initializer_bytes = weights.tensor_bytes();
-  w.held_bytes.resize(n);
-  for (std::size_t v = 0; v < n; ++v) {
-    w.held_bytes[v] = weights.held_bytes(v);
+  // The weights, and which outputs some other node reads (each sized
+  // once): what does not need the shapes.
+  std::vector<bool> read(nodes.tensors.size(), false);
+  const auto unshaped = [&] {
+    const shapes::model_weights weights = shapes::weights_of(g, nodes);
+    w.initializer_bytes = weights.tensor_bytes();
+    w.held_bytes.resize(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      w.held_bytes[v] = weights.held_bytes(v);
+    }
+    w.parameter_bytes = parameter_bytes(nodes, weights);
+    for (std::size_t v = 0; v < n; ++v) {
+      for (auto t : nodes.reads(v)) {
+        if (nodes.producer[t] != v) {
+          read[t] = true;
+        }
+      }
+    }
+  };
+  // Shape inference is the longest step and runs node after node: where it
+  // leaves the model untouched, the rest runs beside it on another core.
+  std::future<void> beside;
+  if (inferred_shapes::leaves_untouched(model, sized.active())) {
+    beside = std::async(std::launch::async, unshaped);
+  } else {
+    unshaped();
   }
-  w.parameter_bytes = parameter_bytes(nodes, weights);
   const inferred_shapes types(model, sized.active());
+  if (beside.valid()) {
+    beside.get(); // its error first, as when it ran first
+  }
   if (how == cost_model::flops) {
     w.cost = flops_costs(g, types, &w.guessed);
   } else if (how == cost_model::params) {
@@ -176,25 +194,21 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   } else {
     w.cost.assign(n, 1);
   }
-  // The outputs some other node reads, each sized once.
-  std::vector<bool> read(nodes.tensors.size(), false);
-  for (std::size_t v = 0; v < n; ++v) {
-    for (auto t : nodes.reads(v)) {
-      if (nodes.producer[t] != v) {
-        read[t] = true;
-      }
-    }
-  }
   w.output_bytes.assign(n, 0);
   std::vector<bool> guessed_bytes(n, false);
-  const auto found =
-      types.find_all(std::vector<std::string_view>(nodes.tensors.begin(), nodes.tensors.end()));
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
     if (p == node_graph::no_producer || !read[t]) {
       continue;
     }
-    const auto* type = found[t];
+    const auto& producer = g.node(static_cast<int>(p));
+    int j = 0; // the output of p that t is (one is: build_graph)
+    while (j < producer.output_size() && producer.output(j) != nodes.tensors[t]) {
+      ++j;
+    }
+    const auto* type = j < producer.output_size()
+                           ? types.output_type(p, static_cast<std::size_t>(j))
+                           : types.find(nodes.tensors[t]);
     guessed_bytes[p] = shapes::has_free_dims(type, w.guessed.symbols) || guessed_bytes[p];
     if (type != nullptr) {
       if (const auto b = shapes::value_bytes(*type)) {

@@ -1,6 +1,7 @@
 // ONNX shape inference node by node: see infer.hpp.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -85,6 +86,11 @@ struct node_inference::state {
   name_ids names; // views into the model
   std::vector<tensor> tensors;
   std::vector<std::uint32_t> initializers; // the graph's initializers' ids, in order
+  // Node v's input and then output names' ids:
+  // node_names[node_offsets[v] .. node_offsets[v + 1]) (intern_node_names).
+  std::vector<std::uint32_t> node_names;
+  std::vector<std::size_t> node_offsets;
+  const ::onnx::GraphProto* graph = nullptr;
   // Types declared by the graph (copies: the model is not touched) and
   // inferred for names it does not declare, in its order and theirs.
   std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs, added;
@@ -93,71 +99,70 @@ struct node_inference::state {
 namespace {
 
 // Every node's input and output names interned before inference, in node
-// order: node v's inputs, then its outputs, are ids[offsets[v] ..
-// offsets[v + 1]). The names are hashed first in chunks side by side, then
-// added in order (hashed_name, name_ids.hpp); looking each up as inference
-// went, a hash and a string compare on a name scattered over the model's
-// arena, was its largest item at 10^6 nodes. A name interned early is one
-// inference finds with nothing known of it, as it would not find it. The
-// initializers' names are interned after them, once for both passes over
-// them (state::initializers).
-struct node_ids {
-  std::vector<std::uint32_t> ids;
-  std::vector<std::size_t> offsets;
-
-  node_ids(const ::onnx::GraphProto& g, node_inference::state& s) {
-    const auto n = static_cast<std::size_t>(g.node_size());
-    const auto names =
-        gather_in_chunks<hashed_name>(n, 3, [&](std::size_t v, std::vector<hashed_name>& out) {
-          const auto& node = g.node(static_cast<int>(v));
-          for (const auto* list : {&node.input(), &node.output()}) {
-            for (const auto& name : *list) {
-              out.emplace_back(name, v);
-            }
+// order (state::node_names). The names are hashed first in chunks side by
+// side, then added in order (hashed_name, name_ids.hpp); looking each up as
+// inference went, a hash and a string compare on a name scattered over the
+// model's arena, was its largest item at 10^6 nodes. A name interned early
+// is one inference finds with nothing known of it, as it would not find
+// it. The initializers' names are interned after them, once for both
+// passes over them (state::initializers).
+void intern_node_names(const ::onnx::GraphProto& g, node_inference::state& s) {
+  const auto n = static_cast<std::size_t>(g.node_size());
+  const auto names =
+      gather_in_chunks<hashed_name>(n, 3, [&](std::size_t v, std::vector<hashed_name>& out) {
+        const auto& node = g.node(static_cast<int>(v));
+        for (const auto* list : {&node.input(), &node.output()}) {
+          for (const auto& name : *list) {
+            out.emplace_back(name, v);
           }
-        });
-    offsets.reserve(n + 1);
-    std::size_t next = 0; // the node whose offset is due
-    for (const auto& chunk : names) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) {
-        if (i + prefetch_ahead < chunk.size()) {
-          s.names.prefetch(chunk[i + prefetch_ahead].hash);
         }
-        for (; next <= chunk[i].node; ++next) {
-          offsets.push_back(ids.size());
-        }
-        ids.push_back(s.id(chunk[i].name(), chunk[i].hash));
+      });
+  auto& ids = s.node_names;
+  auto& offsets = s.node_offsets;
+  offsets.reserve(n + 1);
+  std::size_t next = 0; // the node whose offset is due
+  for (const auto& chunk : names) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (i + prefetch_ahead < chunk.size()) {
+        s.names.prefetch(chunk[i + prefetch_ahead].hash);
       }
-    }
-    for (; next <= n; ++next) {
-      offsets.push_back(ids.size());
-    }
-    s.initializers.reserve(static_cast<std::size_t>(g.initializer_size()));
-    for (const auto& t : g.initializer()) {
-      s.initializers.push_back(s.id(t.name()));
+      for (; next <= chunk[i].node; ++next) {
+        offsets.push_back(ids.size());
+      }
+      ids.push_back(s.id(chunk[i].name(), chunk[i].hash));
     }
   }
-  [[nodiscard]] const std::uint32_t* of(std::size_t v) const { return ids.data() + offsets[v]; }
-};
+  for (; next <= n; ++next) {
+    offsets.push_back(ids.size());
+  }
+  s.initializers.reserve(static_cast<std::size_t>(g.initializer_size()));
+  for (const auto& t : g.initializer()) {
+    s.initializers.push_back(s.id(t.name()));
+  }
+}
 
 // InferenceContextImpl's answers, from the table, for one node at a time.
 class context final : public ::onnx::InferenceContext {
 public:
-  // Node `n`, whose inputs' ids are `ids` (node_ids).
-  void reset(const ::onnx::NodeProto& n, const std::uint32_t* ids, const node_inference::state& s) {
+  // Node `n`, whose inputs' ids are `ids` (intern_node_names).
+  void reset(const ::onnx::NodeProto& n, const std::uint32_t* ids, node_inference::state& s) {
     node_ = &n;
     inputs_.clear();
     for (int i = 0; i < n.input_size(); ++i) {
       inputs_.push_back(&s.tensors[ids[i]]);
     }
     const auto outputs = static_cast<std::size_t>(n.output_size());
-    if (outputs_.size() < outputs) {
-      outputs_.resize(outputs);
+    while (outputs_.size() < outputs) {
+      outputs_.push_back(s.new_type());
     }
     for (std::size_t i = 0; i < outputs; ++i) {
-      outputs_[i].Clear();
+      outputs_[i]->Clear();
     }
     output_count_ = outputs;
+  }
+  /// Output i's type, kept by the caller: its slot gets a fresh one.
+  TypeProto* take_output(std::size_t i, node_inference::state& s) {
+    return std::exchange(outputs_[i], s.new_type());
   }
 
   const ::onnx::AttributeProto* getAttribute(const std::string& name) const override {
@@ -189,7 +194,7 @@ public:
     if (i >= output_count_) {
       throw std::runtime_error("Output " + std::to_string(i) + " is out of bounds.");
     }
-    return &outputs_[i];
+    return outputs_[i];
   }
   ::onnx::GraphInferencer* getGraphAttributeInferencer(const std::string& name) override {
     // libonnx's fail_type_inference (its macro names onnx:: from here).
@@ -207,7 +212,7 @@ private:
 
   const ::onnx::NodeProto* node_ = nullptr;
   std::vector<const tensor*> inputs_;
-  std::vector<TypeProto> outputs_; // reused: cleared for each node
+  std::vector<TypeProto*> outputs_; // in the arena; reused: cleared for each node
   std::size_t output_count_ = 0;
 };
 
@@ -217,12 +222,19 @@ public:
     for (const auto& o : model.opset_import()) {
       opsets_[o.domain()] = static_cast<int>(o.version());
     }
+    auto domain = opsets_.find("");
+    if (domain == opsets_.end()) {
+      domain = opsets_.find("ai.onnx");
+    }
+    if (domain != opsets_.end()) {
+      default_version_ = domain->second;
+    }
   }
 
   // Steps 1 to 4 (infer.hpp); true when inference ran to the end.
   bool run() {
     const auto& g = model_.graph();
-    const node_ids ids(g, s_);
+    intern_node_names(g, s_);
     si::TraverseGraphsToAddExistingSymbols(g, symbols_);
     declare(g.value_info(), s_.value_info);
     declare(g.input(), s_.inputs);
@@ -246,7 +258,7 @@ public:
         constants(n);
       }
       for (int v = 0; v < g.node_size(); ++v) {
-        node(g.node(v), ids.of(static_cast<std::size_t>(v)));
+        node(g.node(v), s_.node_names.data() + s_.node_offsets[static_cast<std::size_t>(v)]);
       }
     } catch (const std::exception&) {
       return false; // as InferShapes' caller catches it: what was inferred stays
@@ -289,16 +301,7 @@ private:
 
   // Node `n`, whose inputs' and then outputs' ids are `ids`.
   void node(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
-    auto domain = opsets_.find(n.domain());
-    if (domain == opsets_.end() && n.domain().empty()) {
-      domain = opsets_.find("ai.onnx");
-    }
-    if (domain == opsets_.end()) {
-      throw ::onnx::InferenceError("[TypeInferenceError] no opset import for domain " +
-                                   n.domain()); // which ends inference
-    }
-    const auto* schema =
-        ::onnx::OpSchemaRegistry::Instance()->GetSchema(n.op_type(), domain->second, n.domain());
+    const auto* schema = schema_of(n);
     if (schema == nullptr) {
       return; // an operator libonnx does not know (no model-local functions here)
     }
@@ -317,18 +320,50 @@ private:
     }
     for (int i = 0; i < n.output_size(); ++i) {
       if (!n.output(i).empty()) {
-        update(ids[n.input_size() + i], *ctx_.getOutputType(static_cast<std::size_t>(i)));
+        update(ids[n.input_size() + i], static_cast<std::size_t>(i));
       }
     }
   }
 
-  // ShapeInferenceImplBase::updateType.
-  void update(std::uint32_t id, TypeProto& inferred) {
+  // The schema of `n` by its domain and opset: found once per op type in
+  // the default domain (most nodes), else each time.
+  const ::onnx::OpSchema* schema_of(const ::onnx::NodeProto& n) {
+    const auto* registry = ::onnx::OpSchemaRegistry::Instance();
+    if (n.domain().empty() && default_version_) {
+      const auto [at, fresh] = default_schemas_.try_emplace(n.op_type(), nullptr);
+      if (fresh) {
+        at->second = registry->GetSchema(n.op_type(), *default_version_, n.domain());
+      }
+      return at->second;
+    }
+    const auto domain = opsets_.find(n.domain());
+    if (domain == opsets_.end()) {
+      throw ::onnx::InferenceError("[TypeInferenceError] no opset import for domain " +
+                                   n.domain()); // which ends inference
+    }
+    return registry->GetSchema(n.op_type(), domain->second, n.domain());
+  }
+
+  // ShapeInferenceImplBase::updateType, of output i of the node inferred.
+  void update(std::uint32_t id, std::size_t i) {
+    TypeProto& inferred = *ctx_.getOutputType(i);
     if (inferred.value_case() == TypeProto::VALUE_NOT_SET) {
       return;
     }
     si::MaterializeSymbolicShape(&inferred, symbols_);
     TypeProto* existing = s_.tensors[id].type;
+    if (existing == nullptr && inferred.has_tensor_type() && inferred.denotation().empty()) {
+      // Merged into a fresh type, a tensor type is copied whole: it is
+      // taken instead (the copy was a tenth of inference at 10^6 nodes).
+      existing = ctx_.take_output(i, s_);
+      s_.added.emplace_back(id, existing);
+      if (TypeProto* undefined = s_.tensors[id].undefined) {
+        *undefined = *existing;
+      }
+      s_.tensors[id].typed_by = nullptr;
+      s_.tensors[id].type = existing;
+      return;
+    }
     if (existing == nullptr) {
       existing = s_.new_type();
       s_.added.emplace_back(id, existing);
@@ -344,6 +379,8 @@ private:
   const ::onnx::ModelProto& model_;
   node_inference::state& s_;
   std::unordered_map<std::string, int> opsets_;
+  std::optional<int> default_version_; // of the domain "" (or "ai.onnx")
+  std::unordered_map<std::string_view, const ::onnx::OpSchema*> default_schemas_;
   si::SymbolTableImpl symbols_;
   const ::onnx::ShapeInferenceOptions options_{false, 0, false};
   std::unordered_map<std::string, ::onnx::TensorShapeProto> no_data_;
@@ -364,11 +401,16 @@ void initializer_type(const ::onnx::TensorProto& t, TypeProto& type) {
 node_inference::node_inference(std::unique_ptr<state> s) : state_(std::move(s)) {}
 node_inference::~node_inference() = default;
 
+bool node_inference::handles(const ::onnx::ModelProto& model) {
+  return handled(model);
+}
+
 std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& model) {
   if (!handled(model)) {
     return nullptr;
   }
   auto s = std::make_unique<state>(model.graph());
+  s->graph = &model.graph();
   inference(model, *s).run();
   // Step 5: what inferred_shapes reads, in its order.
   const auto read = [&](const std::vector<std::pair<std::uint32_t, TypeProto*>>& values) {
@@ -408,6 +450,16 @@ node_inference::find_all(const std::vector<std::string_view>& names) const {
   }
   lookups.flush();
   return out;
+}
+
+const TypeProto* node_inference::input_type(std::size_t v, std::size_t i) const {
+  return state_->tensors[state_->node_names[state_->node_offsets[v] + i]].result;
+}
+
+const TypeProto* node_inference::output_type(std::size_t v, std::size_t j) const {
+  const auto inputs =
+      static_cast<std::size_t>(state_->graph->node(static_cast<int>(v)).input_size());
+  return input_type(v, inputs + j);
 }
 
 const TypeProto* node_inference::find(std::string_view name) const {

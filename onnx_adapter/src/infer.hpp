@@ -46,9 +46,13 @@
 // initializers, data propagation. make() then returns nothing and the
 // caller runs InferShapes.
 //
-// COST: O(nodes + names) probes of a flat table (name_ids) and the
-// operators' inference functions; memory: one TypeProto per inferred
-// tensor, in an arena.
+// COST: O(nodes + names) probes of a flat table (name_ids), every node's
+// names interned once before step 4 (which the types by node position then
+// read without a lookup), the operators' inference functions, and a
+// schema lookup per op type of the default domain (per node for others).
+// An inferred tensor type merged into no earlier type is kept as inferred,
+// not copied (the merge would copy it whole). Memory: one TypeProto per
+// inferred tensor, in an arena; 12 bytes per node input and output.
 #ifndef SHARDPOINT_ONNX_SRC_INFER_HPP
 #define SHARDPOINT_ONNX_SRC_INFER_HPP
 
@@ -69,6 +73,8 @@ public:
   /// model is not one this pass handles (see above). `model` must outlive
   /// the result.
   static std::unique_ptr<node_inference> make(const ::onnx::ModelProto& model);
+  /// Whether `model` is one this pass handles: make() returns a result.
+  static bool handles(const ::onnx::ModelProto& model);
 
   node_inference(const node_inference&) = delete;
   node_inference& operator=(const node_inference&) = delete;
@@ -76,6 +82,10 @@ public:
 
   /// The type of a top-level tensor, or nullptr (as inferred_shapes::find).
   [[nodiscard]] const ::onnx::TypeProto* find(std::string_view name) const;
+  /// find() of the name of node v's input i, output j, without looking it
+  /// up (every node's names are interned, by node, before inference).
+  [[nodiscard]] const ::onnx::TypeProto* input_type(std::size_t v, std::size_t i) const;
+  [[nodiscard]] const ::onnx::TypeProto* output_type(std::size_t v, std::size_t j) const;
   /// find() of each name, in order, with their slots prefetched.
   [[nodiscard]] std::vector<const ::onnx::TypeProto*>
   find_all(const std::vector<std::string_view>& names) const;

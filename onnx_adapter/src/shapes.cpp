@@ -235,7 +235,12 @@ sized_inputs::~sized_inputs() {
   }
 }
 
-inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data) {
+bool inferred_shapes::leaves_untouched(const ::onnx::ModelProto& model, bool propagate_data) {
+  return !propagate_data && node_inference::handles(model);
+}
+
+inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data)
+    : graph_(&model.graph()) {
   if (!propagate_data) {
     by_node_ = node_inference::make(model);
     if (by_node_) {
@@ -297,6 +302,20 @@ inferred_shapes::find_all(const std::vector<std::string_view>& names) const {
     out.push_back(find(name));
   }
   return out;
+}
+
+const ::onnx::TypeProto* inferred_shapes::input_type(std::size_t v, std::size_t i) const {
+  if (by_node_) {
+    return by_node_->input_type(v, i);
+  }
+  return find(graph_->node(static_cast<int>(v)).input(static_cast<int>(i)));
+}
+
+const ::onnx::TypeProto* inferred_shapes::output_type(std::size_t v, std::size_t j) const {
+  if (by_node_) {
+    return by_node_->output_type(v, j);
+  }
+  return find(graph_->node(static_cast<int>(v)).output(static_cast<int>(j)));
 }
 
 const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {

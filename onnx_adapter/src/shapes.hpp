@@ -69,6 +69,10 @@ class node_inference; // infer.hpp
 // model in the tests checks this byte for byte).
 class inferred_shapes {
 public:
+  /// Whether inferring `model`'s shapes leaves it untouched (it is inferred
+  /// node by node): other readers of the model may then run beside it.
+  static bool leaves_untouched(const ::onnx::ModelProto& model, bool propagate_data);
+
   /// `propagate_data`: with ONNX's data propagation (shape computations).
   explicit inferred_shapes(::onnx::ModelProto& model, bool propagate_data = false);
   inferred_shapes(const inferred_shapes&) = delete;
@@ -78,6 +82,11 @@ public:
   /// The type of a top-level tensor, or nullptr when inference found none.
   /// Valid while *this lives.
   const ::onnx::TypeProto* find(std::string_view name) const;
+  /// find() of the name of the top-level graph's node v's input i, output
+  /// j (which it must have): without looking the name up where the model
+  /// was inferred node by node.
+  const ::onnx::TypeProto* input_type(std::size_t v, std::size_t i) const;
+  const ::onnx::TypeProto* output_type(std::size_t v, std::size_t j) const;
   /// find() of each name, in order (with a few lookups in flight at once).
   std::vector<const ::onnx::TypeProto*> find_all(const std::vector<std::string_view>& names) const;
 
@@ -87,6 +96,7 @@ private:
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> value_info;
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> output;
   };
+  const ::onnx::GraphProto* graph_;
   std::unique_ptr<node_inference> by_node_;
   std::vector<saved_graph> saved_;
   std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;

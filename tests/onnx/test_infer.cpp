@@ -9,6 +9,8 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <shardpoint/onnx/costs.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/synth.hpp>
 
 #include "infer.hpp"
@@ -52,10 +54,29 @@ types reference(::onnx::ModelProto m) {
   return out;
 }
 
+// The types of every node's inputs and outputs by the node's position,
+// against find() of their names: how many differ.
+template <class Inferred>
+std::size_t by_position_differs(const ::onnx::GraphProto& g, const Inferred& inferred) {
+  std::size_t differ = 0;
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto& n = g.node(v);
+    const auto at = static_cast<std::size_t>(v);
+    for (int i = 0; i < n.input_size(); ++i) {
+      differ += inferred.input_type(at, static_cast<std::size_t>(i)) != inferred.find(n.input(i));
+    }
+    for (int j = 0; j < n.output_size(); ++j) {
+      differ += inferred.output_type(at, static_cast<std::size_t>(j)) != inferred.find(n.output(j));
+    }
+  }
+  return differ;
+}
+
 // node_inference's answer for every name the model or the reference has.
 types by_node(const ::onnx::ModelProto& m, const types& also) {
   const auto inferred = sp::shapes::node_inference::make(m);
   REQUIRE(inferred);
+  CHECK(by_position_differs(m.graph(), *inferred) == 0);
   std::set<std::string> names;
   const auto& g = m.graph();
   for (const auto* list : {&g.input(), &g.value_info(), &g.output()}) {
@@ -235,6 +256,28 @@ TEST_CASE("node_inference: unknown operators and inference errors skip a node") 
   CHECK(inferred->find("y") != nullptr);
 }
 
+TEST_CASE("node_inference: the default domain imported as \"\" or \"ai.onnx\", or not at all") {
+  // Schemas of the default domain are found once per op type, in the
+  // opset imported as "" or else as "ai.onnx"; a node naming "ai.onnx"
+  // needs that import, as a node of any domain.
+  for (const std::string imported : {"", "ai.onnx", "custom"}) {
+    for (const std::string domain : {"", "ai.onnx"}) {
+      CAPTURE(imported);
+      CAPTURE(domain);
+      auto m = base_model();
+      m.mutable_opset_import(0)->set_domain(imported);
+      auto& g = *m.mutable_graph();
+      node(g, "Relu", {"a"}, {"b"}, domain);
+      node(g, "Relu", {"b"}, {"y"});
+      check_same(m);
+      const auto inferred = sp::shapes::node_inference::make(m);
+      // libonnx's registry has ONNX's operators under "" alone.
+      const bool known = domain.empty() && imported != "custom";
+      CHECK((inferred->find("b") != nullptr) == known);
+    }
+  }
+}
+
 TEST_CASE("node_inference: what ends inference keeps what came before") {
   SUBCASE("a domain without an opset import") {
     auto m = base_model();
@@ -310,6 +353,93 @@ TEST_CASE("node_inference: subgraphs, functions and sparse initializers are left
   auto with_sparse = m;
   with_sparse.mutable_graph()->add_sparse_initializer();
   CHECK(!sp::shapes::node_inference::make(with_sparse));
+}
+
+TEST_CASE("inferred_shapes: types by node position, by node or by InferShapes") {
+  // Node by node: the inputs and outputs interned before inference; by
+  // InferShapes (a subgraph): looked up by name. Empty optional inputs too.
+  auto m = base_model();
+  auto& g = *m.mutable_graph();
+  node(g, "Clip", {"a", "", "x"}, {"c"});
+  node(g, "Add", {"c", "nowhere"}, {"d", ""});
+  auto with_if = m;
+  onnx_test::add_if(*with_if.mutable_graph(), "if", "x", "y");
+  for (auto* model : {&m, &with_if}) {
+    const bool plain = model == &m;
+    CAPTURE(plain);
+    CHECK(sp::shapes::inferred_shapes::leaves_untouched(*model, false) == plain);
+    CHECK(!sp::shapes::inferred_shapes::leaves_untouched(*model, true));
+    const sp::shapes::inferred_shapes types(*model);
+    CHECK(by_position_differs(model->graph(), types) == 0);
+    REQUIRE(types.output_type(1, 0) != nullptr); // c: Clip's type, x's
+    CHECK(types.output_type(1, 0)->tensor_type().shape().dim_size() == 3);
+  }
+}
+
+TEST_CASE("measure_nodes: output bytes found by node position, the weights beside inference") {
+  // Held to a reference by name: per tensor a node other than its producer
+  // reads, its type found by name, its bytes added to its producer's.
+  // Split's second output read, of another size than its first.
+  auto split = base_model();
+  auto& g = *split.mutable_graph();
+  *g.add_initializer() = int64s("sizes", {1, 3});
+  node(g, "Split", {"a", "sizes"}, {"s0", "s1"}).add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto axis;
+    axis.set_name("axis");
+    axis.set_type(::onnx::AttributeProto::INT);
+    axis.set_i(2);
+    return axis;
+  }());
+  node(g, "Relu", {"s1"}, {"y"});
+  std::vector<::onnx::ModelProto> models{split, sp::synth_decoder(1200, 8, 5),
+                                         sp::synth_resnet50()};
+  if (!onnx_test::models_dir().empty()) {
+    for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+      if (entry.path().extension() == ".onnx") {
+        models.push_back(sp::load_model(entry.path()));
+      }
+    }
+  }
+  for (auto& m : models) {
+    CAPTURE(m.graph().name());
+    const auto nodes = sp::build_graph(m.graph());
+    const std::string before = m.SerializeAsString();
+    const auto w = sp::measure_nodes(m, nodes, sp::cost_model::flops);
+    CHECK(m.SerializeAsString() == before);
+    const auto n = static_cast<std::size_t>(m.graph().node_size());
+    std::vector<std::int64_t> want(n, 0);
+    const sp::shapes::inferred_shapes types(m);
+    std::set<std::uint32_t> read;
+    for (std::size_t v = 0; v < n; ++v) {
+      for (const auto t : nodes.reads(v)) {
+        if (nodes.producer[t] != v) {
+          read.insert(t);
+        }
+      }
+    }
+    for (const auto t : read) {
+      const auto p = nodes.producer[t];
+      if (p == sp::node_graph::no_producer) {
+        continue;
+      }
+      if (const auto* type = types.find(nodes.tensors[t])) {
+        if (const auto b = sp::shapes::value_bytes(*type)) {
+          want[p] += b->bytes;
+        }
+      }
+    }
+    CHECK(w.output_bytes == want);
+    if (&m == &models.front()) { // Split: s1, [2, 3, 3] floats
+      CHECK(w.output_bytes[1] == 2 * 3 * 3 * 4);
+    }
+    CHECK(std::count_if(want.begin(), want.end(), [](auto b) { return b > 0; }) > 0);
+    // The weights (found beside inference) as found alone.
+    const auto weights = sp::shapes::weights_of(m.graph(), nodes);
+    CHECK(w.initializer_bytes == weights.tensor_bytes());
+    for (std::size_t v = 0; v < n; ++v) {
+      REQUIRE(w.held_bytes[v] == weights.held_bytes(v));
+    }
+  }
 }
 
 TEST_CASE("weights_of: many nodes, Constants and subgraphs on both sides of every cut") {
