@@ -3,6 +3,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cmath>
+#include <future>
 
 #include <boost/property_map/property_map.hpp>
 
@@ -103,13 +104,24 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
     return io::named_split{std::move(name), evaluate(view, r, cost, capped, bytes, eo),
                            planned_largest(r)};
   };
+  // The baselines, each a pass over every node or more, side by side (all
+  // read the model only); taken in order, so that an error is the first
+  // one's, as one after the other.
+  const auto beside = [&](std::string name, auto split) {
+    return std::async(std::launch::async, [&measured, name = std::move(name), split] {
+      return measured(name, split());
+    });
+  };
+  std::future<io::named_split> others[] = {
+      beside("uniform (DeepSpeed)", [&] { return baselines::uniform(view, a.stages); }),
+      beside("parameters (DeepSpeed)",
+             [&] { return baselines::by_weight(view, m.by_node(m.w.parameter_bytes), a.stages); }),
+      beside("equal cost, greedy (PiPPy)",
+             [&] { return baselines::greedy_threshold(view, cost, a.stages); })};
   s.plan = measured("shardpoint", best.result);
-  s.baselines.push_back(measured("uniform (DeepSpeed)", baselines::uniform(view, a.stages)));
-  s.baselines.push_back(
-      measured("parameters (DeepSpeed)",
-               baselines::by_weight(view, m.by_node(m.w.parameter_bytes), a.stages)));
-  s.baselines.push_back(
-      measured("equal cost, greedy (PiPPy)", baselines::greedy_threshold(view, cost, a.stages)));
+  for (auto& f : others) {
+    s.baselines.push_back(f.get());
+  }
   if (mem) {
     s.memory_notes = mem->notes;
     for (const auto& g : evaluate(view, best.result, cost, m.params).stages) {
