@@ -244,13 +244,13 @@ public:
         const auto& t = g.initializer(k);
         tensor& at = s_.tensors[s_.initializers[static_cast<std::size_t>(k)]];
         at.data = &t;
-        TypeProto type;
-        initializer_type(t, type);
         if (at.type != nullptr) {
+          TypeProto type;
+          initializer_type(t, type);
           si::checkShapesAndTypes(type, *at.type);
         } else if (model_.ir_version() >= 4) {
           at.type = s_.new_type();
-          *at.type = type;
+          initializer_type(t, *at.type);
           at.typed_by = &t;
         }
       }

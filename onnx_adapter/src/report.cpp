@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <future>
 #include <map>
 #include <set>
 #include <string_view>
@@ -24,36 +25,6 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
   const auto& g = model.graph();
   report r;
   r.diagnostics = std::move(diagnostics);
-  // Every weight counted (shapes::model_weights): a group holds each weight
-  // tensor its nodes read once, and what its nodes hold themselves.
-  const shapes::model_weights weights = shapes::weights_of(g, nodes);
-  struct group {
-    std::size_t nodes = 0;
-    std::vector<std::uint32_t> params;
-    std::int64_t held = 0;
-  };
-  std::map<std::pair<int, int>, group> groups;
-  for (std::size_t v = 0; v < result.size(); ++v) {
-    auto& gr = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
-    ++gr.nodes;
-    gr.held += weights.held_bytes(v);
-    for (auto t : nodes.reads(v)) {
-      if (weights.tensors[t].bytes >= 0) {
-        gr.params.push_back(t);
-      }
-    }
-  }
-  for (auto& [key, group] : groups) {
-    auto& params = group.params;
-    std::sort(params.begin(), params.end());
-    params.erase(std::unique(params.begin(), params.end()), params.end());
-    group_report gr{key.first, key.second, group.nodes, group.held};
-    for (auto t : params) {
-      gr.parameter_bytes += weights.tensors[t].bytes;
-    }
-    r.groups.push_back(gr);
-  }
-
   r.boundary = result.has_stages() ? "stage" : "device";
   const auto side = [&](std::size_t v) {
     return (result.has_stages() ? result.stage(v) : result.device(v)).value_or(-1);
@@ -67,18 +38,62 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
       }
     }
   }
-  if (!crossings.empty()) {
-    const inferred_shapes types(model, sized.active());
-    for (const auto& [from, to, name] : crossings) {
-      crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
-      if (const auto* type = types.find(name)) {
-        if (const auto b = value_bytes(*type)) {
-          c.bytes = b->bytes;
-          c.per = b->per;
+  // The groups: every weight counted (shapes::model_weights): a group holds
+  // each weight tensor its nodes read once, and what its nodes hold
+  // themselves. They need no shapes: found beside shape inference where
+  // it leaves the model untouched, its error first, as when found before.
+  const auto find_groups = [&] {
+    const shapes::model_weights weights = shapes::weights_of(g, nodes);
+    struct group {
+      std::size_t nodes = 0;
+      std::vector<std::uint32_t> params;
+      std::int64_t held = 0;
+    };
+    std::map<std::pair<int, int>, group> groups;
+    for (std::size_t v = 0; v < result.size(); ++v) {
+      auto& gr = groups[{result.device(v).value_or(-1), result.stage(v).value_or(-1)}];
+      ++gr.nodes;
+      gr.held += weights.held_bytes(v);
+      for (auto t : nodes.reads(v)) {
+        if (weights.tensors[t].bytes >= 0) {
+          gr.params.push_back(t);
         }
       }
-      r.crossings.push_back(std::move(c));
     }
+    for (auto& [key, group] : groups) {
+      auto& params = group.params;
+      std::sort(params.begin(), params.end());
+      params.erase(std::unique(params.begin(), params.end()), params.end());
+      group_report gr{key.first, key.second, group.nodes, group.held};
+      for (auto t : params) {
+        gr.parameter_bytes += weights.tensors[t].bytes;
+      }
+      r.groups.push_back(gr);
+    }
+  };
+  if (crossings.empty()) {
+    find_groups();
+    return r;
+  }
+  std::future<void> beside;
+  if (inferred_shapes::leaves_untouched(model, sized.active())) {
+    beside = std::async(std::launch::async, find_groups);
+  } else {
+    find_groups();
+  }
+  const inferred_shapes types(model, sized.active());
+  if (beside.valid()) {
+    beside.get();
+  }
+  for (const auto& [from, to, name] : crossings) {
+    crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
+    if (const auto* type = types.find(name)) {
+      if (const auto b = value_bytes(*type)) {
+        c.bytes = b->bytes;
+        c.per = b->per;
+      }
+    }
+    r.crossings.push_back(std::move(c));
   }
   return r;
 }

@@ -10,6 +10,8 @@
 
 #include <onnx/checker.h>
 
+#include <shardpoint/io/report.hpp>
+
 #include "onnx_support.hpp"
 
 namespace sp = shardpoint::onnx;
@@ -371,6 +373,30 @@ TEST_CASE("synth decoder: 29 nodes a layer, a valid model, sizes for every cut")
   CHECK(r.crossings[0].name == "layer1/mlp_residual");
   CHECK(r.crossings[0].bytes == 16 * 8 * 4);
   CHECK_THROWS_AS(sp::synth_decoder(0), sp::input_error);
+}
+
+TEST_CASE("the report: the same groups and crossings, weights found beside inference or before") {
+  // Node by node, the groups are found beside shape inference; with a
+  // model-local function, InferShapes changes the model as it runs and
+  // they are found before it. The same model otherwise: the same report.
+  auto plain = sp::synth_decoder(4);
+  auto with_function = plain;
+  with_function.add_functions()->set_name("unused");
+  std::vector<std::string> reports;
+  for (auto* m : {&plain, &with_function}) {
+    auto& g = *m->mutable_graph();
+    const auto nodes = sp::build_graph(g);
+    const auto result = sp::shard(g, nodes, {{28, 0, 0}, {57, 1, 1}, {86, 2, 2}});
+    const auto r = sp::make_report(*m, nodes, result, {});
+    REQUIRE(r.groups.size() == 4);
+    CHECK(r.groups[0].nodes == 29);
+    CHECK(r.groups[3].nodes == 29);
+    CHECK(r.groups[1].parameter_bytes > 0);
+    REQUIRE(r.crossings.size() == 3);
+    CHECK(r.crossings[2].bytes == 16 * 8 * 4);
+    reports.push_back(shardpoint::io::to_json(r));
+  }
+  CHECK(reports[0] == reports[1]);
 }
 
 TEST_CASE("the report's shape inference returns the model exactly as it was") {
