@@ -163,7 +163,8 @@ simulate_outcome simulate_times(const simulate_request& a) {
   if (a.schedule.empty()) {
     throw usage_error("stage times need a training schedule (--schedule)");
   }
-  if (a.cost != simulate_request{}.cost) {
+  static const simulate_request defaults;
+  if (a.cost != defaults.cost) {
     throw usage_error("--cost prices a model's nodes; --stage-times gives the times");
   }
   auto stages = detail::given_stages(a);

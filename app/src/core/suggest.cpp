@@ -170,7 +170,8 @@ io::picture draw_suggestion(model_source& source, const laid_out_model& m,
   for (const auto& b : s.baselines) {
     p.baselines.emplace_back(b.name, b.metrics.bottleneck);
   }
-  detail::add_run(p, source, by_node, cost_named(a.cost), simulate_request{});
+  const simulate_request forward; // the forward passes, as simulate runs them by default
+  detail::add_run(p, source, by_node, cost_named(a.cost), forward);
   p.command = "suggest";
   p.title = a.report.title;
   detail::add_estimates(p, s.estimates);
