@@ -6,8 +6,10 @@
 #      the libFuzzer targets (tests/fuzz) run side by side on a fixed seed
 #      (the same tree, the same verdict); every input they once failed on is
 #      a ctest in all three builds (tests/fuzz/regressions)
-#   3b. the runtime's concurrent tests with clang++ under ThreadSanitizer
-#      (the ONNX adapter and the command line included in all three)
+#   3b. the runtime's concurrent tests, and the ONNX adapter's tests of its
+#      passes in chunks and beside shape inference, with clang++ under
+#      ThreadSanitizer (the ONNX adapter and the command line included in
+#      all three builds above)
 #      and a smoke run of each benchmark binary at a tiny size
 #   4. a downstream project, built against the installed package in Release
 #      -O3 -Werror with g++ and with clang++: the README's quick-start example
@@ -91,12 +93,15 @@ else
   status=1
 fi
 
-echo "== tsan: the runtime's tests under ThreadSanitizer"
+echo "== tsan: the runtime's tests and the adapter's passes side by side under ThreadSanitizer"
 if cmake -S . -B build/tsan -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_SANITIZE=thread >build/tsan.configure.log 2>&1 &&
-  cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline test_schedules; then
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_SANITIZE=thread -DSHARDPOINT_BUILD_ONNX=ON \
+  >build/tsan.configure.log 2>&1 &&
+  cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline \
+    test_schedules test_infer test_onnx_models; then
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline|schedules)$' --output-on-failure 2>&1 |
+    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline|schedules|infer|onnx_models)$' \
+    --output-on-failure 2>&1 |
     tee build/tsan.ctest.log || status=1
   count build/tsan.ctest.log
 else
