@@ -3,7 +3,6 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <string_view>
 #include <unordered_map>
 
@@ -172,18 +171,9 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
       }
     }
   };
-  // Shape inference is the longest step and runs node after node: where it
-  // leaves the model untouched, the rest runs beside it on another core.
-  std::future<void> beside;
-  if (inferred_shapes::leaves_untouched(model, sized.active())) {
-    beside = std::async(std::launch::async, unshaped);
-  } else {
-    unshaped();
-  }
-  const inferred_shapes types(model, sized.active());
-  if (beside.valid()) {
-    beside.get(); // its error first, as when it ran first
-  }
+  // Shape inference is the longest step and runs node after node: the rest
+  // runs beside it on another core where it can.
+  const inferred_shapes types(model, sized.active(), unshaped);
   if (how == cost_model::flops) {
     w.cost = flops_costs(g, types, &w.guessed);
   } else if (how == cost_model::params) {

@@ -406,9 +406,10 @@ bool node_inference::handles(const ::onnx::ModelProto& model) {
 }
 
 std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& model) {
-  if (!handled(model)) {
-    return nullptr;
-  }
+  return handled(model) ? make_handled(model) : nullptr;
+}
+
+std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::ModelProto& model) {
   auto s = std::make_unique<state>(model.graph());
   s->graph = &model.graph();
   inference(model, *s).run();

@@ -75,6 +75,8 @@ public:
   static std::unique_ptr<node_inference> make(const ::onnx::ModelProto& model);
   /// Whether `model` is one this pass handles: make() returns a result.
   static bool handles(const ::onnx::ModelProto& model);
+  /// make() of a model handles() said this pass handles.
+  static std::unique_ptr<node_inference> make_handled(const ::onnx::ModelProto& model);
 
   node_inference(const node_inference&) = delete;
   node_inference& operator=(const node_inference&) = delete;

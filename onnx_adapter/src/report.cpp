@@ -2,7 +2,6 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
-#include <future>
 #include <map>
 #include <set>
 #include <string_view>
@@ -41,7 +40,7 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
   // The groups: every weight counted (shapes::model_weights): a group holds
   // each weight tensor its nodes read once, and what its nodes hold
   // themselves. They need no shapes: found beside shape inference where
-  // it leaves the model untouched, its error first, as when found before.
+  // it can (inferred_shapes).
   const auto find_groups = [&] {
     const shapes::model_weights weights = shapes::weights_of(g, nodes);
     struct group {
@@ -75,16 +74,7 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
     find_groups();
     return r;
   }
-  std::future<void> beside;
-  if (inferred_shapes::leaves_untouched(model, sized.active())) {
-    beside = std::async(std::launch::async, find_groups);
-  } else {
-    find_groups();
-  }
-  const inferred_shapes types(model, sized.active());
-  if (beside.valid()) {
-    beside.get();
-  }
+  const inferred_shapes types(model, sized.active(), find_groups);
   for (const auto& [from, to, name] : crossings) {
     crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
     if (const auto* type = types.find(name)) {

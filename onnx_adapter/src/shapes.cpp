@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <onnx/shape_inference/implementation.h>
 
+#include <future>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -241,11 +242,26 @@ bool inferred_shapes::leaves_untouched(const ::onnx::ModelProto& model, bool pro
 
 inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data)
     : graph_(&model.graph()) {
-  if (!propagate_data) {
-    by_node_ = node_inference::make(model);
-    if (by_node_) {
-      return;
-    }
+  infer(model, propagate_data, leaves_untouched(model, propagate_data));
+}
+
+inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data,
+                                 const std::function<void()>& unshaped)
+    : graph_(&model.graph()) {
+  if (!leaves_untouched(model, propagate_data)) {
+    unshaped(); // before InferShapes writes to the model
+    infer(model, propagate_data, false);
+    return;
+  }
+  auto beside = std::async(std::launch::async, unshaped);
+  infer(model, propagate_data, true); // (throws bad_alloc at most; `beside` is waited for)
+  beside.get();
+}
+
+void inferred_shapes::infer(::onnx::ModelProto& model, bool propagate_data, bool by_node) {
+  if (by_node) {
+    by_node_ = node_inference::make_handled(model);
+    return;
   }
   std::vector<::onnx::GraphProto*> pending{model.mutable_graph()};
   while (!pending.empty()) {

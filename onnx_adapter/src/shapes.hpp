@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -75,6 +76,12 @@ public:
 
   /// `propagate_data`: with ONNX's data propagation (shape computations).
   explicit inferred_shapes(::onnx::ModelProto& model, bool propagate_data = false);
+  /// The same, and `unshaped` -- work that needs no shapes and only reads
+  /// the model -- run beside inference on another core where inference
+  /// leaves the model untouched (leaves_untouched), else before it. Its
+  /// error is thrown as it would be had it run first.
+  inferred_shapes(::onnx::ModelProto& model, bool propagate_data,
+                  const std::function<void()>& unshaped);
   inferred_shapes(const inferred_shapes&) = delete;
   inferred_shapes& operator=(const inferred_shapes&) = delete;
   ~inferred_shapes();
@@ -91,6 +98,8 @@ public:
   std::vector<const ::onnx::TypeProto*> find_all(const std::vector<std::string_view>& names) const;
 
 private:
+  void infer(::onnx::ModelProto& model, bool propagate_data, bool by_node);
+
   struct saved_graph {
     ::onnx::GraphProto* graph;
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> value_info;

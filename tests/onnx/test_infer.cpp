@@ -376,6 +376,28 @@ TEST_CASE("inferred_shapes: types by node position, by node or by InferShapes") 
   }
 }
 
+TEST_CASE("inferred_shapes: work handed to it runs, beside or before, its error first") {
+  auto m = base_model();
+  auto with_if = m;
+  onnx_test::add_if(*with_if.mutable_graph(), "if", "x", "y");
+  for (auto* model : {&m, &with_if}) {
+    CAPTURE(model == &m);
+    const std::string before = model->SerializeAsString();
+    bool ran = false;
+    {
+      const sp::shapes::inferred_shapes types(*model, false, [&] { ran = true; });
+      CHECK(ran);
+      CHECK(types.find("a") != nullptr);
+    }
+    CHECK(model->SerializeAsString() == before);
+    CHECK_THROWS_WITH_AS(
+        sp::shapes::inferred_shapes(*model, false,
+                                    [] { throw shardpoint::bad_input_error("the weights"); }),
+        "the weights", shardpoint::bad_input_error);
+    CHECK(model->SerializeAsString() == before);
+  }
+}
+
 TEST_CASE("measure_nodes: output bytes found by node position, the weights beside inference") {
   // Held to a reference by name: per tensor a node other than its producer
   // reads, its type found by name, its bytes added to its producer's.
