@@ -50,20 +50,25 @@ shard_file_outcome shard_file(const shard_options& a) {
                  {{a.model.config, "the sharding config"}});
   auto& output = outputs.file(out.output, a.in_place ? "--in-place" : "--output-model");
   const onnx::input_sizes sizes = a.shapes.sizes(); // (flags checked before any work)
-  auto [sharded, diagnostics] = shard_model(a.model, a.pipeline);
+  shard_outcome done = shard_model(a.model, a.pipeline);
+  auto& sharded = done.sharded; // (a reference, not a binding: the lambda below captures it)
+  auto& diagnostics = done.diagnostics;
   if (!a.in_place) {
     protect_inputs(outputs, a.model.input, &sharded.model);
   }
-  const bool failed = has_errors(diagnostics);
-  auto& model = sharded.model.proto();
+  const bool write = !has_errors(diagnostics) || a.force;
   out.diagnostics = diagnostics;
+  const auto save = [&] { onnx::save_model(sharded.model, output.staging()); };
   if (a.report.format != "none") {
+    // The model is written beside the report's shape inference where it can.
     const auto r =
-        onnx::make_report(model, sharded.nodes, sharded.result, std::move(diagnostics), &sizes);
+        onnx::make_report(sharded.model.proto(), sharded.nodes, sharded.result,
+                          std::move(diagnostics), &sizes, write ? save : std::function<void()>());
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  } else if (write) {
+    save();
   }
-  if (!failed || a.force) {
-    onnx::save_model(sharded.model, output.staging());
+  if (write) {
     outputs.commit();
     out.written = true;
   }

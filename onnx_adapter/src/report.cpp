@@ -17,9 +17,14 @@ namespace shardpoint::onnx {
 using shapes::inferred_shapes;
 using shapes::value_bytes;
 
-report make_report(::onnx::ModelProto& model, const node_graph& nodes,
-                   const sharding_result& result, std::vector<diagnostic> diagnostics,
-                   const input_sizes* sizes) {
+namespace {
+
+// The report, and `also` run beside its shape inference when the model is
+// not sized (sized inputs are written into the model while the report is
+// made): whether it ran in `ran`.
+report make(::onnx::ModelProto& model, const node_graph& nodes, const sharding_result& result,
+            std::vector<diagnostic> diagnostics, const input_sizes* sizes,
+            const std::function<void()>& also, bool& ran) {
   const shapes::sized_inputs sized(model, sizes); // checked whether or not anything crosses
   const auto& g = model.graph();
   report r;
@@ -70,11 +75,18 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
       r.groups.push_back(gr);
     }
   };
-  if (crossings.empty()) {
+  const auto unshaped = [&] {
     find_groups();
+    if (also && !sized.active()) {
+      also();
+      ran = true;
+    }
+  };
+  if (crossings.empty()) {
+    unshaped();
     return r;
   }
-  const inferred_shapes types(model, sized.active(), find_groups);
+  const inferred_shapes types(model, sized.active(), unshaped);
   for (const auto& [from, to, name] : crossings) {
     crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
     if (const auto* type = types.find(name)) {
@@ -84,6 +96,19 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
       }
     }
     r.crossings.push_back(std::move(c));
+  }
+  return r;
+}
+
+} // namespace
+
+report make_report(::onnx::ModelProto& model, const node_graph& nodes,
+                   const sharding_result& result, std::vector<diagnostic> diagnostics,
+                   const input_sizes* sizes, const std::function<void()>& also) {
+  bool ran = false;
+  report r = make(model, nodes, result, std::move(diagnostics), sizes, also, ran);
+  if (also && !ran) {
+    also(); // the model as it was given
   }
   return r;
 }

@@ -399,6 +399,55 @@ TEST_CASE("the report: the same groups and crossings, weights found beside infer
   CHECK(reports[0] == reports[1]);
 }
 
+TEST_CASE("the report: other work beside its shape inference, or after it on the model as given") {
+  // `also` (shard writes the model with it) runs on another thread beside
+  // inference node by node; through InferShapes, before it, on this
+  // thread; with sizes given (written into the model while the report is
+  // made), after the report. It always sees the model as given.
+  auto plain = sp::synth_decoder(3);
+  auto* tokens = plain.mutable_graph()->mutable_input(0);
+  tokens->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param(
+      "batch");
+  auto with_function = plain;
+  with_function.add_functions()->set_name("unused");
+  sp::input_sizes sized;
+  sized.dims.push_back({"batch", 4});
+  const struct {
+    ::onnx::ModelProto* model;
+    const sp::input_sizes* sizes;
+    bool beside;
+  } runs[] = {{&plain, nullptr, true}, {&with_function, nullptr, false}, {&plain, &sized, false}};
+  for (const auto& run : runs) {
+    CAPTURE(run.model == &plain);
+    CAPTURE(run.sizes != nullptr);
+    auto& m = *run.model;
+    const std::string before = m.SerializeAsString();
+    const auto nodes = sp::build_graph(m.graph());
+    const auto result = sp::shard(m.graph(), nodes, {{28, 0, 0}, {57, 1, 1}});
+    std::string seen;
+    std::thread::id on;
+    const auto r = sp::make_report(m, nodes, result, {}, run.sizes, [&] {
+      seen = m.SerializeAsString();
+      on = std::this_thread::get_id();
+    });
+    CHECK(seen == before);
+    CHECK((on != std::this_thread::get_id()) == run.beside);
+    REQUIRE(r.crossings.size() == 2);
+    CHECK(r.crossings[0].bytes == (run.sizes ? 4 : 1) * 16 * 8 * 4);
+    // Its error comes through, and the model is as given.
+    CHECK_THROWS_WITH_AS(sp::make_report(m, nodes, result, {}, run.sizes,
+                                         [] { throw sp::input_error("cannot write"); }),
+                         "cannot write", sp::input_error);
+    CHECK(m.SerializeAsString() == before);
+  }
+  // Nothing crosses: no inference, `also` runs all the same.
+  const auto nodes = sp::build_graph(plain.graph());
+  bool ran = false;
+  sp::make_report(plain, nodes, sp::shard(plain.graph(), nodes, {}), {}, nullptr,
+                  [&] { ran = true; });
+  CHECK(ran);
+}
+
 TEST_CASE("the report's shape inference returns the model exactly as it was") {
   auto m = sp::synth_decoder(3);
   auto& g = *m.mutable_graph();

@@ -6,6 +6,7 @@
 #ifndef SHARDPOINT_ONNX_REPORT_HPP
 #define SHARDPOINT_ONNX_REPORT_HPP
 
+#include <functional>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -30,9 +31,14 @@ using io::to_table;
 /// sized as `sizes` says, when given (--input-shape, --dim; refused as
 /// estimate_costs refuses them). Shape inference runs on `model` itself,
 /// which is returned exactly as it was (also when an exception leaves).
+///
+/// `also`, when given, is other work that only reads `model` (writing the
+/// sharded model, say): run beside the report's shape inference where that
+/// leaves the model untouched and no sizes are given, else after the report
+/// is made. Its error is thrown as the report's would be.
 report make_report(::onnx::ModelProto& model, const node_graph& nodes,
                    const sharding_result& result, std::vector<diagnostic> diagnostics,
-                   const input_sizes* sizes = nullptr);
+                   const input_sizes* sizes = nullptr, const std::function<void()>& also = {});
 
 } // namespace shardpoint::onnx
 
