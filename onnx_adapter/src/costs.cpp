@@ -191,14 +191,7 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
     if (p == node_graph::no_producer || !read[t]) {
       continue;
     }
-    const auto& producer = g.node(static_cast<int>(p));
-    int j = 0; // the output of p that t is (one is: build_graph)
-    while (j < producer.output_size() && producer.output(j) != nodes.tensors[t]) {
-      ++j;
-    }
-    const auto* type = j < producer.output_size()
-                           ? types.output_type(p, static_cast<std::size_t>(j))
-                           : types.find(nodes.tensors[t]);
+    const auto* type = types.produced_type(nodes, t);
     guessed_bytes[p] = shapes::has_free_dims(type, w.guessed.symbols) || guessed_bytes[p];
     if (type != nullptr) {
       if (const auto b = shapes::value_bytes(*type)) {

@@ -437,22 +437,6 @@ std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::Model
   return std::unique_ptr<node_inference>(new node_inference(std::move(s)));
 }
 
-std::vector<const TypeProto*>
-node_inference::find_all(const std::vector<std::string_view>& names) const {
-  std::vector<const TypeProto*> out(names.size(), nullptr);
-  prefetched_probes lookups(state_->names,
-                            [&](std::string_view name, std::size_t hash, std::size_t at) {
-                              if (const auto id = state_->names.find(name, hash)) {
-                                out[at] = state_->tensors[*id].result;
-                              }
-                            });
-  for (std::size_t at = 0; at < names.size(); ++at) {
-    lookups.push(names[at], at);
-  }
-  lookups.flush();
-  return out;
-}
-
 const TypeProto* node_inference::input_type(std::size_t v, std::size_t i) const {
   return state_->tensors[state_->node_names[state_->node_offsets[v] + i]].result;
 }

@@ -88,9 +88,6 @@ public:
   /// up (every node's names are interned, by node, before inference).
   [[nodiscard]] const ::onnx::TypeProto* input_type(std::size_t v, std::size_t i) const;
   [[nodiscard]] const ::onnx::TypeProto* output_type(std::size_t v, std::size_t j) const;
-  /// find() of each name, in order, with their slots prefetched.
-  [[nodiscard]] std::vector<const ::onnx::TypeProto*>
-  find_all(const std::vector<std::string_view>& names) const;
 
   struct state; ///< (internal)
 

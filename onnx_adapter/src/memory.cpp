@@ -274,8 +274,6 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   std::set<std::size_t> guessed_nodes;
   {
     const shapes::inferred_shapes types(model, sized.active());
-    const auto found =
-        types.find_all(std::vector<std::string_view>(nodes.tensors.begin(), nodes.tensors.end()));
     for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
       const auto p = nodes.producer[t];
       if (p == node_graph::no_producer) {
@@ -286,7 +284,7 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
       if (producer.op_type() == "Constant" && producer.domain().empty()) {
         continue;
       }
-      const auto* type = found[t];
+      const auto* type = types.produced_type(nodes, t);
       const auto b = type ? shapes::value_bytes(*type) : std::nullopt;
       if (!b) {
         ++unknown;

@@ -4,7 +4,6 @@
 #ifndef SHARDPOINT_ONNX_SRC_NAME_IDS_HPP
 #define SHARDPOINT_ONNX_SRC_NAME_IDS_HPP
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -60,13 +59,6 @@ public:
     return at.id == empty ? std::nullopt : std::optional(at.id);
   }
 
-  /// The hash add() takes, with the slot it starts from fetched into the
-  /// cache meanwhile (see prefetched_probes).
-  [[nodiscard]] std::size_t hash(std::string_view name) const {
-    const std::size_t h = hash_only(name);
-    prefetch(h);
-    return h;
-  }
   /// The hash alone: safe from several threads at once.
   [[nodiscard]] static std::size_t hash_only(std::string_view name) {
     return std::hash<std::string_view>{}(name);
@@ -139,49 +131,6 @@ struct hashed_name {
   std::uint32_t size; // and so are the nodes
   std::uint32_t node;
   std::size_t hash;
-};
-
-/// Names handed to `done(name, hash, context)` in the order pushed, each
-/// hashed (its slot prefetched) `depth` names before, for `done` to add or
-/// find with that hash: a table of 10^6 names outgrows the cache, and a
-/// miss a name, one after the other, was most of interning them; a few in
-/// flight at once hide most of it. flush() hands over the rest.
-template <class Done, std::size_t depth = 16>
-class prefetched_probes {
-public:
-  prefetched_probes(const name_ids& ids, Done done) : ids_(ids), done_(std::move(done)) {}
-
-  void push(std::string_view name, std::size_t context) {
-    if (count_ == depth) {
-      pop();
-    }
-    ring_[(head_ + count_) % depth] = {name, ids_.hash(name), context};
-    ++count_;
-  }
-  void flush() {
-    while (count_ > 0) {
-      pop();
-    }
-  }
-
-private:
-  struct pending {
-    std::string_view name;
-    std::size_t hash = 0;
-    std::size_t context = 0;
-  };
-  void pop() {
-    const pending p = ring_[head_];
-    head_ = (head_ + 1) % depth;
-    --count_;
-    done_(p.name, p.hash, p.context);
-  }
-
-  const name_ids& ids_;
-  Done done_;
-  std::array<pending, depth> ring_{};
-  std::size_t head_ = 0;
-  std::size_t count_ = 0;
 };
 
 } // namespace shardpoint::onnx

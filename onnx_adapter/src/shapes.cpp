@@ -307,19 +307,6 @@ inferred_shapes::~inferred_shapes() {
   }
 }
 
-std::vector<const ::onnx::TypeProto*>
-inferred_shapes::find_all(const std::vector<std::string_view>& names) const {
-  if (by_node_) {
-    return by_node_->find_all(names);
-  }
-  std::vector<const ::onnx::TypeProto*> out;
-  out.reserve(names.size());
-  for (const auto name : names) {
-    out.push_back(find(name));
-  }
-  return out;
-}
-
 const ::onnx::TypeProto* inferred_shapes::input_type(std::size_t v, std::size_t i) const {
   if (by_node_) {
     return by_node_->input_type(v, i);
@@ -332,6 +319,18 @@ const ::onnx::TypeProto* inferred_shapes::output_type(std::size_t v, std::size_t
     return by_node_->output_type(v, j);
   }
   return find(graph_->node(static_cast<int>(v)).output(static_cast<int>(j)));
+}
+
+const ::onnx::TypeProto* inferred_shapes::produced_type(const node_graph& nodes,
+                                                        std::size_t t) const {
+  const auto p = nodes.producer[t];
+  const auto& producer = graph_->node(static_cast<int>(p));
+  for (int j = 0; j < producer.output_size(); ++j) { // one is t (build_graph)
+    if (producer.output(j) == nodes.tensors[t]) {
+      return output_type(p, static_cast<std::size_t>(j));
+    }
+  }
+  return find(nodes.tensors[t]);
 }
 
 const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {

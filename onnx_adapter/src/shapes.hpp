@@ -94,8 +94,9 @@ public:
   /// was inferred node by node.
   const ::onnx::TypeProto* input_type(std::size_t v, std::size_t i) const;
   const ::onnx::TypeProto* output_type(std::size_t v, std::size_t j) const;
-  /// find() of each name, in order (with a few lookups in flight at once).
-  std::vector<const ::onnx::TypeProto*> find_all(const std::vector<std::string_view>& names) const;
+  /// find() of `nodes.tensors[t]`, which a node writes (nodes.producer[t]):
+  /// by its place among that node's outputs.
+  const ::onnx::TypeProto* produced_type(const node_graph& nodes, std::size_t t) const;
 
 private:
   void infer(::onnx::ModelProto& model, bool propagate_data, bool by_node);
