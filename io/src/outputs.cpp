@@ -497,21 +497,35 @@ void write_atomically(const fs::path& given, const std::function<int(int fd)>& w
   temporaries::get().drop(temp);
 }
 
-void write_file_atomically(const fs::path& path, std::string_view data) {
-  write_atomically(path, [&](int fd) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) {
-          continue;
-        }
-        return errno;
-      }
-      done += static_cast<std::size_t>(n);
+int file_writer::write(std::string_view bytes) noexcept {
+  while (!bytes.empty()) {
+    // In pieces of writeback_bytes at most, so that the disk starts on a
+    // large buffer's first piece while the rest is copied.
+    const std::size_t piece = static_cast<std::size_t>(
+        std::min<std::uint64_t>(bytes.size(), writeback_bytes - (written_ - started_)));
+    const ssize_t n = ::write(fd_, bytes.data(), piece);
+    if (n < 0 && errno == EINTR) {
+      continue;
     }
-    return 0;
-  });
+    if (n <= 0) {
+      return n < 0 ? errno : EIO;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    written_ += static_cast<std::uint64_t>(n);
+    if (written_ - started_ >= writeback_bytes) {
+#ifdef SYNC_FILE_RANGE_WRITE
+      // Errors are the fsync's to report; this only starts the writeback.
+      (void)::sync_file_range(fd_, static_cast<off64_t>(started_),
+                              static_cast<off64_t>(written_ - started_), SYNC_FILE_RANGE_WRITE);
+#endif
+      started_ = written_;
+    }
+  }
+  return 0;
+}
+
+void write_file_atomically(const fs::path& path, std::string_view data) {
+  write_atomically(path, [&](int fd) { return file_writer(fd).write(data); });
 }
 
 // ---- output_set ----------------------------------------------------------------

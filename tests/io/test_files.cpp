@@ -5,10 +5,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +100,46 @@ TEST_CASE("a file is written whole, or not at all") {
   CHECK_THROWS_WITH_AS(io::read_text_file(s / "none", "layout"),
                        doctest::Contains("none': no such layout file"),
                        shardpoint::bad_input_error);
+}
+
+TEST_CASE("file_writer writes every byte, across its writeback points, and says a failure") {
+  scratch s;
+  constexpr std::size_t mib = 1 << 20;
+  // Pieces smaller than, straddling and several times the writeback step.
+  const std::vector<std::size_t> sizes{1, 3 * mib + 7, 0, 9 * mib, 17 * mib + 3, 5};
+  std::string expected;
+  std::vector<std::string> pieces;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    std::string piece(sizes[k], '\0');
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      piece[i] = static_cast<char>((i * 131 + k * 7 + i / 4099) & 0xff);
+    }
+    expected += piece;
+    pieces.push_back(std::move(piece));
+  }
+  io::write_atomically(s / "big.bin", [&](int fd) {
+    io::file_writer out(fd);
+    for (const auto& piece : pieces) {
+      if (const int err = out.write(piece); err != 0) {
+        return err;
+      }
+    }
+    return 0;
+  });
+  std::ifstream in(s / "big.bin", std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(written.size() == expected.size());
+  CHECK(written == expected);
+
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  REQUIRE(full >= 0);
+  CHECK(io::file_writer(full).write("x") == ENOSPC);
+  ::close(full);
+  const int read_only = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE(read_only >= 0);
+  CHECK(io::file_writer(read_only).write("x") == EBADF);
+  CHECK(io::file_writer(read_only).write("") == 0); // nothing to write, nothing done
+  ::close(read_only);
 }
 
 TEST_CASE("a replaced file keeps its mode; only regular files are replaced") {

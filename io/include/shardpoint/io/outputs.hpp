@@ -49,6 +49,7 @@
 #ifndef SHARDPOINT_IO_OUTPUTS_HPP
 #define SHARDPOINT_IO_OUTPUTS_HPP
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -147,6 +148,26 @@ private:
 /// NAME_MAX. On any failure `path` is left as it was, no temporary file
 /// remains, and bad_input_error says "'path': what went wrong".
 void write_atomically(const std::filesystem::path& path, const std::function<int(int fd)>& write);
+
+/// Writes to a file descriptor in full -- again after a short write or EINTR
+/// -- and, every `writeback_bytes`, asks the kernel to start putting what
+/// came before on the disk (Linux's sync_file_range), so that the fsync with
+/// which write_atomically ends waits for the last few MiB, not for the whole
+/// file (ResNet-50's `shard --report none`, 100 MB out, went from 0.09 to
+/// 0.06 s: bench/README.md). A hint only: where the kernel refuses it, the
+/// fsync does it all.
+class file_writer {
+public:
+  static constexpr std::uint64_t writeback_bytes = 8ULL << 20;
+  explicit file_writer(int fd) noexcept : fd_(fd) {}
+  /// 0, or the errno of the write that failed.
+  [[nodiscard]] int write(std::string_view bytes) noexcept;
+
+private:
+  int fd_;
+  std::uint64_t written_ = 0;
+  std::uint64_t started_ = 0; ///< bytes whose writeback was started
+};
 
 /// A file's fingerprint: "xxh3-64:" and the 16 hex digits of its bytes'
 /// XXH3 64-bit hash (xxHash). bad_input_error when it cannot be read.
