@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,6 +18,7 @@
 
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/outputs.hpp>
 #include <shardpoint/onnx/split.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
@@ -407,47 +407,48 @@ std::string relocated(const std::string& location, const std::string& tensor,
 void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::TensorProto*>& sources,
                  const std::vector<int>& indices, const loaded_model* whole, const fs::path& data,
                  const std::string& location, const fs::path& model_dir) {
-  std::ofstream out(data, std::ios::binary);
-  if (!out) {
-    throw input_error(io::quote(data.string()) + ": cannot be created: " + std::strerror(errno));
-  }
-  std::uint64_t at = 0;
-  for (int k = 0; k < stage.initializer_size(); ++k) {
-    auto& t = *stage.mutable_initializer(k);
-    const auto reread = whole != nullptr
-                            ? initializer_with_data(*whole, indices[static_cast<std::size_t>(k)])
-                            : std::nullopt;
-    const auto& source = reread ? *reread : *sources[static_cast<std::size_t>(k)];
-    if (!element_bytes(source.data_type())) {
-      t.CopyFrom(source); // strings stay inline
-      continue;
+  // Through write_atomically, as every output: synced before the folder is
+  // committed, and a failed write said as one.
+  io::write_atomically(data, [&](int fd) {
+    io::file_writer out(fd);
+    int err = 0;
+    const auto put = [&](std::string_view bytes) { err = err != 0 ? err : out.write(bytes); };
+    static constexpr char zeros[64] = {};
+    std::uint64_t at = 0;
+    for (int k = 0; k < stage.initializer_size(); ++k) {
+      auto& t = *stage.mutable_initializer(k);
+      const auto reread = whole != nullptr
+                              ? initializer_with_data(*whole, indices[static_cast<std::size_t>(k)])
+                              : std::nullopt;
+      const auto& source = reread ? *reread : *sources[static_cast<std::size_t>(k)];
+      if (!element_bytes(source.data_type())) {
+        t.CopyFrom(source); // strings stay inline
+        continue;
+      }
+      const std::uint64_t pad = (64 - at % 64) % 64;
+      put({zeros, static_cast<std::size_t>(pad)});
+      at += pad;
+      const std::uint64_t begin = at;
+      for_each_chunk(source, model_dir, [&](const char* p, std::size_t n) {
+        put({p, n});
+        at += n;
+      });
+      t.set_name(source.name());
+      t.set_data_type(source.data_type());
+      t.mutable_dims()->CopyFrom(source.dims());
+      t.set_doc_string(source.doc_string());
+      t.set_data_location(::onnx::TensorProto::EXTERNAL);
+      const auto add = [&](const char* key, const std::string& value) {
+        auto* e = t.add_external_data();
+        e->set_key(key);
+        e->set_value(value);
+      };
+      add("location", location);
+      add("offset", std::to_string(begin));
+      add("length", std::to_string(at - begin));
     }
-    const std::uint64_t pad = (64 - at % 64) % 64;
-    out.write(std::string(pad, '\0').data(), static_cast<std::streamsize>(pad));
-    at += pad;
-    const std::uint64_t begin = at;
-    for_each_chunk(source, model_dir, [&](const char* p, std::size_t n) {
-      out.write(p, static_cast<std::streamsize>(n));
-      at += n;
-    });
-    t.set_name(source.name());
-    t.set_data_type(source.data_type());
-    t.mutable_dims()->CopyFrom(source.dims());
-    t.set_doc_string(source.doc_string());
-    t.set_data_location(::onnx::TensorProto::EXTERNAL);
-    const auto add = [&](const char* key, const std::string& value) {
-      auto* e = t.add_external_data();
-      e->set_key(key);
-      e->set_value(value);
-    };
-    add("location", location);
-    add("offset", std::to_string(begin));
-    add("length", std::to_string(at - begin));
-  }
-  out.flush();
-  if (!out) {
-    throw input_error(io::quote(data.string()) + ": write failed");
-  }
+    return err;
+  });
 }
 
 // write_split() on the whole model, or on a skeleton (`whole`, of which
