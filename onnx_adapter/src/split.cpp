@@ -12,6 +12,9 @@
 #include <unordered_set>
 #include <utility>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -391,6 +394,16 @@ std::string relocated(const std::string& location, const std::string& tensor,
   fs::create_hard_link(file, link, ec);
   if (ec) {
     fs::copy_file(file, link, ec);
+    if (!ec) {
+      // Synced before the folder is committed, as every file written.
+      const int fd = ::open(link.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::fsync(fd) != 0) {
+        ec.assign(errno, std::generic_category());
+      }
+      if (fd >= 0) {
+        ::close(fd);
+      }
+    }
     if (ec) {
       throw input_error(io::quote(link.string()) + ": cannot link or copy the external data file " +
                         io::quote(file.string()) + ": " + ec.message());

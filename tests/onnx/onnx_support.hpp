@@ -109,8 +109,8 @@ inline void to_float_data(::onnx::TensorProto& t) {
 /// A fresh empty folder, removed at the end of the test.
 class temp_dir {
 public:
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "shardpoint-test-XXXXXX").string();
+  explicit temp_dir(const fs::path& parent = fs::temp_directory_path()) {
+    std::string tmpl = (parent / "shardpoint-test-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data());
   }
   ~temp_dir() {
