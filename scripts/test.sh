@@ -23,6 +23,14 @@ root=$PWD
 
 scripts/setup.sh
 
+# A fresh run puts about 6 GB under build/ (five builds, the installed tree,
+# two virtual environments); on a fuller disk it fails as a linker's "No
+# space left on device" somewhere in the middle, so say so first.
+free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [ "${free_kb:-0}" -lt $((6 * 1024 * 1024)) ]; then
+  echo "scripts/test.sh: warning: $((${free_kb:-0} / 1024)) MB free on this disk; a fresh run needs about 6 GB" >&2
+fi
+
 jobs=${SHARDPOINT_JOBS:-2}
 launcher=()
 if command -v ccache >/dev/null; then
