@@ -39,15 +39,27 @@ std::string place(const std::string& source, const YAML::Mark& m) {
              : source + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
+// What check_keys() may visit beyond the nodes the text holds: aliases
+// repeat a node where they stand, and a few hundred bytes of aliases of
+// aliases stand for 10^12 nodes ("billion laughs"), which every reader of
+// the document would walk.
+constexpr std::size_t alias_allowance = 1'000'000;
+
 // Refuses a mapping that holds a key twice (yaml-cpp keeps both, and the
-// readers would take one silently), in `node` and everything inside it.
-void check_keys(const YAML::Node& node, const std::string& source, int depth) {
+// readers would take one silently), in `node` and everything inside it,
+// and a document whose aliases make it more than `budget` nodes.
+void check_keys(const YAML::Node& node, const std::string& source, int depth, std::size_t& budget) {
   if (depth > 256) {
     throw bad_input_error(place(source, node.Mark()) + ": nested more than 256 deep");
   }
+  if (budget == 0) {
+    throw bad_input_error(place(source, node.Mark()) + ": its aliases repeat nodes more than " +
+                          std::to_string(alias_allowance) + " times (an alias bomb?)");
+  }
+  --budget;
   if (node.IsSequence()) {
     for (const auto& item : node) {
-      check_keys(item, source, depth + 1);
+      check_keys(item, source, depth + 1, budget);
     }
     return;
   }
@@ -64,7 +76,8 @@ void check_keys(const YAML::Node& node, const std::string& source, int depth) {
                               place(source, it->second) + ")");
       }
     }
-    check_keys(kv.second, source, depth + 1);
+    check_keys(kv.first, source, depth + 1, budget);
+    check_keys(kv.second, source, depth + 1, budget);
   }
 }
 
@@ -79,24 +92,32 @@ namespace {
 class document_counter : public YAML::EventHandler {
 public:
   std::optional<YAML::Mark> second;
+  std::size_t nodes = 0; ///< of the first document, an alias one
   void OnDocumentStart(const YAML::Mark& mark) override {
     if (++documents_ == 2) {
       second = mark;
     }
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { node(); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { node(); }
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
+                const std::string&) override {
+    node();
+  }
   void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
+                       YAML::EmitterStyle::value) override {
+    node();
+  }
   void OnSequenceEnd() override {}
   void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
+                  YAML::EmitterStyle::value) override {
+    node();
+  }
   void OnMapEnd() override {}
 
 private:
+  void node() { nodes += documents_ == 1 ? 1 : 0; }
   int documents_ = 0;
 };
 
@@ -120,7 +141,8 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     throw bad_input_error(place(source, *counter.second) +
                           ": a second YAML document; the file must hold one (no '---' after it)");
   }
-  check_keys(document, source, 0);
+  std::size_t budget = counter.nodes + alias_allowance;
+  check_keys(document, source, 0, budget);
   return document;
 }
 

@@ -326,3 +326,32 @@ TEST_CASE("a key twice, or a second document, is refused where it is, not read a
           config::parse("---\n- {node: a, device: 0}\n- {node: b, device: 0}\n", "c.yaml");
         }) == "no error");
 }
+
+TEST_CASE("aliases that repeat nodes without end are refused before anything walks them") {
+  // "Billion laughs": each level's anchor aliased ten times by the next, a
+  // few hundred bytes standing for 10^12 nodes; every reader walked them
+  // all (days for this file), to say at the end the key a0 is unknown.
+  std::string bomb = "a0: &a0 [x,x,x,x,x,x,x,x,x,x]\n";
+  for (int level = 1; level <= 11; ++level) {
+    const std::string below = "*a" + std::to_string(level - 1);
+    bomb += "a" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int k = 0; k < 10; ++k) {
+      bomb += (k > 0 ? "," : "") + below;
+    }
+    bomb += "]\n";
+  }
+  bomb += "sharding_info: *a11\n";
+  const auto refused = error_of([&] { config::parse(bomb, "c.yaml"); });
+  CHECK(refused.starts_with("c.yaml:"));
+  CHECK(refused.ends_with(": its aliases repeat nodes more than 1000000 times (an alias bomb?)"));
+  CHECK(error_of([&] { shardpoint::io::parse_layout(bomb, "l.yaml"); }) ==
+        "l.yaml" + refused.substr(6));
+  // Aliases a file could mean are read as ever, and a few levels of them.
+  CHECK(error_of([] {
+          config::parse("- {node: a, device: &d 0, stage: &s 0}\n- {node: b, device: *d, "
+                        "stage: *s}\n",
+                        "c.yaml");
+        }) == "no error");
+  CHECK(error_of([&] { config::parse(bomb.substr(0, bomb.find("a5:")), "c.yaml"); }) ==
+        "c.yaml:1:1: unknown key 'a0' (expected sharding_info, pipelining_info)");
+}
