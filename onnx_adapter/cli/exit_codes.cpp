@@ -4,6 +4,7 @@
 #include <iostream>
 #include <new>
 #include <string_view>
+#include <system_error>
 
 #include <shardpoint/io/text.hpp>
 
@@ -51,6 +52,12 @@ int report_current_exception(const std::string& doing) {
               << " (the input asks for more memory than the process may use)\n";
     return exit_input;
   } catch (const std::exception& e) {
+    if (const auto* system = dynamic_cast<const std::system_error*>(&e);
+        system != nullptr && app::out_of_memory(*system)) {
+      std::cerr << "shardpoint: error: out of memory while " << doing << " ("
+                << system->code().message() << ")\n";
+      return exit_input;
+    }
     std::cerr << "shardpoint: internal error: " << one_line(message_of(e))
               << " (a bug: please report it with the command line)\n";
     return exit_internal;

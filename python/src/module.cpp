@@ -136,6 +136,12 @@ void register_errors(py::module_& m) {
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "shardpoint: out of memory");
     } catch (const std::exception& x) {
+      if (const auto* system = dynamic_cast<const std::system_error*>(&x);
+          system != nullptr && app::out_of_memory(*system)) {
+        PyErr_SetString(PyExc_MemoryError,
+                        ("shardpoint: out of memory (" + system->code().message() + ")").c_str());
+        return;
+      }
       PyErr_SetString(errors()[internal],
                       (std::string(x.what()) + " (a bug in shardpoint: please report it)").c_str());
     }

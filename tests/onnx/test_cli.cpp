@@ -462,6 +462,32 @@ TEST_CASE("running out of memory is one line and exit 2, not an abort") {
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);
   // Nothing but the error text: no output, no temporary.
   CHECK(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()) == 1);
+  // A thread that cannot be started (no room for its stack) is the same
+  // (simulate --mode threads aborted, shard's report said "internal
+  // error", exit 4: an adversarial trial's finding). Each limit either
+  // leaves room for the run or ends it in the one line.
+  int refused = 0;
+  for (int mb = 80; mb <= 240; mb += 20) {
+    CAPTURE(mb);
+    const std::string sim = "ulimit -v " + std::to_string(mb * 1000) + "; '" +
+                            std::string(SHARDPOINT_CLI) +
+                            "' simulate --stage-times 1,1,1,1,1,1,1,1 --schedule 1f1b "
+                            "--batches-per-step 8 --mode threads >/dev/null 2>" +
+                            q(err) + " </dev/null";
+    const int run = std::system(sim.c_str());
+    REQUIRE(WIFEXITED(run));
+    const auto said = onnx_test::read_file(err);
+    CAPTURE(said);
+    if (WEXITSTATUS(run) == 0) {
+      CHECK(said.empty());
+      continue;
+    }
+    ++refused;
+    CHECK(WEXITSTATUS(run) == 2);
+    CHECK(said.starts_with("shardpoint: error: out of memory while running 'shardpoint simulate'"));
+    CHECK(std::count(said.begin(), said.end(), '\n') == 1);
+  }
+  CHECK(refused > 0);
 }
 
 TEST_CASE("inspect lists an unnamed node by the name shard gives it, which --shard takes") {

@@ -9,6 +9,8 @@
 #include <shardpoint/runtime/pipeline.hpp>
 #include <shardpoint/shardpoint.hpp>
 
+#include "address_limit.hpp"
+
 using namespace shardpoint::runtime;
 using shardpoint::sharding_result;
 
@@ -141,6 +143,19 @@ TEST_CASE("threads mode runs the same schedule and reports") {
   CHECK(m.makespan >=
         0.9 * static_cast<double>(m.analytic_makespan)); // real sleeps never end early
   CHECK(m.wall_seconds > 0);
+}
+
+TEST_CASE("threads mode: a device thread that cannot be started is an error, not an abort") {
+#ifdef SHARDPOINT_TEST_SANITIZED
+  MESSAGE("under a sanitizer: not tried (see address_limit.hpp)");
+#else
+  // Room for a few threads' stacks, not for 4096 devices' (it called
+  // std::terminate: simulate --mode threads aborted under a ulimit).
+  CHECK(shardpoint_test::under_address_limit(64 << 20, [] {
+          const session s(plan_of(std::vector<std::int64_t>(4096, 1)), device_manager(4096));
+          (void)s.run_threads({.micro_batches = 2, .unit = std::chrono::microseconds(1)});
+        }) == "system_error");
+#endif
 }
 
 TEST_CASE("PopRT's checks") {

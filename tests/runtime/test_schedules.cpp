@@ -11,6 +11,8 @@
 #include <shardpoint/runtime/schedules.hpp>
 #include <shardpoint/synthetic.hpp>
 
+#include "address_limit.hpp"
+
 using namespace shardpoint::runtime;
 
 namespace {
@@ -274,4 +276,18 @@ TEST_CASE("threaded: every schedule near its virtual makespan, the same in fligh
   CHECK_THROWS_AS(run_schedule_threads(zb, {schedule_kind::zb_h1, 4, 8, 1, false},
                                        std::chrono::microseconds(0)),
                   config_error);
+}
+
+TEST_CASE("threaded: a device thread that cannot be started is an error, not an abort") {
+#ifdef SHARDPOINT_TEST_SANITIZED
+  MESSAGE("under a sanitizer: not tried (see address_limit.hpp)");
+#else
+  // Room for a few threads' stacks, not for 4096: the threads started
+  // return without work and the run throws the system's error.
+  CHECK(shardpoint_test::under_address_limit(64 << 20, [] {
+          (void)run_schedule_threads(equal_stages(4096, 1, 2),
+                                     {schedule_kind::gpipe, 4096, 1, 1, false},
+                                     std::chrono::microseconds(1));
+        }) == "system_error");
+#endif
 }

@@ -10,6 +10,7 @@
 
 #include <exception>
 #include <string_view>
+#include <system_error>
 
 #include <shardpoint/error.hpp>
 
@@ -31,6 +32,14 @@ class check_failed : public shardpoint::bad_input_error {
 /// command line's exit 0 or 3, Python's return or InvalidShardingError.
 /// Each outcome's is `verdict_of(outcome)` (app/commands.hpp).
 enum class verdict { ok, rule_broken };
+
+/// Whether `e` is the system refusing memory or a thread (std::thread's
+/// EAGAIN when no stack can be mapped under a ulimit): out of memory, as
+/// std::bad_alloc is -- exit 2 or MemoryError, never a bug.
+inline bool out_of_memory(const std::system_error& e) {
+  return e.code() == std::errc::resource_unavailable_try_again ||
+         e.code() == std::errc::not_enough_memory;
+}
 
 /// The exception's message without the "shardpoint: " the library's
 /// messages start with (the command line and the Python package add their

@@ -11,6 +11,7 @@
 #ifndef SHARDPOINT_RUNTIME_DEVICE_THREADS_HPP
 #define SHARDPOINT_RUNTIME_DEVICE_THREADS_HPP
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <thread>
@@ -30,17 +31,30 @@ inline steady_clock::time_point schedule_origin() {
 }
 
 /// Runs `body(d)` on a thread of its own for each d of `devices`, each from
-/// `t0` with sleeps that end on time, and joins them. When a thread cannot
-/// be started, `abandon()` tells those started to return, and the error goes
-/// on once they have.
-template <class Body, class Abandon>
+/// `t0` with sleeps that end on time, and joins them. No thread starts its
+/// work before every thread is up: when one cannot be started (EAGAIN
+/// under a ulimit), those started return without doing any, and the error
+/// goes on once they have -- a device blocked on a ring buffer could not be
+/// told to return later. `body` must not throw (nothing could unblock the
+/// devices waiting on it): what it keeps is reserved before.
+template <class Body>
 void run_device_threads(const std::vector<std::size_t>& devices, steady_clock::time_point t0,
-                        const Body& body, const Abandon& abandon) {
+                        const Body& body) {
+  enum gate_state : int { gate_closed, gate_open, gate_abandoned };
+  std::atomic<int> gate{gate_closed};
+  const auto release = [&gate](gate_state to) {
+    gate.store(to, std::memory_order_release);
+    gate.notify_all();
+  };
   std::vector<std::jthread> threads; // joined as they go
-  threads.reserve(devices.size());
   try {
+    threads.reserve(devices.size());
     for (const auto d : devices) {
-      threads.emplace_back([&body, t0, d] {
+      threads.emplace_back([&body, &gate, t0, d] {
+        gate.wait(gate_closed, std::memory_order_acquire);
+        if (gate.load(std::memory_order_acquire) == gate_abandoned) {
+          return;
+        }
 #if defined(__linux__)
         ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
@@ -49,9 +63,10 @@ void run_device_threads(const std::vector<std::size_t>& devices, steady_clock::t
       });
     }
   } catch (...) {
-    abandon();
+    release(gate_abandoned);
     throw;
   }
+  release(gate_open);
 }
 
 } // namespace shardpoint::runtime::detail

@@ -409,8 +409,10 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
   };
   std::vector<ended> f_end(S * M);
   std::vector<ended> b_end(S * M);
-  std::atomic<bool> abandon{false};
   std::vector<std::vector<training_op>> ran(p);
+  for (std::size_t d = 0; d < p; ++d) { // reserved: a device's thread allocates nothing
+    ran[d].reserve(order[d].size());
+  }
   const auto t0 = detail::schedule_origin();
   const double unit_ns = static_cast<double>(ns(unit).count());
   const auto device = [&](std::size_t d) {
@@ -424,9 +426,6 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
       if (dep) {
         auto& cell = (from_b ? b_end : f_end)[*dep];
         while ((ready = cell.deadline.load(std::memory_order_acquire)) < 0) {
-          if (abandon.load(std::memory_order_relaxed)) {
-            return;
-          }
           std::this_thread::sleep_for(std::chrono::microseconds(20));
         }
         ready_real = cell.real.load(std::memory_order_relaxed);
@@ -455,7 +454,7 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
   for (std::size_t d = 0; d < p; ++d) {
     devices[d] = d;
   }
-  detail::run_device_threads(devices, t0, device, [&abandon] { abandon = true; });
+  detail::run_device_threads(devices, t0, device);
   schedule_result r;
   for (auto& ops : ran) {
     r.ops.insert(r.ops.end(), ops.begin(), ops.end());

@@ -174,6 +174,11 @@ public:
       mine.push_back(s);
     }
     std::vector<std::vector<work_item>> items(static_cast<std::size_t>(devices_));
+    if (opt.keep_items) { // reserved: a device's thread allocates nothing
+      for (const std::size_t d : busy) {
+        items[d].reserve(static_cast<std::size_t>(M) * stages_of[d].size());
+      }
+    }
     const auto t0 = detail::schedule_origin();
     const auto units = [&](clock::time_point t) {
       return std::chrono::duration<double, std::micro>(t - t0).count() /
@@ -218,9 +223,7 @@ public:
         }
       }
     };
-    // A device blocked on a ring buffer cannot be told to return: a thread
-    // that cannot be started ends the process, as std::thread's would.
-    detail::run_device_threads(busy, t0, device, [] { std::terminate(); });
+    detail::run_device_threads(busy, t0, device);
     return threads_metrics(items, opt, t0, clock::now());
   }
 
