@@ -105,7 +105,7 @@ int unknown_arguments(CLI::App& app, int argc, char** argv) {
     return -1;
   }
   const auto hint = shardpoint::config::closest(unknown, views, 1);
-  std::cerr << "shardpoint: usage: unknown option '" << unknown << "'" << context;
+  std::cerr << "shardpoint: usage: unknown option '" << one_line(unknown) << "'" << context;
   if (!hint.empty()) {
     std::cerr << "; did you mean '" << hint.front() << "'?";
   }

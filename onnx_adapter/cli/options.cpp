@@ -221,7 +221,7 @@ bool memory_flags_given(const CLI::App& cmd) {
 
 void print_written(const std::vector<std::string>& files) {
   for (const auto& f : files) {
-    std::cerr << "shardpoint: wrote " << f << '\n';
+    std::cerr << "shardpoint: wrote " << io::printable(f) << '\n';
   }
 }
 

@@ -490,6 +490,37 @@ TEST_CASE("running out of memory is one line and exit 2, not an abort") {
   CHECK(refused > 0);
 }
 
+TEST_CASE("the lines saying what was written print its name escaped, as every message does") {
+  // An adversarial trial: a newline or a byte that is not UTF-8 in an
+  // output's name went to the terminal as it was (the errors escaped them).
+  temp_dir dir;
+  const auto model = onnx_test::models_dir() / "light_squeezenet.onnx";
+  const std::string odd = "new\nline\xff\x1b[31m";
+  const std::string shown = dir.path().string() + "/new\\nline\\xff\\x1b[31m";
+  const auto shard = shardpoint_cli("shard --input-model " + q(model) +
+                                        " --shard ConstantOfShape_1=0:0 --shard n65=1:1 "
+                                        "--report none "
+                                        "--output-model " +
+                                        q(dir / (odd + ".onnx")),
+                                    dir.path());
+  CHECK(shard.code == 0);
+  CHECK(shard.err == "shardpoint: wrote " + shown + ".onnx\n");
+  const auto strip = shardpoint_cli("strip --input-model " + q(dir / (odd + ".onnx")) +
+                                        " --output-model " + q(dir / odd),
+                                    dir.path());
+  CHECK(strip.code == 0);
+  CHECK(strip.err.starts_with("shardpoint: removed "));
+  CHECK(strip.err.ends_with(" sharding attribute(s); wrote " + shown + "\n"));
+  const auto split = shardpoint_cli("split --input-model " + q(dir / (odd + ".onnx")) +
+                                        " --report none --output-dir " + q(dir / (odd + ".d")),
+                                    dir.path());
+  CHECK(split.code == 0);
+  CHECK(split.err.ends_with("and pipeline.json to " + shown + ".d\n"));
+  const auto unknown = shardpoint_cli("shard '--bogus" + odd.substr(3) + "'", dir.path());
+  CHECK(unknown.code == 1);
+  CHECK(unknown.err.starts_with("shardpoint: usage: unknown option '--bogus\\nline\\xff"));
+}
+
 TEST_CASE("inspect lists an unnamed node by the name shard gives it, which --shard takes") {
   // A new user's trial: inspect showed '<unnamed>', shard called the node
   // 'Relu_1'; nothing told the one from the other.

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include <shardpoint/io/text.hpp>
+
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -17,7 +19,7 @@ int run(const shard_options& a) {
   const auto r = shard_file(a);
   print_report(r, a.report);
   if (r.written) {
-    std::cerr << "shardpoint: wrote " << r.output.string() << '\n';
+    std::cerr << "shardpoint: wrote " << io::printable(r.output.string()) << '\n';
   } else {
     std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
   }

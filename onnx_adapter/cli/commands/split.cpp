@@ -4,6 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include <shardpoint/io/text.hpp>
+
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -16,7 +18,7 @@ int run(const split_options& a) {
   const auto r = split_model(a);
   std::cout << r.report;
   std::cerr << "shardpoint: wrote " << r.stages << " stage model(s) and pipeline.json to "
-            << a.output_dir << '\n';
+            << io::printable(a.output_dir) << '\n';
   return exit_ok;
 }
 

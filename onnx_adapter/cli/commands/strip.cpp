@@ -5,6 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include <shardpoint/io/text.hpp>
+
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -15,8 +17,8 @@ namespace {
 
 int run(const strip_options& a) {
   const std::size_t removed = strip_model(a);
-  std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote " << a.output
-            << '\n';
+  std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote "
+            << io::printable(a.output) << '\n';
   return exit_ok;
 }
 

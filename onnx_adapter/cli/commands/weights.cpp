@@ -5,6 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include <shardpoint/io/text.hpp>
+
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -45,19 +47,21 @@ namespace {
 int run_strategy(const weights_options& a) {
   const auto r = write_strategy(a);
   print_decisions(r.decisions);
-  std::cerr << "shardpoint: wrote " << r.files << " strategy file(s) to " << a.strategy_dir << '\n';
+  std::cerr << "shardpoint: wrote " << r.files << " strategy file(s) to "
+            << io::printable(a.strategy_dir) << '\n';
   return exit_ok;
 }
 
 int run_split(const weights_options& a) {
   print_warnings(split_weights(a));
-  std::cerr << "shardpoint: wrote the weights of every rank to " << a.ranks_dir << '\n';
+  std::cerr << "shardpoint: wrote the weights of every rank to " << io::printable(a.ranks_dir)
+            << '\n';
   return exit_ok;
 }
 
 int run_merge(const weights_options& a) {
   print_warnings(merge_weights(a));
-  std::cerr << "shardpoint: wrote " << a.output << '\n';
+  std::cerr << "shardpoint: wrote " << io::printable(a.output) << '\n';
   return exit_ok;
 }
 
