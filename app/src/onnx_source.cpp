@@ -89,6 +89,13 @@ std::string shapes_sentence(const ::onnx::GraphProto& g, const std::set<std::str
                          : "; give their sizes with --input-shape or --dim");
 }
 
+// onnx::unsized_weights in words.
+std::string unsized_sentence(std::size_t tensors) {
+  return std::to_string(tensors) +
+         " weight tensor(s) hold strings or an element type without a fixed size (undefined or "
+         "unknown): counted as 0 bytes";
+}
+
 // What of a model's measures is a guess, in words (node_measures::estimates).
 std::vector<std::string> estimates_of(const ::onnx::GraphProto& g, const onnx::guesses& guessed,
                                       std::size_t nodes, const onnx::input_sizes& sizes) {
@@ -220,18 +227,23 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
 }
 
 std::vector<std::string> onnx_source::weight_estimates() {
+  std::vector<std::string> out;
+  if (const auto unsized = onnx::unsized_weights(proto().graph(), nodes()); unsized > 0) {
+    out.push_back(unsized_sentence(unsized));
+  }
   const auto made = onnx::tensors_made_from_shapes(proto().graph());
   if (made.nodes == 0) {
-    return {};
+    return out;
   }
   std::string sized = io::human_bytes(static_cast<double>(made.bytes));
   if (made.unsized > 0) {
     sized += ", " + std::to_string(made.unsized) + " of them of a size not read here";
   }
-  return {std::to_string(made.nodes) + " ConstantOfShape node(s) make tensors from constant " +
-          "shapes alone (" + sized + "), as a model whose weights were replaced by their " +
-          "shapes does: counted as activations, not as weights -- no gradients or optimizer " +
-          "states for them"};
+  out.push_back(std::to_string(made.nodes) + " ConstantOfShape node(s) make tensors from " +
+                "constant shapes alone (" + sized + "), as a model whose weights were replaced " +
+                "by their shapes does: counted as activations, not as weights -- no gradients " +
+                "or optimizer states for them");
+  return out;
 }
 
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,

@@ -204,6 +204,10 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   return w;
 }
 
+std::size_t unsized_weights(const ::onnx::GraphProto& g, const node_graph& nodes) {
+  return shapes::weights_of(g, nodes).unsized();
+}
+
 memory_items parameter_items(const node_graph& nodes, const node_weights& weights) {
   memory_items items;
   std::vector<std::uint32_t> item_of(nodes.tensors.size(), UINT32_MAX);

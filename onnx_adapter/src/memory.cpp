@@ -343,6 +343,15 @@ parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_gra
     }
     index.emplace(d.name, add(elements, parts, d.onnx_type));
   }
+  // A sparse initializer no decision covers: held whole, its values the
+  // parameters.
+  for (const auto& t : graph.sparse_initializer()) {
+    if (!index.contains(t.values().name())) {
+      const auto elements =
+          static_cast<std::int64_t>(std::min<std::uint64_t>(element_count(t.values()), INT64_MAX));
+      index.emplace(t.values().name(), add(elements, 1, t.values().data_type()));
+    }
+  }
   const shapes::model_weights weights = shapes::weights_of(graph, nodes);
   std::vector<std::uint32_t> constant(nodes.tensors.size(), UINT32_MAX);
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {

@@ -376,8 +376,10 @@ bool has_free_dims(const ::onnx::TypeProto* type, std::set<std::string>& symbols
 namespace {
 
 weight_tensor tensor_weight(const ::onnx::TensorProto& t, bool constant) {
-  return {static_cast<std::int64_t>(std::min<std::uint64_t>(element_count(t), INT64_MAX)),
-          tensor_bytes(t), t.data_type(), constant};
+  const auto elements =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(element_count(t), INT64_MAX));
+  return {elements, tensor_bytes(t), t.data_type(), constant,
+          elements == 0 || element_bytes(t.data_type()).has_value()};
 }
 
 std::int64_t sum(std::int64_t a, std::int64_t b) {
@@ -548,6 +550,18 @@ std::vector<std::int64_t> model_weights::tensor_bytes() const {
   std::vector<std::int64_t> out(tensors.size());
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     out[t] = tensors[t].bytes;
+  }
+  return out;
+}
+
+std::size_t model_weights::unsized() const {
+  const auto count = [](const std::vector<weight_tensor>& ws) {
+    return static_cast<std::size_t>(
+        std::count_if(ws.begin(), ws.end(), [](const weight_tensor& w) { return !w.sized; }));
+  };
+  std::size_t out = count(tensors);
+  for (const auto& h : held) {
+    out += count(h);
   }
   return out;
 }

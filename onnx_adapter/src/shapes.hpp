@@ -131,6 +131,9 @@ struct weight_tensor {
   std::int64_t bytes = -1;
   int onnx_type = 0;
   bool constant = false; ///< a Constant node's value, not an initializer
+  /// False for a tensor of strings (an initializer's) or of an undefined or
+  /// unknown element type: no size per element, so 0 bytes -- a guess.
+  bool sized = true;
 };
 
 /// Every weight a model holds, the one definition all parameter figures
@@ -147,6 +150,9 @@ struct model_weights {
   [[nodiscard]] std::vector<std::int64_t> tensor_bytes() const;
   /// The bytes node v holds itself.
   [[nodiscard]] std::int64_t held_bytes(std::size_t v) const;
+  /// How many of the tensors above, and of those the nodes hold, are not
+  /// `sized` (counted as 0 bytes).
+  [[nodiscard]] std::size_t unsized() const;
 };
 
 model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes);

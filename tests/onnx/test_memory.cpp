@@ -808,6 +808,74 @@ TEST_CASE("activations of no shape are counted 0 bytes, and said to be a guess")
   CHECK(r.err == "shardpoint: warning: " + said + "\n");
 }
 
+TEST_CASE("weights of no size per element are said to be a guess; sparse ones are counted") {
+  // An adversarial trial: a 1000x1000 initializer of an undefined or
+  // unknown type, or of strings, was counted 0 bytes unsaid, and suggest
+  // --cost params called its split proven optimal; a sparse initializer
+  // was no parameter to memory at all.
+  temp_dir dir;
+  const auto run = [&](const ::onnx::ModelProto& m, const std::string& args) {
+    const auto model = dir / "m.onnx";
+    sp::save_model(m, model);
+    return onnx_test::shardpoint_cli(args + " --input-model " + q(model), dir.path());
+  };
+  const std::string sentence = "2 weight tensor(s) hold strings or an element type without a "
+                               "fixed size (undefined or unknown): counted as 0 bytes";
+  for (const int type : {static_cast<int>(::onnx::TensorProto::UNDEFINED), 99,
+                         static_cast<int>(::onnx::TensorProto::STRING)}) {
+    CAPTURE(type);
+    auto m = adds({1000, 1000});
+    for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+      t.clear_float_data();
+      t.set_data_type(type);
+      if (type == ::onnx::TensorProto::STRING) {
+        t.mutable_string_data()->Add()->assign(100000, 'a');
+        for (int k = 1; k < 1000; ++k) {
+          t.add_string_data("b");
+        }
+      }
+    }
+    const auto memory = run(m, "memory --report json");
+    REQUIRE(memory.code == 0);
+    const auto j = json::parse(memory.out);
+    CHECK(j["estimated"] == true);
+    CHECK(std::count(j["estimates"].begin(), j["estimates"].end(), sentence) == 1);
+    CHECK(memory.err.find("shardpoint: warning: " + sentence + "\n") != std::string::npos);
+    const auto suggest = run(m, "suggest --stages 2 --cost params");
+    REQUIRE(suggest.code == 0);
+    CHECK(suggest.out.find("proven optimal") == std::string::npos);
+    CHECK(suggest.out.find("optimal for the estimated costs") != std::string::npos);
+    CHECK(suggest.out.find("estimated: " + sentence) != std::string::npos);
+  }
+  // The float weights themselves: nothing said.
+  const auto plain = run(adds({1000, 1000}), "memory --report json");
+  REQUIRE(plain.code == 0);
+  CHECK(json::parse(plain.out)["estimated"] == false);
+  // A sparse initializer of 10 values in a [1000] tensor: its values are
+  // parameters, as 10 dense ones are.
+  auto sparse = adds({1000});
+  auto& g = *sparse.mutable_graph();
+  auto& s = *g.add_sparse_initializer();
+  s.add_dims(1000);
+  s.mutable_values()->set_name("w0");
+  s.mutable_values()->set_data_type(::onnx::TensorProto::FLOAT);
+  s.mutable_values()->add_dims(10);
+  s.mutable_indices()->set_data_type(::onnx::TensorProto::INT64);
+  s.mutable_indices()->add_dims(10);
+  for (int k = 0; k < 10; ++k) {
+    s.mutable_values()->add_float_data(1.0F);
+    s.mutable_indices()->add_int64_data(k * 100);
+  }
+  g.clear_initializer();
+  const auto counted = run(sparse, "memory --report json");
+  REQUIRE(counted.code == 0);
+  const auto dense = run(adds({10}), "memory --report json");
+  REQUIRE(dense.code == 0);
+  const auto devices = json::parse(counted.out)["devices"][0];
+  CHECK(devices["parameter_bytes"] == json::parse(dense.out)["devices"][0]["parameter_bytes"]);
+  CHECK(devices["parameter_bytes"] > 0);
+}
+
 TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never called weights") {
   // x + c0 + c1 + c2: c0 = ConstantOfShape(s0 = [3, 4]) of float16 (24
   // bytes, its shape in raw_data), c1 = ConstantOfShape(s1 = [5]) of the

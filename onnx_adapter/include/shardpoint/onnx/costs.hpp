@@ -122,6 +122,11 @@ struct node_weights {
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
                            const input_sizes* sizes = nullptr);
 
+/// How many weight tensors hold strings or an undefined or unknown element
+/// type: no size per element, so every figure of weights (node_weights,
+/// the memory planner's) counts them as 0 bytes -- a guess to say.
+std::size_t unsized_weights(const ::onnx::GraphProto& g, const node_graph& nodes);
+
 /// The weights as memory items (balanced_shard, evaluate): a stage holds
 /// each weight tensor its nodes read once, as the report counts it, and
 /// what each node holds itself.
