@@ -36,6 +36,21 @@ namespace {
   throw bad_input_error(quote(path.string()) + ": " + what);
 }
 
+// Refuses an output whose folder is missing, is a file, or cannot be
+// reached ("file/o.onnx" where file is a file: not "does not exist").
+void require_folder(const fs::path& path, const fs::path& folder, const std::string& named) {
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    const int e = errno;
+    fail(path, named + quote(folder.string()) +
+                   (e == ENOENT ? std::string(" does not exist")
+                                : " cannot be used: " + std::string(std::strerror(e))));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fail(path, named + quote(folder.string()) + " is not a folder");
+  }
+}
+
 // ---- the temporaries of the process, for the signal watcher ---------------
 
 struct temporaries {
@@ -438,10 +453,8 @@ void write_in_place(const fs::path& path, const std::function<int(int fd)>& writ
 void write_atomically(const fs::path& given, const std::function<int(int fd)>& write) {
   const fs::path path = normalised(given, "an output file");
   const fs::path folder = folder_of(path);
+  require_folder(path, folder, "the output folder ");
   struct stat st {};
-  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fail(path, "the output folder " + quote(folder.string()) + " does not exist");
-  }
   check_name_length(path);
   if (temporaries::get().holds(path)) {
     // An output_set's staging file (staged_file::staging()): a temporary
@@ -654,10 +667,7 @@ staged_file& output_set::file(const fs::path& given, std::string_view what) {
     f->uid_ = st.st_uid;
     f->gid_ = st.st_gid;
   }
-  const fs::path folder = folder_of(path);
-  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fail(path, "the output folder " + quote(folder.string()) + " does not exist");
-  }
+  require_folder(path, folder_of(path), "the output folder ");
   check_name_length(path);
   f->path_ = path;
   f->what_ = p.what;
@@ -695,10 +705,7 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     f->existed_ = true;
     p.exists = true;
   } else {
-    const fs::path parent = folder_of(path);
-    if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      fail(path, "the folder " + quote(parent.string()) + " it goes in does not exist");
-    }
+    require_folder(path, folder_of(path), "the folder it goes in, ");
   }
   check_against_all(p);
   if (f->existed_ && !fs::is_empty(path, ec)) {

@@ -233,6 +233,24 @@ TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
                  "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
                      q(f.dir / "no/such/dir/out.onnx"),
                  2, "the output folder '" + (f.dir / "no/such/dir").string() + "' does not exist");
+  // A file where the folder should be is said as one (it was "does not
+  // exist": an adversarial trial).
+  write_file(f.dir / "a_file", "mine");
+  expect_failure(f,
+                 "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
+                     q(f.dir / "a_file/out.onnx"),
+                 2, "the output folder '" + (f.dir / "a_file").string() + "' is not a folder");
+  expect_failure(f,
+                 "shard --input-model " + q(f.model) + " --shard a=0 --output-model " +
+                     q(f.dir / "a_file/sub/out.onnx"),
+                 2,
+                 "the output folder '" + (f.dir / "a_file/sub").string() +
+                     "' cannot be used: Not a directory");
+  expect_failure(f,
+                 "split --input-model " + q(f.model) + " --shard a=0:0 --output-dir " +
+                     q(f.dir / "a_file/sub"),
+                 2, "the folder it goes in, '" + (f.dir / "a_file").string() + "' is not a folder");
+  CHECK(onnx_test::read_file(f.dir / "a_file") == "mine");
 }
 
 TEST_CASE("simulate: the seed example fills and drains the pipeline, as the analytic figure says") {
