@@ -467,7 +467,11 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
         throw input_error(node_label(g, v) + ": attribute " + a.name() + " is not an INT in 0.." +
                           std::to_string(max_group_id + 1));
       }
-      (is_ipu ? devices : stages)[v] = static_cast<int>(a.i());
+      auto& slot = (is_ipu ? devices : stages)[v];
+      if (slot != sharding_result::unset) { // which would it be? (ONNX's checker refuses it too)
+        throw input_error(node_label(g, v) + ": attribute " + a.name() + " appears twice");
+      }
+      slot = static_cast<int>(a.i());
       (is_ipu ? any_device : any_stage) = true;
     }
   }

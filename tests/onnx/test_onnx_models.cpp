@@ -130,6 +130,22 @@ TEST_CASE("sharding twice replaces the attributes, never duplicates them") {
   CHECK(g.node(0).attribute_size() == 1); // the stale __pipeline_stage is gone
   CHECK(g.node(0).attribute(0).i() == 5);
   CHECK(sp::read_annotations(g) == shardpoint::sharding_result(2, {5, 5}, {}));
+  // A model that holds one twice says two things: refused, not read as the
+  // last (it was taken as stage 1, then "stages must be numbered 0..1
+  // without gaps": an adversarial trial).
+  for (const char* name : {sp::ipu_attribute, sp::stage_attribute}) {
+    auto twice = m;
+    auto& node = *twice.mutable_graph()->mutable_node(0);
+    for (const int value : {0, 1}) {
+      auto& a = *node.add_attribute();
+      a.set_name(name);
+      a.set_type(::onnx::AttributeProto::INT);
+      a.set_i(value);
+    }
+    CHECK_THROWS_WITH_AS(sp::read_annotations(twice.graph()),
+                         ("node 0 'a': attribute " + std::string(name) + " appears twice").c_str(),
+                         shardpoint::bad_input_error);
+  }
 }
 
 TEST_CASE("silero_vad_legacy: reads from inside If subgraphs create edges") {
