@@ -876,6 +876,23 @@ TEST_CASE("weights of no size per element are said to be a guess; sparse ones ar
   CHECK(devices["parameter_bytes"] > 0);
 }
 
+TEST_CASE("a node of a sharded model without a stage is named") {
+  // It was "vertex 0 has no stage" (an adversarial trial).
+  temp_dir dir;
+  auto staged = adds({10, 10});
+  auto& g = *staged.mutable_graph();
+  for (int v = 0; v < 2; ++v) {
+    auto& a = *g.mutable_node(v)->add_attribute();
+    a.set_name(v == 0 ? sp::ipu_attribute : sp::stage_attribute);
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(0);
+  }
+  sp::save_model(staged, dir / "m.onnx");
+  const auto r = onnx_test::shardpoint_cli("memory --input-model " + q(dir / "m.onnx"), dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.err == "shardpoint: error: vertex 0 ('add0') has no stage\n");
+}
+
 TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never called weights") {
   // x + c0 + c1 + c2: c0 = ConstantOfShape(s0 = [3, 4]) of float16 (24
   // bytes, its shape in raw_data), c1 = ConstantOfShape(s1 = [5]) of the

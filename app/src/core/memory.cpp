@@ -32,9 +32,11 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
     r.estimates.push_back(std::move(e));
   }
   const auto& g = source.graph();
+  const auto index = get(boost::vertex_index, g);
+  const std::vector<std::string> names = source.names(); // a node without a stage, by name
   return stage_memory_inputs(
-      g, result, uses,
-      boost::make_iterator_property_map(produced.begin(), get(boost::vertex_index, g)));
+      indexed(g, index, boost::make_iterator_property_map(names.begin(), index)), result, uses,
+      boost::make_iterator_property_map(produced.begin(), index));
 }
 
 } // namespace detail
