@@ -38,7 +38,7 @@ namespace {
 
 // Refuses an output whose folder is missing, is a file, or cannot be
 // reached ("file/o.onnx" where file is a file: not "does not exist").
-void require_folder(const fs::path& path, const fs::path& folder, const std::string& named) {
+void require_output_folder(const fs::path& path, const fs::path& folder, const std::string& named) {
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
     const int e = errno;
@@ -453,7 +453,7 @@ void write_in_place(const fs::path& path, const std::function<int(int fd)>& writ
 void write_atomically(const fs::path& given, const std::function<int(int fd)>& write) {
   const fs::path path = normalised(given, "an output file");
   const fs::path folder = folder_of(path);
-  require_folder(path, folder, "the output folder ");
+  require_output_folder(path, folder, "the output folder ");
   struct stat st {};
   check_name_length(path);
   if (temporaries::get().holds(path)) {
@@ -667,7 +667,7 @@ staged_file& output_set::file(const fs::path& given, std::string_view what) {
     f->uid_ = st.st_uid;
     f->gid_ = st.st_gid;
   }
-  require_folder(path, folder_of(path), "the output folder ");
+  require_output_folder(path, folder_of(path), "the output folder ");
   check_name_length(path);
   f->path_ = path;
   f->what_ = p.what;
@@ -705,7 +705,7 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     f->existed_ = true;
     p.exists = true;
   } else {
-    require_folder(path, folder_of(path), "the folder it goes in, ");
+    require_output_folder(path, folder_of(path), "the folder it goes in, ");
   }
   check_against_all(p);
   if (f->existed_ && !fs::is_empty(path, ec)) {

@@ -193,10 +193,7 @@ std::vector<T> read_dims(std::string_view bytes, const fs::path& path) {
 }
 
 std::string read_file(const fs::path& path, const char* what) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    bad(path, std::string("no such ") + what + " file");
-  }
+  io::require_regular_file(path, std::string(what) + " file"); // not /dev/zero, a folder, a FIFO
   std::ifstream in(path, std::ios::binary);
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.good() && !in.eof()) {

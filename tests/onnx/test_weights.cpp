@@ -526,6 +526,14 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s3") +
               " --output-dir " + q(dir / "r2"),
           "the strategy of stage 0 names 'layer2/ln_gamma_w', which the model does not hold");
+  // Weights that are a device or a folder are said to be one (both were
+  // "no such weights file": an adversarial trial).
+  refused("weights split --from-weights /dev/zero --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r2"),
+          "'/dev/zero': the weights file is a device, not a regular file");
+  refused("weights split --from-weights " + q(dir / "s") + " --strategy-dir " + q(dir / "s") +
+              " --output-dir " + q(dir / "r2"),
+          "': is a directory, not a weights file");
   // An existing output is not overwritten without --force.
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s") +
               " --output-dir " + q(dir / "r"),
