@@ -194,7 +194,7 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
     const auto* type = types.produced_type(nodes, t);
     guessed_bytes[p] = shapes::has_free_dims(type, w.guessed.symbols) || guessed_bytes[p];
     if (type != nullptr) {
-      if (const auto b = shapes::value_bytes(*type)) {
+      if (const auto b = shapes::value_bytes(*type, nodes.tensors[t])) {
         w.output_bytes[p] += b->bytes;
       }
     }

@@ -285,7 +285,7 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
         continue;
       }
       const auto* type = types.produced_type(nodes, t);
-      const auto b = type ? shapes::value_bytes(*type) : std::nullopt;
+      const auto b = type ? shapes::value_bytes(*type, nodes.tensors[t]) : std::nullopt;
       if (!b) {
         ++unknown;
         continue;

@@ -90,7 +90,7 @@ report make(::onnx::ModelProto& model, const node_graph& nodes, const sharding_r
   for (const auto& [from, to, name] : crossings) {
     crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
     if (const auto* type = types.find(name)) {
-      if (const auto b = value_bytes(*type)) {
+      if (const auto b = value_bytes(*type, name)) {
         c.bytes = b->bytes;
         c.per = b->per;
       }

@@ -34,7 +34,7 @@ std::int64_t tensor_bytes(const ::onnx::TensorProto& t) {
   return *bytes;
 }
 
-std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
+std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view tensor) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
     return std::nullopt;
   }
@@ -47,8 +47,8 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
       const auto bytes = detail::checked_mul(out.bytes, d.dim_value());
       if (!bytes) {
-        throw input_error("a tensor's shape (a dimension of " + std::to_string(d.dim_value()) +
-                          ") makes it more than 2^62 bytes");
+        throw input_error("tensor " + io::quote(tensor) + ": its shape (a dimension of " +
+                          std::to_string(d.dim_value()) + ") makes it more than 2^62 bytes");
       }
       out.bytes = *bytes;
     } else if (d.has_dim_param() && !d.dim_param().empty()) {

@@ -34,8 +34,9 @@ struct sized {
   std::string per; // symbolic dimensions, counted as 1
 };
 
-/// The bytes of a value of `type`, or nothing when its shape is unknown.
-std::optional<sized> value_bytes(const ::onnx::TypeProto& type);
+/// The bytes of a value of `type`, or nothing when its shape is unknown;
+/// `tensor` names it when its size passes 2^62 bytes (bad input).
+std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view tensor);
 
 // Gives the graph inputs of `model` the sizes the user set (input_sizes)
 // for as long as it lives, and puts the inputs back as they were. Throws

@@ -445,7 +445,7 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
         continue;
       }
       if (const auto* type = types.find(nodes.tensors[t])) {
-        if (const auto b = sp::shapes::value_bytes(*type)) {
+        if (const auto b = sp::shapes::value_bytes(*type, nodes.tensors[t])) {
           want[p] += b->bytes;
         }
       }

@@ -876,6 +876,38 @@ TEST_CASE("weights of no size per element are said to be a guess; sparse ones ar
   CHECK(devices["parameter_bytes"] > 0);
 }
 
+TEST_CASE("a tensor too large for 2^62 bytes is named") {
+  // x[H, W] -> Relu -> y: with H and W of 2^31 - 1, y (and x) would be
+  // 2^64 bytes; the message named no tensor (an adversarial trial).
+  temp_dir dir;
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("huge");
+  auto& x = *g.add_input();
+  x.set_name("x");
+  auto& t = *x.mutable_type()->mutable_tensor_type();
+  t.set_elem_type(::onnx::TensorProto::FLOAT);
+  t.mutable_shape()->add_dim()->set_dim_param("H");
+  t.mutable_shape()->add_dim()->set_dim_param("W");
+  for (const char* name : {"a", "b"}) {
+    auto& n = *g.add_node();
+    n.set_name(name);
+    n.set_op_type("Relu");
+    n.add_input(name == std::string("a") ? "x" : "y");
+    n.add_output(name == std::string("a") ? "y" : "z");
+  }
+  g.add_output()->set_name("z");
+  sp::save_model(m, dir / "m.onnx");
+  const auto r = onnx_test::shardpoint_cli("memory --input-model " + q(dir / "m.onnx") +
+                                               " --dim H=2147483647 --dim W=2147483647",
+                                           dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err == "shardpoint: error: tensor 'y': its shape (a dimension of 2147483647) makes it "
+                 "more than 2^62 bytes\n");
+}
+
 TEST_CASE("a node of a sharded model without a stage is named") {
   // It was "vertex 0 has no stage" (an adversarial trial).
   temp_dir dir;
