@@ -54,6 +54,22 @@ void require_folder(const fs::path& path, std::string_view what) {
   }
 }
 
+void require_file_in_folder(const fs::path& folder, const fs::path& file, std::string_view what) {
+  std::error_code ec;
+  const fs::path inside = fs::canonical(folder, ec);
+  const fs::path resolved = ec ? fs::path() : fs::canonical(file, ec);
+  if (ec) {
+    fail(file, "cannot be resolved: " + ec.message());
+  }
+  const auto [f, d] = std::mismatch(resolved.begin(), resolved.end(), inside.begin(), inside.end());
+  if (d != inside.end()) {
+    fail(file, "leads out of the folder " + quote(folder.string()) +
+                   " through a symbolic link (to " + quote(resolved.string()) +
+                   "); shardpoint reads only what is inside the folders it is given");
+  }
+  require_regular_file(file, what);
+}
+
 std::string read_text_file(const fs::path& path, const std::string& what) {
   require_regular_file(path, what + " file");
   std::ifstream in(path, std::ios::binary);

@@ -42,7 +42,8 @@ std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
   for (const auto& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();
     const auto ext = e.path().extension();
-    if (name.front() != '.' && (ext == ".ckpt" || ext == ".json") && e.is_regular_file(ec)) {
+    if (name.front() != '.' && (ext == ".ckpt" || ext == ".json")) {
+      io::require_file_in_folder(folder, e.path(), "strategy file");
       files.push_back(e.path());
     }
   }
@@ -345,11 +346,14 @@ fs::path rank_file_in(const fs::path& ranks_dir, std::int64_t rank) {
   if (fs::is_directory(folder, ec)) {
     for (const auto& e : fs::directory_iterator(folder)) {
       const auto& path = e.path();
-      if (path.filename().string().front() == '.' || !e.is_regular_file(ec)) {
+      if (path.filename().string().front() == '.') {
         continue;
       }
       const auto ext = path.extension();
       fs::path* last = ext == ".ckpt" ? &ckpt : ext == ".safetensors" ? &safetensors : nullptr;
+      if (last != nullptr) {
+        io::require_file_in_folder(ranks_dir, path, "rank file");
+      }
       if (last != nullptr && (last->empty() || last->filename() < path.filename())) {
         *last = path;
       }

@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "onnx_support.hpp"
 #include "synth_support.hpp" // the synthetic models' deterministic weights
 
@@ -568,6 +570,30 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   onnx_test::write_file(rank1, kept);
   REQUIRE(run(merge).code == 0);
   CHECK(onnx_test::read_file(dir / "m.safetensors") != merged_trained);
+  fs::remove(dir / "m.safetensors");
+  // A rank or strategy file that is a FIFO, or a link out of its folder,
+  // is refused: neither passed over nor followed (an adversarial trial).
+  REQUIRE(::mkfifo((dir / "r" / "rank_0" / "zzz.ckpt").c_str(), 0600) == 0);
+  refused(merge, "zzz.ckpt': the rank file is a FIFO, not a regular file");
+  fs::remove(dir / "r" / "rank_0" / "zzz.ckpt");
+  fs::rename(rank1, dir / "outside.ckpt");
+  fs::create_symlink(dir / "outside.ckpt", rank1);
+  refused(merge, "checkpoint_1.ckpt': leads out of the folder '" + (dir / "r").string() +
+                     "' through a symbolic link");
+  fs::remove(rank1);
+  fs::rename(dir / "outside.ckpt", rank1);
+  fs::path strategy_file;
+  for (const auto& e : fs::directory_iterator(dir / "s")) {
+    strategy_file = e.path().extension() == ".ckpt" ? e.path() : strategy_file;
+  }
+  REQUIRE_FALSE(strategy_file.empty());
+  fs::rename(strategy_file, dir / "outside.ckpt");
+  fs::create_symlink(dir / "outside.ckpt", strategy_file);
+  refused(merge,
+          "': leads out of the folder '" + (dir / "s").string() + "' through a symbolic link");
+  fs::remove(strategy_file);
+  fs::rename(dir / "outside.ckpt", strategy_file);
+  REQUIRE(run(merge).code == 0);
   fs::remove(dir / "m.safetensors");
   // Ranks of another strategy: the slices do not have the shapes this one
   // gives them.

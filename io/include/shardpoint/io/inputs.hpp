@@ -31,6 +31,14 @@ void require_folder(const std::filesystem::path& path, std::string_view what);
 /// Reads a whole text file, after require_regular_file.
 std::string read_text_file(const std::filesystem::path& path, const std::string& what);
 
+/// Refuses `file`, an entry a command reads from a folder it was given
+/// (`folder`: a strategy or rank folder), unless it is a regular file that
+/// is still inside `folder` once every symbolic link is resolved; `what`
+/// names it ("strategy file"). A link out of the folder, a FIFO, a device
+/// or a folder is said as such, never read or passed over.
+void require_file_in_folder(const std::filesystem::path& folder, const std::filesystem::path& file,
+                            std::string_view what);
+
 /// The checks of external_data_file() for a command that never opens the
 /// data (shard, inspect): a location that is absolute, holds '..', or leads
 /// out of the folder through a symbolic link is refused the same way; one
