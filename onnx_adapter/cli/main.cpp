@@ -4,6 +4,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -156,7 +157,13 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+namespace shardpoint::cli {
+std::atomic<bool> main_started{false}; // (new_delete.cpp)
+} // namespace shardpoint::cli
+
+namespace {
+
+int run_program(int argc, char** argv) {
   CLI::App app{"shardpoint: PopRT-compatible sharding of ONNX models."};
   app.footer(exit_codes_help);
   app.set_version_flag("--version", version(), "Print the version and exit");
@@ -222,4 +229,17 @@ int main(int argc, char** argv) {
     }
   }
   return exit_usage;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  main_started.store(true);
+  try {
+    // Memory or a thread can run out before a command runs (its options,
+    // the signal watcher's thread): the same one line.
+    return run_program(argc, argv);
+  } catch (...) {
+    return report_current_exception("starting");
+  }
 }

@@ -13,16 +13,38 @@
 // being written have removed their temporaries. The delete functions stay
 // the allocator's: it frees what its malloc gave. Only the program has
 // these, never the libraries or the Python module.
+//
+// Before main -- the libraries' static initialisers, protobuf registering
+// its descriptors -- nothing can catch std::bad_alloc, and it ended the
+// process in std::terminate (exit 134, under `ulimit -v 50000`): there the
+// same line is written and the exit is 2.
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
+#include <unistd.h>
+
+namespace shardpoint::cli {
+extern std::atomic<bool> main_started; // main.cpp
+} // namespace shardpoint::cli
+
 namespace {
+
+[[noreturn]] void out_of_memory() {
+  if (!shardpoint::cli::main_started.load(std::memory_order_relaxed)) {
+    static constexpr char line[] = "shardpoint: error: out of memory while starting (the process "
+                                   "may use less memory than the program needs to start)\n";
+    [[maybe_unused]] const auto written = ::write(2, line, sizeof line - 1);
+    ::_exit(2);
+  }
+  throw std::bad_alloc();
+}
 
 void* allocate(std::size_t size) {
   if (void* p = std::malloc(size == 0 ? 1 : size)) {
     return p;
   }
-  throw std::bad_alloc();
+  out_of_memory();
 }
 
 void* allocate(std::size_t size, std::align_val_t alignment) {
@@ -31,7 +53,7 @@ void* allocate(std::size_t size, std::align_val_t alignment) {
   if (::posix_memalign(&p, a < sizeof(void*) ? sizeof(void*) : a, size == 0 ? 1 : size) == 0) {
     return p;
   }
-  throw std::bad_alloc();
+  out_of_memory();
 }
 
 } // namespace
