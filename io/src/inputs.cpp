@@ -54,6 +54,16 @@ void require_folder(const fs::path& path, std::string_view what) {
   }
 }
 
+namespace {
+
+// Whether `file` lies in `folder`, both canonical (every link resolved).
+bool lies_in(const fs::path& file, const fs::path& folder) {
+  return std::mismatch(file.begin(), file.end(), folder.begin(), folder.end()).second ==
+         folder.end();
+}
+
+} // namespace
+
 void require_file_in_folder(const fs::path& folder, const fs::path& file, std::string_view what) {
   std::error_code ec;
   const fs::path inside = fs::canonical(folder, ec);
@@ -61,8 +71,7 @@ void require_file_in_folder(const fs::path& folder, const fs::path& file, std::s
   if (ec) {
     fail(file, "cannot be resolved: " + ec.message());
   }
-  const auto [f, d] = std::mismatch(resolved.begin(), resolved.end(), inside.begin(), inside.end());
-  if (d != inside.end()) {
+  if (!lies_in(resolved, inside)) {
     fail(file, "leads out of the folder " + quote(folder.string()) +
                    " through a symbolic link (to " + quote(resolved.string()) +
                    "); shardpoint reads only what is inside the folders it is given");
@@ -120,8 +129,7 @@ fs::path confined(const fs::path& model_dir, std::string_view location, std::str
     refuse("names no file in the model's folder " + quote(folder.string()));
   }
   // Inside the folder once every symbolic link is resolved.
-  const auto [f, d] = std::mismatch(file.begin(), file.end(), folder.begin(), folder.end());
-  if (d != folder.end()) {
+  if (!lies_in(file, folder)) {
     refuse("leaves the model's folder through a symbolic link (to " + quote(file.string()) + ")");
   }
   struct stat st {};
