@@ -52,6 +52,7 @@ inline std::string not_positive(config x, count) {
 inline bool any_not_positive(config x, count) {
   return !not_positive(x, 0).empty();
 }
+inline constexpr memory_rule positive_degrees{"positive-degrees", any_not_positive, not_positive};
 
 /// The most devices a plan describes (pipeline stages x tensor parallel x
 /// data parallel), and the largest degree or batch count: the plan lists
@@ -82,6 +83,7 @@ inline std::string too_large(config x, count stages) {
 inline bool any_too_large(config x, count stages) {
   return !any_not_positive(x, stages) && !too_large(x, stages).empty();
 }
+inline constexpr memory_rule degrees_in_range{"degrees-in-range", any_too_large, too_large};
 
 inline bool negative_threshold(config x, count) {
   return x.param_persistence_threshold < 0 || x.max_live_parameters < 0;
@@ -93,6 +95,8 @@ inline std::string negative_threshold_message(config x, count) {
              : cat("the maximum of live parameters must be non-negative, not ",
                    x.max_live_parameters);
 }
+inline constexpr memory_rule non_negative_thresholds{"non-negative-thresholds", negative_threshold,
+                                                     negative_threshold_message};
 
 inline bool degree_off(config x, count) {
   return x.sharded_data_parallel > x.data_parallel ||
@@ -103,6 +107,8 @@ inline std::string degree_off_message(config x, count) {
              "parallelism degree and must evenly divide it: ",
              x.sharded_data_parallel, " does not divide ", x.data_parallel);
 }
+inline constexpr memory_rule sharded_degree_divides_data_parallel{
+    "sharded-degree-divides-data-parallel", degree_off, degree_off_message};
 
 inline bool sharding_inference(config x, count) {
   return !x.training && (x.sharded_data_parallel > 1 || x.shard_optimizer_states);
@@ -111,6 +117,8 @@ inline std::string sharding_inference_message(config, count) {
   return "sharded data parallelism and optimizer state sharding split the training state; "
          "inference has none";
 }
+inline constexpr memory_rule sharding_needs_training{"sharding-needs-training", sharding_inference,
+                                                     sharding_inference_message};
 
 inline bool with_tensor_parallel(config x, count) {
   return x.sharded_data_parallel > 1 && x.tensor_parallel > 1;
@@ -120,6 +128,8 @@ inline std::string with_tensor_parallel_message(config x, count) {
              "(tensor parallel degree ",
              x.tensor_parallel, "); set the tensor parallel degree to 1");
 }
+inline constexpr memory_rule sharding_not_with_tensor_parallelism{
+    "sharding-not-with-tensor-parallelism", with_tensor_parallel, with_tensor_parallel_message};
 
 inline bool with_pipeline(config x, count stages) {
   return x.sharded_data_parallel > 1 && stages > 1;
@@ -128,6 +138,8 @@ inline std::string with_pipeline_message(config, count stages) {
   return cat("sharded data parallelism currently is not compatible with pipeline parallelism (",
              stages, " pipeline stages); use one stage");
 }
+inline constexpr memory_rule sharding_not_with_pipeline_parallelism{
+    "sharding-not-with-pipeline-parallelism", with_pipeline, with_pipeline_message};
 
 inline bool with_optimizer_sharding(config x, count) {
   return x.sharded_data_parallel > 1 && x.shard_optimizer_states;
@@ -136,6 +148,9 @@ inline std::string with_optimizer_sharding_message(config, count) {
   return "sharded data parallelism currently is not compatible with optimizer state sharding; "
          "turn off optimizer state sharding";
 }
+inline constexpr memory_rule sharding_not_with_optimizer_state_sharding{
+    "sharding-not-with-optimizer-state-sharding", with_optimizer_sharding,
+    with_optimizer_sharding_message};
 
 inline bool both_16_bit(config x, count) {
   return x.training && x.fp16 && x.bf16;
@@ -144,6 +159,7 @@ inline std::string both_16_bit_message(config, count) {
   return "you can't activate both data types in one training job: the fp16 and bf16 parameters "
          "are mutually exclusive";
 }
+inline constexpr memory_rule fp16_or_bf16{"fp16-or-bf16", both_16_bit, both_16_bit_message};
 
 inline bool bf16_alone(config x, count) {
   return x.training && x.bf16 && x.sharded_data_parallel == 1;
@@ -152,29 +168,21 @@ inline std::string bf16_alone_message(config, count) {
   return "BF16 training works only when sharded data parallelism is activated (a sharded data "
          "parallel degree above 1)";
 }
+inline constexpr memory_rule bf16_needs_sharding{"bf16-needs-sharding", bf16_alone,
+                                                 bf16_alone_message};
+
+/// The rules, in the order they are checked; each is stated beside its
+/// check above. A later version relaxes one by removing it here.
+inline constexpr std::array<memory_rule, 10> rules{
+    {positive_degrees, degrees_in_range, non_negative_thresholds,
+     sharded_degree_divides_data_parallel, sharding_needs_training,
+     sharding_not_with_tensor_parallelism, sharding_not_with_pipeline_parallelism,
+     sharding_not_with_optimizer_state_sharding, fp16_or_bf16, bf16_needs_sharding}};
 
 } // namespace detail::memory
 
-/// The rules, in the order they are checked. A later version relaxes one by
-/// removing its line.
-inline constexpr std::array<memory_rule, 10> memory_rules{{
-    {"positive-degrees", detail::memory::any_not_positive, detail::memory::not_positive},
-    {"degrees-in-range", detail::memory::any_too_large, detail::memory::too_large},
-    {"non-negative-thresholds", detail::memory::negative_threshold,
-     detail::memory::negative_threshold_message},
-    {"sharded-degree-divides-data-parallel", detail::memory::degree_off,
-     detail::memory::degree_off_message},
-    {"sharding-needs-training", detail::memory::sharding_inference,
-     detail::memory::sharding_inference_message},
-    {"sharding-not-with-tensor-parallelism", detail::memory::with_tensor_parallel,
-     detail::memory::with_tensor_parallel_message},
-    {"sharding-not-with-pipeline-parallelism", detail::memory::with_pipeline,
-     detail::memory::with_pipeline_message},
-    {"sharding-not-with-optimizer-state-sharding", detail::memory::with_optimizer_sharding,
-     detail::memory::with_optimizer_sharding_message},
-    {"fp16-or-bf16", detail::memory::both_16_bit, detail::memory::both_16_bit_message},
-    {"bf16-needs-sharding", detail::memory::bf16_alone, detail::memory::bf16_alone_message},
-}};
+/// The rules a configuration must keep, in the order they are checked.
+inline constexpr std::array<memory_rule, 10> memory_rules = detail::memory::rules;
 
 /// The first rule `config` breaks with `stages` pipeline stages, or null.
 inline const memory_rule* broken_memory_rule(const parallel_config& config, std::int64_t stages) {
