@@ -103,16 +103,6 @@
 
 namespace shardpoint::runtime {
 
-/// The machines.
-struct cluster_spec {
-  int devices = 1;
-  int devices_per_node = 1;
-  std::int64_t device_memory = 0;     ///< bytes a device holds
-  double device_flops = 1e12;         ///< FLOP/s a device sustains
-  double intra_node_bandwidth = 1e11; ///< bytes/s between devices of a node
-  double inter_node_bandwidth = 1e10; ///< bytes/s between nodes
-};
-
 /// A weight of the model.
 struct layout_weight {
   std::int64_t elements = 0;
@@ -139,6 +129,16 @@ struct layout_model {
   /// Counts the tensor-parallel degree must divide, with what they count
   /// ("heads", ...): a layout whose degree does not is refused.
   std::vector<std::pair<std::string, std::int64_t>> tensor_divides;
+};
+
+/// The machines.
+struct cluster_spec {
+  int devices = 1;
+  int devices_per_node = 1;
+  std::int64_t device_memory = 0;     ///< bytes a device holds
+  double device_flops = 1e12;         ///< FLOP/s a device sustains
+  double intra_node_bandwidth = 1e11; ///< bytes/s between devices of a node
+  double inter_node_bandwidth = 1e10; ///< bytes/s between nodes
 };
 
 /// What to search, and how to train.
