@@ -2,7 +2,6 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <iostream>
-#include <memory>
 
 #include <shardpoint/io/text.hpp>
 
@@ -12,20 +11,14 @@
 
 namespace shardpoint::cli {
 
-namespace {
-
-int run(const split_options& a) {
-  const auto r = split_model(a);
-  std::cout << r.report;
-  std::cerr << "shardpoint: wrote " << r.stages << " stage model(s) and pipeline.json to "
-            << io::printable(a.output_dir) << '\n';
-  return exit_ok;
-}
-
-} // namespace
-
 action add_split(CLI::App& app) {
-  return add_command<split_options>(app, run);
+  return add_command<split_options>(app, [](const split_options& a) {
+    const auto r = split_model(a);
+    std::cout << r.report;
+    std::cerr << "shardpoint: wrote " << r.stages << " stage model(s) and pipeline.json to "
+              << io::printable(a.output_dir) << '\n';
+    return exit_ok;
+  });
 }
 
 } // namespace shardpoint::cli

@@ -3,7 +3,6 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <iostream>
-#include <memory>
 
 #include <shardpoint/io/text.hpp>
 
@@ -13,19 +12,13 @@
 
 namespace shardpoint::cli {
 
-namespace {
-
-int run(const strip_options& a) {
-  const std::size_t removed = strip_model(a);
-  std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote "
-            << io::printable(a.output) << '\n';
-  return exit_ok;
-}
-
-} // namespace
-
 action add_strip(CLI::App& app) {
-  return add_command<strip_options>(app, run);
+  return add_command<strip_options>(app, [](const strip_options& a) {
+    const std::size_t removed = strip_model(a);
+    std::cerr << "shardpoint: removed " << removed << " sharding attribute(s); wrote "
+              << io::printable(a.output) << '\n';
+    return exit_ok;
+  });
 }
 
 } // namespace shardpoint::cli
