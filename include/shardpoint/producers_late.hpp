@@ -75,8 +75,8 @@ std::vector<std::size_t> producers_late(const Ref& g) {
 /// Each vertex's position (by vertex index) in the order above.
 template <vertex_list_graph G>
 std::vector<std::size_t> producers_late_positions(const G& g) {
-  return detail::with_access<std::vector<std::size_t>>(
-      g, [&](const auto& a) { return detail::producers_late(a); });
+  const auto positions = [](const auto& a) { return detail::producers_late(a); };
+  return detail::with_access<std::vector<std::size_t>>(g, positions);
 }
 
 } // namespace shardpoint

@@ -29,6 +29,18 @@ namespace shardpoint::app {
 /// What the option names say in messages: the flags' own spelling.
 inline constexpr option_spelling flag_spelling{"--num-ipus", "--batches-per-step"};
 
+/// Every node of a graph, for a layout engine to draw: names, op types,
+/// stages, edges from producer to consumer.
+struct node_graph {
+  std::vector<std::string> names;
+  std::vector<std::string> ops;
+  std::vector<int> stages;
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+};
+/// Draws a node_graph as an SVG document, or returns "" when it cannot (the
+/// command line's and Python's: Graphviz's dot, app/graphviz.hpp).
+using node_layout = std::string (*)(const node_graph&);
+
 /// Where to cut a graph, in any format: --manual-sharding-config, --shard,
 /// --only-manual-sharding, and the bindings' entries.
 struct points {
@@ -94,18 +106,6 @@ void options(B& b, schedule_flags& f, std::string_view schedule_help) {
   b(opt::backward_ratio, f.backward_ratio);
   b(opt::weight_share, f.weight_share);
 }
-
-/// Every node of a graph, for a layout engine to draw: names, op types,
-/// stages, edges from producer to consumer.
-struct node_graph {
-  std::vector<std::string> names;
-  std::vector<std::string> ops;
-  std::vector<int> stages;
-  std::vector<std::pair<std::size_t, std::size_t>> edges;
-};
-/// Draws a node_graph as an SVG document, or returns "" when it cannot (the
-/// command line's and Python's: Graphviz's dot, app/graphviz.hpp).
-using node_layout = std::string (*)(const node_graph&);
 
 /// --report: table, json or none, or a picture -- html or svg -- written to
 /// --report-file (each command says which it takes); for the bindings,

@@ -29,8 +29,12 @@ struct suggestion {
   double communication_weight = 0;
   bool exact = false;           ///< proven optimal among all splits
   bool exact_intervals = false; ///< proven optimal among interval splits
-  std::string method;           ///< balanced_sharding::method
-  named_split plan;             ///< the suggestion
+  /// What the figures rest on that is a guess (unknown or symbolic shapes,
+  /// uncounted weights), a sentence each; empty when all are measured. The
+  /// optimality is then claimed only for the estimates.
+  std::vector<std::string> estimates;
+  std::string method; ///< balanced_sharding::method
+  named_split plan;   ///< the suggestion
   std::vector<named_split> baselines;
   std::vector<config::entry> points; ///< the split as a PopRT config
   std::vector<diagnostic> diagnostics;
@@ -39,10 +43,6 @@ struct suggestion {
   /// planner's bound), and how the planner measured the activations.
   std::vector<double> stage_parameter_bytes;
   std::vector<std::string> memory_notes;
-  /// What the figures rest on that is a guess (unknown or symbolic shapes,
-  /// uncounted weights), a sentence each; empty when all are measured. The
-  /// optimality is then claimed only for the estimates.
-  std::vector<std::string> estimates;
 };
 
 std::string to_table(const suggestion& s);
