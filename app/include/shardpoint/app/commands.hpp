@@ -256,8 +256,8 @@ void options(B& b, plan_options& a) {
   b(opt::inter_node_bandwidth, a.inter_node_bandwidth);
   b.group("", "");
   b(opt::global_batch, a.global_batch);
-  b(opt::dtype, a.dtype);
   b(opt::optimizer.saying("adam (default), sgd or none"), a.optimizer);
+  b(opt::dtype, a.dtype);
   b(opt::max_micro_batch_size, a.max_micro_batch_size);
   b(opt::schedules, a.schedules);
   b(opt::virtual_stages.saying("v of the interleaved schedule (default 2)").within(2, 64),
@@ -273,9 +273,9 @@ void options(B& b, plan_options& a) {
 
 /// Without a model: planned from `parameters`.
 struct memory_options : memory_request, measured_model {
-  static constexpr command_about about{
-      "memory", "The bytes every device holds (pipeline stages x tensor parallelism x sharded data "
-                "parallelism) and whether they fit"};
+  static constexpr command_about about{"memory", "The bytes every device holds (pipeline stages x "
+                                                 "tensor parallelism x sharded data parallelism) "
+                                                 "and whether they fit"};
 };
 
 memory_outcome plan_model_memory(const memory_options& a);
