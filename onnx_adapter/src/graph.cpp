@@ -193,57 +193,46 @@ struct hashed_names {
   }
 };
 
-} // namespace
+// build_graph's interning: every tensor name an id, in the order first
+// seen, and out.producer as long as the ids. Keys view strings that
+// outlive it: the model's own, and copies (in read_by_subgraphs_) of names
+// a subgraph reads from outside itself; the graph's own copies are made by
+// copy_names, side by side.
+class tensor_interner {
+public:
+  tensor_interner(const ::onnx::GraphProto& g, node_graph& out)
+      : g_(g), out_(out),
+        ids_(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size())) {}
 
-node_graph build_graph(const ::onnx::GraphProto& g) {
-  const auto n = static_cast<std::size_t>(g.node_size());
-  node_graph out;
-  // Keys view strings that outlive this function: the model's own, and the
-  // copies below of names a subgraph reads from outside itself (node_reads
-  // collects copies, gone with their set); the graph's copies in
-  // out.tensors are made at the end, side by side.
-  name_ids ids(n + static_cast<std::size_t>(g.input_size() + g.initializer_size()));
-  std::vector<std::string_view> tensors;     // by id
-  std::deque<std::string> read_by_subgraphs; // stays put as it grows
-  const auto intern = [&](std::string_view name, std::size_t hash) {
-    if (tensors.size() == UINT32_MAX) { // the next id would be UINT32_MAX
-      throw input_error("the model has more than 2^32 - 1 tensors");
-    }
-    const auto [id, fresh] = ids.add(name, static_cast<std::uint32_t>(tensors.size()), hash);
-    if (fresh) {
-      tensors.push_back(name);
-      out.producer.push_back(node_graph::no_producer);
-    }
-    return id;
-  };
-  hashed_names names(g);
-  // The outputs, then the inputs, interned in node order (ids are first
-  // seen order), their slots prefetched a few names ahead.
-  constexpr std::size_t ahead = prefetch_ahead;
-  for (const auto& chunk : names.outputs) {
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      if (i + ahead < chunk.size()) {
-        ids.prefetch(chunk[i + ahead].hash);
+  /// Each node's outputs, node by node: its producer set; two producers of
+  /// one tensor are an input_error naming both.
+  void outputs(const std::vector<std::vector<hashed_name>>& chunks) {
+    for (const auto& chunk : chunks) {
+      for (std::size_t i = 0; i < chunk.size(); ++i) {
+        if (i + ahead < chunk.size()) {
+          ids_.prefetch(chunk[i + ahead].hash);
+        }
+        const std::string_view o = chunk[i].name();
+        const std::size_t v = chunk[i].node;
+        auto& p = out_.producer[intern(o, chunk[i].hash)];
+        if (p != node_graph::no_producer) {
+          throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g_, p) +
+                            " and " + node_label(g_, v));
+        }
+        p = v;
       }
-      const std::string_view o = chunk[i].name();
-      const std::size_t v = chunk[i].node;
-      auto& p = out.producer[intern(o, chunk[i].hash)];
-      if (p != node_graph::no_producer) {
-        throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g, p) +
-                          " and " + node_label(g, v));
-      }
-      p = v;
     }
   }
-  names.outputs = {}; // done with: the memory for the reads
-  // Per node the ids it reads, each once, in increasing order: its named
-  // inputs, or what its subgraphs read from outside them.
-  std::vector<std::uint32_t> read_ids; // by node, as read_offsets will say
-  std::vector<std::size_t> read_offsets{0};
-  read_offsets.reserve(n + 1);
-  read_ids.reserve(2 * n);
-  {
-    const name_set top_locals;
+
+  /// Per node the ids it reads (read_ids from read_offsets[v] to
+  /// read_offsets[v + 1]): its named inputs, or what its subgraphs read from
+  /// outside them.
+  void reads(const hashed_names& names, std::vector<std::uint32_t>& read_ids,
+             std::vector<std::size_t>& read_offsets) {
+    const auto n = names.subgraphs.size();
+    read_offsets.assign(1, 0);
+    read_offsets.reserve(n + 1);
+    read_ids.reserve(2 * n);
     std::size_t chunk = 0;
     std::size_t i = 0; // the next of names.inputs[chunk]
     for (std::size_t v = 0; v < n; ++v) {
@@ -255,33 +244,76 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
       if (in != nullptr && (*in)[i].node == v) {
         for (; i < in->size() && (*in)[i].node == v; ++i) {
           if (i + ahead < in->size()) {
-            ids.prefetch((*in)[i + ahead].hash);
+            ids_.prefetch((*in)[i + ahead].hash);
           }
           read_ids.push_back(intern((*in)[i].name(), (*in)[i].hash));
         }
       } else if (names.subgraphs[v] != 0) {
-        name_set reads;
-        node_reads(g.node(static_cast<int>(v)), top_locals, reads);
-        for (const auto& t : reads) {
-          const auto known = ids.find(t);
-          if (known) {
-            read_ids.push_back(*known);
-            continue;
-          }
-          const std::string_view copy = read_by_subgraphs.emplace_back(t);
-          read_ids.push_back(intern(copy, name_ids::hash_only(copy)));
-        }
+        subgraph_reads(v, read_ids);
       }
       read_offsets.push_back(read_ids.size());
     }
   }
-  link(out, read_ids, read_offsets, n);
-  out.tensors.resize(tensors.size());
-  in_chunks(tensors.size(), [&](std::size_t, std::size_t from, std::size_t to) {
-    for (std::size_t t = from; t < to; ++t) {
-      out.tensors[t] = tensors[t];
+
+  /// out.tensors: a copy of every name, by id.
+  void copy_names() {
+    out_.tensors.resize(tensors_.size());
+    in_chunks(tensors_.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+      for (std::size_t t = from; t < to; ++t) {
+        out_.tensors[t] = tensors_[t];
+      }
+    });
+  }
+
+private:
+  static constexpr std::size_t ahead = prefetch_ahead; // slots prefetched this far ahead
+
+  std::uint32_t intern(std::string_view name, std::size_t hash) {
+    if (tensors_.size() == UINT32_MAX) { // the next id would be UINT32_MAX
+      throw input_error("the model has more than 2^32 - 1 tensors");
     }
-  });
+    const auto [id, fresh] = ids_.add(name, static_cast<std::uint32_t>(tensors_.size()), hash);
+    if (fresh) {
+      tensors_.push_back(name);
+      out_.producer.push_back(node_graph::no_producer);
+    }
+    return id;
+  }
+
+  void subgraph_reads(std::size_t v, std::vector<std::uint32_t>& read_ids) {
+    name_set reads; // copies, gone with the set
+    node_reads(g_.node(static_cast<int>(v)), top_locals_, reads);
+    for (const auto& t : reads) {
+      if (const auto known = ids_.find(t)) {
+        read_ids.push_back(*known);
+        continue;
+      }
+      const std::string_view copy = read_by_subgraphs_.emplace_back(t);
+      read_ids.push_back(intern(copy, name_ids::hash_only(copy)));
+    }
+  }
+
+  const ::onnx::GraphProto& g_;
+  node_graph& out_;
+  name_ids ids_;
+  std::vector<std::string_view> tensors_;     // by id
+  std::deque<std::string> read_by_subgraphs_; // stays put as it grows
+  const name_set top_locals_;
+};
+
+} // namespace
+
+node_graph build_graph(const ::onnx::GraphProto& g) {
+  node_graph out;
+  tensor_interner interner(g, out);
+  hashed_names names(g);
+  interner.outputs(names.outputs);
+  names.outputs = {}; // done with: the memory for the reads
+  std::vector<std::uint32_t> read_ids;
+  std::vector<std::size_t> read_offsets;
+  interner.reads(names, read_ids, read_offsets);
+  link(out, read_ids, read_offsets, names.subgraphs.size());
+  interner.copy_names();
   return out;
 }
 

@@ -48,9 +48,16 @@ struct batch_choice {
   bool guessed = false;
 };
 
-std::string symbols_of(const std::vector<const ::onnx::ValueInfoProto*>& inputs) {
+using input_list = std::vector<const ::onnx::ValueInfoProto*>;
+
+// The symbolic dimensions of `inputs` (null entries skipped), quoted, for a
+// message; "none" without any.
+std::string symbols_of(const input_list& inputs) {
   std::set<std::string> names;
   for (const auto* v : inputs) {
+    if (v == nullptr) {
+      continue;
+    }
     for (const auto& d : v->type().tensor_type().shape().dim()) {
       if (!d.dim_param().empty()) {
         names.insert(io::quote(d.dim_param()));
@@ -64,12 +71,14 @@ std::string symbols_of(const std::vector<const ::onnx::ValueInfoProto*>& inputs)
   return out.empty() ? "none" : out;
 }
 
-batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim) {
+// The graph's inputs by index: those that are not initializers and declare
+// a shape; null for the others.
+input_list shaped_inputs(const ::onnx::GraphProto& g) {
   std::unordered_set<std::string_view> initializers;
   for (const auto& t : g.initializer()) {
     initializers.insert(t.name());
   }
-  std::vector<const ::onnx::ValueInfoProto*> inputs(static_cast<std::size_t>(g.input_size()));
+  input_list inputs(static_cast<std::size_t>(g.input_size()));
   for (int i = 0; i < g.input_size(); ++i) {
     const auto& v = g.input(i);
     if (!initializers.count(v.name()) && v.type().has_tensor_type() &&
@@ -77,62 +86,72 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
       inputs[static_cast<std::size_t>(i)] = &v;
     }
   }
-  std::vector<const ::onnx::ValueInfoProto*> declared;
-  for (const auto* v : inputs) {
-    if (v != nullptr) {
-      declared.push_back(v);
+  return inputs;
+}
+
+// Each symbolic dimension of `inputs` whose name is_batch takes, in order.
+template <class IsBatch>
+void add_named(const input_list& inputs, const IsBatch& is_batch, batch_choice& out) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr) {
+      continue;
+    }
+    const auto& dims = inputs[i]->type().tensor_type().shape().dim();
+    for (int a = 0; a < dims.size(); ++a) {
+      if (!dims[a].has_dim_value() && is_batch(dims[a].dim_param())) {
+        out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
+      }
     }
   }
+}
+
+// --batch-dim given: INPUT:AXIS names a place (a fixed dimension too); else
+// a symbol, every dimension of that name. bad_parameter_error when it names
+// nothing the model has.
+batch_choice chosen_batch(const input_list& inputs, const std::string& batch_dim) {
   batch_choice out;
-  const auto named = [&](const auto& is_batch) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i] == nullptr) {
-        continue;
-      }
-      const auto& dims = inputs[i]->type().tensor_type().shape().dim();
-      for (int a = 0; a < dims.size(); ++a) {
-        if (!dims[a].has_dim_value() && is_batch(dims[a].dim_param())) {
-          out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
-        }
-      }
+  const auto colon = batch_dim.rfind(':');
+  for (std::size_t i = 0; colon != std::string::npos && i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr || inputs[i]->name() != batch_dim.substr(0, colon)) {
+      continue;
     }
-  };
-  if (!batch_dim.empty()) {
-    // INPUT:AXIS names a place (a fixed dimension too); else a symbol.
-    const auto colon = batch_dim.rfind(':');
-    for (std::size_t i = 0; colon != std::string::npos && i < inputs.size(); ++i) {
-      if (inputs[i] == nullptr || inputs[i]->name() != batch_dim.substr(0, colon)) {
-        continue;
-      }
-      const auto& dims = inputs[i]->type().tensor_type().shape().dim();
-      const std::string axis = batch_dim.substr(colon + 1);
-      if (axis.empty() || axis.size() > 9 ||
-          axis.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoi(axis) >= dims.size()) {
-        throw bad_parameter_error(
-            "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(inputs[i]->name()) +
-            " has " + std::to_string(dims.size()) + " dimension(s); give one as a number from 0");
-      }
-      const int a = std::stoi(axis);
-      out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
-      return out;
+    const auto& dims = inputs[i]->type().tensor_type().shape().dim();
+    const std::string axis = batch_dim.substr(colon + 1);
+    if (axis.empty() || axis.size() > 9 ||
+        axis.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(axis) >= dims.size()) {
+      throw bad_parameter_error(
+          "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(inputs[i]->name()) +
+          " has " + std::to_string(dims.size()) + " dimension(s); give one as a number from 0");
     }
-    if (colon != std::string::npos && colon + 1 < batch_dim.size() &&
-        batch_dim.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-      throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
-                                ": the model has no input " +
-                                io::quote(batch_dim.substr(0, colon)));
-    }
-    named([&](const std::string& p) { return p == batch_dim; });
-    if (out.at.empty()) {
-      throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
-                                ": no input of the model has a dimension named so (their "
-                                "symbolic dimensions: " +
-                                symbols_of(declared) + "; or give INPUT:AXIS)");
-    }
+    const int a = std::stoi(axis);
+    out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
     return out;
   }
-  named([](const std::string& p) { return batch_like(p); });
+  if (colon != std::string::npos && colon + 1 < batch_dim.size() &&
+      batch_dim.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) + ": the model has no input " +
+                              io::quote(batch_dim.substr(0, colon)));
+  }
+  add_named(
+      inputs, [&](const std::string& p) { return p == batch_dim; }, out);
+  if (out.at.empty()) {
+    throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
+                              ": no input of the model has a dimension named so (their "
+                              "symbolic dimensions: " +
+                              symbols_of(inputs) + "; or give INPUT:AXIS)");
+  }
+  return out;
+}
+
+batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim) {
+  const input_list inputs = shaped_inputs(g);
+  if (!batch_dim.empty()) {
+    return chosen_batch(inputs, batch_dim);
+  }
+  batch_choice out;
+  add_named(
+      inputs, [](const std::string& p) { return batch_like(p); }, out);
   if (out.at.empty()) { // the first dimension of floating-point inputs, never of integer ones
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i] != nullptr && inputs[i]->type().tensor_type().shape().dim_size() >= 2 &&

@@ -460,20 +460,18 @@ void subgraph_weights(const ::onnx::GraphProto& g, std::vector<weight_tensor>& o
   }
 }
 
-} // namespace
-
-model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
-  model_weights out;
-  out.tensors.resize(nodes.tensors.size());
-  out.held.resize(static_cast<std::size_t>(g.node_size()));
-  // The initializers by name (the first of a name), then every tensor
-  // looked up among them, its name hashed first side by side.
+// weights_of's first pass: each of the graph's tensors that is an
+// initializer (the first of its name, sparse ones too) gets its weight in
+// `out`. The initializers are held by name, then every tensor looked up
+// among them, its name hashed first side by side.
+void initializer_weights(const ::onnx::GraphProto& g, const node_graph& nodes,
+                         std::vector<weight_tensor>& out) {
   name_ids initializers(
       static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size()));
-  std::vector<weight_tensor> initializer_weights;
+  std::vector<weight_tensor> weights;
   const auto note = [&](std::string_view name, const weight_tensor& w) {
-    if (initializers.add(name, static_cast<std::uint32_t>(initializer_weights.size())).second) {
-      initializer_weights.push_back(w);
+    if (initializers.add(name, static_cast<std::uint32_t>(weights.size())).second) {
+      weights.push_back(w);
     }
   };
   for (const auto& t : g.initializer()) {
@@ -484,26 +482,35 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
     w.bytes = sum(w.bytes, tensor_bytes(t.indices()));
     note(t.values().name(), w);
   }
+  if (weights.empty()) {
+    return;
+  }
+  std::vector<std::size_t> hashes(nodes.tensors.size());
+  in_chunks(hashes.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+    for (std::size_t t = from; t < to; ++t) {
+      hashes[t] = name_ids::hash_only(nodes.tensors[t]);
+    }
+  });
+  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+    if (t + prefetch_ahead < hashes.size()) {
+      initializers.prefetch(hashes[t + prefetch_ahead]);
+    }
+    if (const auto id = initializers.find(nodes.tensors[t], hashes[t])) {
+      out[t] = weights[*id];
+    }
+  }
+}
+
+} // namespace
+
+model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
+  model_weights out;
+  out.tensors.resize(nodes.tensors.size());
+  out.held.resize(static_cast<std::size_t>(g.node_size()));
+  initializer_weights(g, nodes, out.tensors);
   std::vector<bool> read(nodes.tensors.size(), false);
   for (const auto t : nodes.read_ids) {
     read[t] = true;
-  }
-  if (!initializer_weights.empty()) {
-    // Every tensor's name hashed side by side, then looked up in order.
-    std::vector<std::size_t> hashes(nodes.tensors.size());
-    in_chunks(hashes.size(), [&](std::size_t, std::size_t from, std::size_t to) {
-      for (std::size_t t = from; t < to; ++t) {
-        hashes[t] = name_ids::hash_only(nodes.tensors[t]);
-      }
-    });
-    for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
-      if (t + prefetch_ahead < hashes.size()) {
-        initializers.prefetch(hashes[t + prefetch_ahead]);
-      }
-      if (const auto id = initializers.find(nodes.tensors[t], hashes[t])) {
-        out.tensors[t] = initializer_weights[*id];
-      }
-    }
   }
   // Which nodes are Constants and which hold subgraphs, side by side: the
   // passes below then touch only those nodes.
