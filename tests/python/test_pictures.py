@@ -486,6 +486,33 @@ def test_a_sharding_that_breaks_the_rules_is_drawn_with_its_findings(tmp_path):
     assert "Validation error [too-many-devices]" in (tmp_path / "s.html").read_text()
 
 
+def test_nodes_without_a_stage_are_drawn_without_memory_bars(tmp_path):
+    # A model's own sharding may leave nodes out (validate lets it: they are
+    # stage "-"); the memory planner counts by stage, so draw, which draws
+    # what it is given, leaves the memory bars out and says why (it exited 3
+    # with the planner's "has no stage" before).
+    onnx = pytest.importorskip("onnx")
+    run("synth", "decoder", "--layers", 1, tmp_path / "d.onnx")
+    run("suggest", "--input-model", tmp_path / "d.onnx", "--stages", 2, "--output-model",
+        tmp_path / "s.onnx")
+    model = onnx.load(tmp_path / "s.onnx")
+    first = model.graph.node[0].name
+    for n in list(model.graph.node)[:3]:
+        kept = [a for a in n.attribute if a.name not in ("__ipu_number", "__pipeline_stage")]
+        del n.attribute[:]
+        n.attribute.extend(kept)
+    onnx.save(model, tmp_path / "partial.onnx")
+    run("validate", tmp_path / "partial.onnx")
+    r = run("draw", "--input-model", tmp_path / "partial.onnx", "--output", tmp_path / "p.html")
+    assert "[pipelining-needs-sharding]" in r.stderr
+    page = (tmp_path / "p.html").read_text()
+    assert (f"No memory bars: 3 node(s) have no stage (the first: &#39;{first}&#39;)" in page)
+    assert 'data-metric="memory-bytes"' not in page and 'data-metric="cost"' in page
+    # The same model fully sharded has its memory bars.
+    run("draw", "--input-model", tmp_path / "s.onnx", "--output", tmp_path / "s.html")
+    assert 'data-metric="memory-bytes"' in (tmp_path / "s.html").read_text()
+
+
 def test_draw_refuses_a_cycle_an_empty_output_and_a_folders_name(tmp_path):
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper

@@ -10,7 +10,9 @@
 //   2. The memory planner's report for that sharding, as `memory` gives it
 //      with the same options (training, fp16 and Adam unless told; with a
 //      schedule, its schedule and micro-batches where the planner has them),
-//      and the capacity line from --device-memory.
+//      and the capacity line from --device-memory. A node without a stage
+//      (the model's own sharding may leave some out; validate lets it)
+//      leaves the memory bars out, with a note saying why.
 //   3. picture_of (picture.hpp): blocks, crossings, stage bars, every node.
 //   4. The timeline: the emulator's virtual run of `batches_per_step`
 //      micro-batches (twice the stages unless told) with the same costs,
@@ -20,6 +22,9 @@
 //      findings on the page and in the outcome, which draws regardless.
 //      Every guess, once, on the page and in the outcome's warnings; write,
 //      commit.
+#include <cstddef>
+#include <utility>
+
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/io/units.hpp>
@@ -63,6 +68,20 @@ memory_flags planned(const draw_request& a, int stages) {
   return f;
 }
 
+// The nodes without a stage in a sharding with stages (a model's own
+// attributes may leave some out, and validate lets them be): how many, and
+// the first.
+std::pair<std::size_t, std::size_t> unstaged(const sharding_result& r) {
+  std::size_t count = 0;
+  std::size_t first = 0;
+  for (std::size_t v = 0; r.has_stages() && v < r.size(); ++v) {
+    if (!r.stage(v)) {
+      first = count++ == 0 ? v : first;
+    }
+  }
+  return {count, first};
+}
+
 } // namespace
 
 draw_outcome draw(model_source& source, const points& where, const draw_request& a) {
@@ -97,21 +116,30 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   }
   source.load(outputs);
   const sharding_result result = sharding_of(source, where, true);
-  // Step 2.
+  // Step 2 (none when a node has no stage: the planner counts by stage).
   const memory_flags flags = planned(a, result.num_stages());
   c = flags.config();
   io::memory_report memory;
-  const auto stages = detail::stage_inputs(source, result, flags, c, memory);
-  memory.plan = shardpoint::plan_memory(stages, c, capacity);
+  const auto [without_stage, first_without] = unstaged(result);
+  if (without_stage == 0) {
+    const auto stages = detail::stage_inputs(source, result, flags, c, memory);
+    memory.plan = shardpoint::plan_memory(stages, c, capacity);
+  }
   // Steps 3 and 4.
   draw_outcome out;
   detail::picture_inputs in;
   in.cost = cost;
-  in.memory = &memory;
+  in.memory = without_stage == 0 ? &memory : nullptr;
   in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
   in.lay_out = a.report.lay_out;
   in.most_nodes_drawn = a.most_nodes_drawn;
   out.picture = detail::picture_of(source, result, in);
+  if (without_stage > 0) {
+    out.picture.notes.push_back(shardpoint::detail::cat(
+        "No memory bars: ", without_stage,
+        " node(s) have no stage (the first: ", io::quote(source.names()[first_without]),
+        "), and the memory planner counts a device's bytes by its stages."));
+  }
   run.micro_batch_size = c.micro_batch_size; // the memory plan's, for the bars too
   detail::add_run(out.picture, source, result, cost, run);
   pipeline_options checks; // as simulate runs the timeline: PopRT's rules with pipelining
