@@ -878,6 +878,34 @@ def test_simulate_refuses_a_ratio_with_measured_times_as_the_flags_do():
     assert code == 0 and ours == json.loads(out)
 
 
+def test_threads_that_cannot_start_are_a_memory_error():
+    # Under an address-space limit with room for a few threads' stacks, a
+    # step of 2000 devices' threads cannot start: MemoryError (app::
+    # out_of_memory's EAGAIN), not an internal error or an abort; two
+    # devices run under the same limit.
+    script = """
+import resource, sys
+import shardpoint
+pages = int(open("/proc/self/statm").read().split()[0])
+most = pages * resource.getpagesize() + (64 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (most, most))
+small = shardpoint.simulate(stage_times=[1, 1], batches_per_step=2, mode="threads",
+                            unit_us=1, schedule="gpipe")
+assert small["mode"] == "threads", small
+try:
+    shardpoint.simulate(stage_times=[1] * 2000, batches_per_step=2, mode="threads",
+                        unit_us=1, schedule="gpipe")
+except MemoryError as e:
+    print(e)
+    sys.exit(0)
+sys.exit(3)
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout.startswith("shardpoint: out of memory ("), r.stdout
+
+
 def test_suggest_takes_device_memory_as_the_command_line_does():
     # suggest's --device-memory is --memory-per-device; Python's keyword too.
     path = os.path.join(MODELS, "light_squeezenet.onnx")
