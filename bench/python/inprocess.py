@@ -11,6 +11,12 @@ REPS runs each; prints one JSON object (seconds). Not a test.
 - "api_report": shardpoint.shard_file(model, config, output), which also
   measures the report (shape inference), as `shard` does by default.
 - "onnx": poprt_reference.main, onnx.load to onnx.save.
+
+And what bounds the API from below, to read the targets against:
+- "run": Sharder.run on the bytes already in memory (no file);
+- "read", "write": the model's bytes read, and written to OUT_DIR (no
+  fsync): the floor of any file-to-file tool, ours or the onnx package's;
+- "onnx_load": onnx.load alone.
 """
 import json
 import os
@@ -21,6 +27,7 @@ import warnings
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import onnx  # noqa: E402
 import poprt_reference  # noqa: E402  (bench/, beside this folder)
 import shardpoint  # noqa: E402
 
@@ -59,10 +66,25 @@ def main(model, config, out_dir, reps=1):
     def reference():
         poprt_reference.main(model, config, out)
 
+    with open(model, "rb") as f:
+        data = f.read()
+
+    def read():
+        with open(model, "rb") as f:
+            f.read()
+
+    def write():
+        with open(out, "wb") as f:
+            f.write(data)
+
     result = {
         "api": best(reps, api),
         "api_report": best(reps, api_report),
         "onnx": best(reps, reference),
+        "run": best(reps, lambda: sharder.run(data)),
+        "read": best(reps, read),
+        "write": best(reps, write),
+        "onnx_load": best(reps, lambda: onnx.load(model)),
     }
     os.remove(out)
     print(json.dumps(result))
