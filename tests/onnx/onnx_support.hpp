@@ -62,14 +62,20 @@ inline ::onnx::GraphProto& add_if(::onnx::GraphProto& g, const std::string& name
   return add_branch(n, "then_branch");
 }
 
-/// A float model: graph input "x" [1, 4], the given nodes, outputs as named.
-inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
-                                     const std::vector<std::string>& outputs) {
+/// A model of no nodes (IR 8, opset 13) whose graph is named `name`.
+inline ::onnx::ModelProto empty_model(const std::string& name) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
+  m.mutable_graph()->set_name(name);
+  return m;
+}
+
+/// A float model: graph input "x" [1, 4], the given nodes, outputs as named.
+inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
+                                     const std::vector<std::string>& outputs) {
+  ::onnx::ModelProto m = empty_model("test");
   auto& g = *m.mutable_graph();
-  g.set_name("test");
   const auto value = [](::onnx::ValueInfoProto& v, const std::string& name) {
     v.set_name(name);
     auto& t = *v.mutable_type()->mutable_tensor_type();

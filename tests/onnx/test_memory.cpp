@@ -38,11 +38,8 @@ void add_value(::onnx::ValueInfoProto& v, const std::string& name,
 
 // x[1] + w_i for weights of the given element counts, one Add each.
 ::onnx::ModelProto adds(const std::vector<std::int64_t>& sizes) {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("adds");
   auto& g = *m.mutable_graph();
-  g.set_name("adds");
   add_value(*g.add_input(), "x", {1});
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::string w = "w" + std::to_string(i);
@@ -64,11 +61,8 @@ void add_value(::onnx::ValueInfoProto& v, const std::string& name,
 
 // x[batch, 4] -> Relu a -> Relu b -> Relu c -> Relu d, batch symbolic.
 ::onnx::ModelProto relu_chain() {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("chain");
   auto& g = *m.mutable_graph();
-  g.set_name("chain");
   add_value(*g.add_input(), "x", {4}, "batch");
   std::string in = "x";
   for (const char* name : {"a", "b", "c", "d"}) {
@@ -712,11 +706,8 @@ namespace {
 // Constant node's value (1), or inside the then-branch of an If (2), whose
 // else-branch passes x through.
 ::onnx::ModelProto matmul_holding(int how, std::int64_t k) {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("held");
   auto& g = *m.mutable_graph();
-  g.set_name("held");
   add_value(*g.add_input(), "x", {1, k});
   ::onnx::TensorProto w;
   w.set_name("W");
@@ -773,14 +764,11 @@ TEST_CASE("activations of no shape are counted 0 bytes, and said to be a guess")
   // x -> an operator no shape inference knows -> Relu: neither output has
   // a shape.
   temp_dir dir;
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("mystery");
   auto& custom = *m.add_opset_import();
   custom.set_domain("com.example");
   custom.set_version(1);
   auto& g = *m.mutable_graph();
-  g.set_name("mystery");
   add_value(*g.add_input(), "x", {1, 4});
   auto& mystery = *g.add_node();
   mystery.set_name("mystery");
@@ -880,17 +868,11 @@ TEST_CASE("a tensor too large for 2^62 bytes is named") {
   // x[H, W] -> Relu -> y: with H and W of 2^31 - 1, y (and x) would be
   // 2^64 bytes; the message named no tensor (an adversarial trial).
   temp_dir dir;
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("huge");
   auto& g = *m.mutable_graph();
-  g.set_name("huge");
   auto& x = *g.add_input();
-  x.set_name("x");
-  auto& t = *x.mutable_type()->mutable_tensor_type();
-  t.set_elem_type(::onnx::TensorProto::FLOAT);
-  t.mutable_shape()->add_dim()->set_dim_param("H");
-  t.mutable_shape()->add_dim()->set_dim_param("W");
+  add_value(x, "x", {}, "H");
+  x.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("W");
   for (const char* name : {"a", "b"}) {
     auto& n = *g.add_node();
     n.set_name(name);
@@ -931,11 +913,8 @@ TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never ca
   // default float (20 bytes, in int64_data), c2 = ConstantOfShape(Shape(x))
   // -- a shape known only at run time, an activation indeed.
   temp_dir dir;
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("made");
   auto& g = *m.mutable_graph();
-  g.set_name("made");
   add_value(*g.add_input(), "x", {5});
   auto& s0 = *g.add_initializer();
   s0.set_name("s0");
@@ -1051,11 +1030,8 @@ namespace {
 // ids (int64, `ids_dims`, a name for a symbolic one) -> Gather rows of a
 // 100 x 4 table -> Relu: activations of `ids elements` x 4 floats, twice.
 ::onnx::ModelProto token_model(const std::vector<std::string>& ids_dims) {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(13);
+  ::onnx::ModelProto m = onnx_test::empty_model("tokens");
   auto& g = *m.mutable_graph();
-  g.set_name("tokens");
   auto& ids = *g.add_input();
   ids.set_name("ids");
   auto& t = *ids.mutable_type()->mutable_tensor_type();
