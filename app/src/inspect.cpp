@@ -89,10 +89,8 @@ std::string inspect_model(const inspect_options& a) {
       continue;
     }
     table << v << '\t'
-          << (named_here[i]      ? io::printable("(" + n.name() + ")")
-              : n.name().empty() ? "<unnamed>"
-                                 : io::printable(n.name()))
-          << '\t' << io::printable(n.op_type()) << '\t';
+          << io::printable(named_here[i] ? "(" + n.name() + ")" : onnx::node_name(g, i)) << '\t'
+          << io::printable(n.op_type()) << '\t';
     if (sharded) {
       table << "device " << value(r.device(i)) << "\tstage " << value(r.stage(i)) << '\t';
     }

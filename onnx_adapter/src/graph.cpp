@@ -90,6 +90,11 @@ std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
                            : " " + io::quote(n.name()));
 }
 
+std::string node_name(const ::onnx::GraphProto& g, std::size_t i) {
+  const auto& n = g.node(static_cast<int>(i));
+  return n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name();
+}
+
 namespace {
 
 // Node v's display name (node_names' spelling), made only when a message
@@ -100,8 +105,7 @@ struct display_names {
 };
 
 std::string get(const display_names& names, std::size_t v) {
-  const auto& n = names.graph->node(static_cast<int>(v));
-  return n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name();
+  return node_name(*names.graph, v);
 }
 
 } // namespace

@@ -575,4 +575,14 @@ TEST_CASE("inspect lists an unnamed node by the name shard gives it, which --sha
                          "--output-model " + q(dir / "s.onnx") + " --report none",
                      dir.path());
   CHECK_MESSAGE(r.code == 0, r.err);
+  // Where no name can be given (two nodes share one, which shard refuses),
+  // an unnamed node is listed as every message spells it.
+  sp::save_model(onnx_test::make_model({{"twice", {"x", "w"}, {"m"}, "MatMul"},
+                                        {"", {"m"}, {"r"}, "Relu"},
+                                        {"twice", {"r"}, {"y"}, "Relu"}},
+                                       {"y"}),
+                 model);
+  r = shardpoint_cli("inspect " + q(model), dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1\t<unnamed Relu>\tRelu\t") != std::string::npos);
 }

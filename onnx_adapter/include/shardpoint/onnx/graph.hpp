@@ -126,6 +126,8 @@ std::vector<diagnostic> validate(const ::onnx::GraphProto& graph, const node_gra
 
 /// The display names of the nodes: the name, or "<unnamed OP>".
 std::vector<std::string> node_names(const ::onnx::GraphProto& graph);
+/// Node `index`'s display name: its name, or "<unnamed OP>".
+std::string node_name(const ::onnx::GraphProto& graph, std::size_t index);
 
 /// A node as error messages name it: "node 3 'conv1'", or "node 3 (unnamed
 /// 'Relu')" (names quoted and escaped by io::quote).
