@@ -12,7 +12,7 @@ cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHARDPOINT_BUILD
   -DSHARDPOINT_BUILD_ONNX=ON -DSHARDPOINT_BUILD_TESTS=OFF -DSHARDPOINT_BUILD_EXAMPLES=OFF \
   "${launcher[@]}" >/dev/null
 cmake --build build/bench -j "${SHARDPOINT_JOBS:-2}" --target bench_manual_shard bench_ring_buffer \
-  bench_pipeline bench_balanced partition_quality onnx_roundtrip shardpoint_cli
+  bench_pipeline bench_balanced bench_node_view partition_quality onnx_roundtrip shardpoint_cli
 out=build/bench-results
 mkdir -p "$out"
 
@@ -32,6 +32,9 @@ build/bench/bench/bench_ring_buffer --benchmark_repetitions=6 --benchmark_enable
 bench/ring_ratios.py "$out/ring_buffer.json"
 echo "== pipeline emulation"
 build/bench/bench/bench_pipeline --benchmark_out="$out/pipeline.json" --benchmark_out_format=json
+echo "== node views against protobuf's parse of the same nodes"
+build/bench/bench/bench_node_view --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/node_view.json" --benchmark_out_format=json
 echo "== ONNX end to end"
 bench/onnx_e2e.sh build/bench "$out"
 

@@ -78,6 +78,7 @@ for smoke in "build/gcc/bench/bench_manual_shard --benchmark_filter=/vertices:10
   "build/gcc/bench/bench_ring_buffer --benchmark_min_time=0.001" \
   "build/gcc/bench/bench_pipeline --benchmark_filter=4/64 --benchmark_min_time=0.001" \
   "build/gcc/bench/bench_balanced --benchmark_filter=balanced_search/vertices:10000" \
+  "build/gcc/bench/bench_node_view --benchmark_filter=/345 --benchmark_min_time=0.001" \
   "bench/onnx_e2e.sh build/gcc build/e2e-smoke --smoke"; do
   if $smoke >build/bench-smoke.log 2>&1; then
     passed=$((passed + 1))

@@ -10,7 +10,10 @@
 //   - the rewrite with sharding attributes spliced in (wire::marks) parses
 //     to protobuf's message annotated;
 //   - parse_graph(), the public entry with its fallback, fails exactly when
-//     parse_model() fails, with the same message.
+//     parse_model() fails, with the same message;
+//   - a node's bytes (every node span's, and the input itself taken as a
+//     node) that node views accept (node_view.hpp) protobuf parses to the
+//     views' fields and serialises to the same bytes.
 //
 // Any disagreement aborts with the two sides named.
 #include <climits>
@@ -30,6 +33,7 @@
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
 
+#include "node_view.hpp"
 #include "wire.hpp"
 
 namespace {
@@ -45,6 +49,48 @@ namespace wire = shardpoint::onnx::wire;
 // insensitive to nothing (unknown fields included, in their order).
 bool same(const google::protobuf::MessageLite& a, const google::protobuf::MessageLite& b) {
   return a.SerializeAsString() == b.SerializeAsString();
+}
+
+// The node views' rule on `bytes` (a NodeProto's value): accepted, they are
+// a node protobuf reads to the views' fields and writes back unchanged.
+void check_node_view(std::string_view bytes) {
+  std::vector<std::string_view> names;
+  wire::node_view v;
+  if (!wire::decode_node(bytes, v, names)) {
+    if (!names.empty()) {
+      disagree("node views refused a node but kept its names");
+    }
+    return;
+  }
+  ::onnx::NodeProto node;
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
+      !node.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    disagree("node views accepted a node protobuf refuses");
+  }
+  if (node.SerializeAsString() != bytes) {
+    disagree("node views accepted a node protobuf writes otherwise");
+  }
+  bool fields = v.name == node.name() && v.op_type == node.op_type() && v.domain == node.domain() &&
+                v.inputs == static_cast<std::uint32_t>(node.input_size()) &&
+                v.outputs == static_cast<std::uint32_t>(node.output_size()) &&
+                names.size() == v.inputs + v.outputs;
+  for (int i = 0; fields && i < node.input_size() + node.output_size(); ++i) {
+    fields = names[static_cast<std::size_t>(i)] ==
+             (i < node.input_size() ? node.input(i) : node.output(i - node.input_size()));
+  }
+  auto head = node;
+  head.clear_doc_string();
+  head.clear_domain();
+  if (!fields || v.splice != head.ByteSizeLong()) {
+    disagree("node views read other fields than protobuf");
+  }
+  for (const auto& a : node.attribute()) {
+    if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
+        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0 ||
+        shardpoint::onnx::is_sharding_attribute(a)) {
+      disagree("node views accepted an attribute they leave to protobuf");
+    }
+  }
 }
 
 void clear_data(::onnx::ModelProto& m) {
@@ -194,6 +240,8 @@ void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::siz
     if (!same(node, full->graph().node(static_cast<int>(i)))) {
       disagree("a node span holds another node");
     }
+    check_node_view(
+        input.substr(s.begin + static_cast<std::size_t>(in.CurrentPosition()) - length, length));
   }
   check_marks(input, *where, skeleton, *full);
   // The rewrite of an edited skeleton against the same edit of the whole.
@@ -210,6 +258,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ::onnx::ModelProto full;
   const bool accepted = size <= static_cast<std::size_t>(INT_MAX) &&
                         full.ParseFromArray(data, static_cast<int>(size));
+  check_node_view(input);
   check_scan(input, accepted ? &full : nullptr, SIZE_MAX);
   check_scan(input, accepted ? &full : nullptr, 0);
 

@@ -1,0 +1,224 @@
+// A top-level node as views into the input: see node_view.hpp.
+//
+// Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <array>
+#include <climits>
+#include <cstring>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include <shardpoint/onnx/model.hpp>
+
+#include "node_view.hpp"
+
+namespace shardpoint::onnx::wire {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+using wfl = google::protobuf::internal::WireFormatLite;
+
+// One message's fields, read in order with the checks every field shares:
+// each tag and varint shortest, fields in ascending order, a singular field
+// at most once.
+class fields {
+public:
+  explicit fields(std::string_view bytes)
+      : base_(reinterpret_cast<const std::uint8_t*>(bytes.data())), size_(bytes.size()),
+        in_(base_, static_cast<int>(bytes.size())) {}
+
+  /// Reads the next field's tag; false at the end (`done()` tells the end
+  /// from a bad tag) or when the order is broken (`singular_last`: whether
+  /// the field before it may not repeat).
+  bool next(bool singular_last) {
+    start_ = position();
+    if (start_ == size_) {
+      done_ = true;
+      return false;
+    }
+    const std::uint32_t tag = in_.ReadTag();
+    if (tag == 0 || !shortest(start_, tag)) {
+      return false;
+    }
+    const int field = wfl::GetTagFieldNumber(tag);
+    if (field < 1 || field < last_ || (field == last_ && singular_last)) {
+      return false;
+    }
+    last_ = field;
+    type_ = wfl::GetTagWireType(tag);
+    return true;
+  }
+  [[nodiscard]] bool done() const { return done_; }
+  [[nodiscard]] int field() const { return last_; }
+  [[nodiscard]] wfl::WireType type() const { return type_; }
+  [[nodiscard]] std::size_t start() const { return start_; } ///< of the field's tag
+
+  /// A length-delimited value.
+  bool bytes(std::string_view& out) {
+    const std::size_t at = position();
+    int n = 0;
+    if (type_ != wfl::WIRETYPE_LENGTH_DELIMITED || !in_.ReadVarintSizeAsInt(&n) || n < 0 ||
+        !shortest(at, static_cast<std::uint64_t>(n))) {
+      return false;
+    }
+    const std::size_t value = position();
+    if (static_cast<std::size_t>(n) > size_ - value || !in_.Skip(n)) {
+      return false;
+    }
+    out = {reinterpret_cast<const char*>(base_ + value), static_cast<std::size_t>(n)};
+    return true;
+  }
+  /// A varint value.
+  bool varint(std::uint64_t& out) {
+    const std::size_t at = position();
+    return type_ == wfl::WIRETYPE_VARINT && in_.ReadVarint64(&out) && shortest(at, out);
+  }
+  bool fixed32() {
+    std::uint32_t ignored = 0;
+    return type_ == wfl::WIRETYPE_FIXED32 && in_.ReadLittleEndian32(&ignored);
+  }
+
+private:
+  [[nodiscard]] std::size_t position() const {
+    return static_cast<std::size_t>(in_.CurrentPosition());
+  }
+  // Whether the bytes from `at` to here are the shortest encoding of `v`,
+  // the one protobuf writes.
+  [[nodiscard]] bool shortest(std::size_t at, std::uint64_t v) const {
+    if (position() - at == 1) { // (most: one byte is always the shortest)
+      return true;
+    }
+    std::array<std::uint8_t, 10> buffer{};
+    const auto* end = CodedOutputStream::WriteVarint64ToArray(v, buffer.data());
+    const auto n = static_cast<std::size_t>(end - buffer.data());
+    return n == position() - at && std::memcmp(buffer.data(), base_ + at, n) == 0;
+  }
+
+  const std::uint8_t* base_;
+  std::size_t size_;
+  CodedInputStream in_;
+  std::size_t start_ = 0;
+  int last_ = 0;
+  wfl::WireType type_ = wfl::WIRETYPE_VARINT;
+  bool done_ = false;
+};
+
+bool is_singular_attribute_field(int field) {
+  return field != ::onnx::AttributeProto::kFloatsFieldNumber &&
+         field != ::onnx::AttributeProto::kIntsFieldNumber &&
+         field != ::onnx::AttributeProto::kStringsFieldNumber;
+}
+
+// An attribute of the kinds a plain node holds (node_view.hpp).
+bool plain_attribute(std::string_view bytes) {
+  fields f(bytes);
+  int previous = 0;
+  while (f.next(is_singular_attribute_field(previous))) {
+    previous = f.field();
+    std::string_view s;
+    std::uint64_t v = 0;
+    bool ok = false;
+    switch (f.field()) {
+    case ::onnx::AttributeProto::kNameFieldNumber:
+      ok = f.bytes(s) && s != ipu_attribute && s != stage_attribute;
+      break;
+    case ::onnx::AttributeProto::kSFieldNumber:
+    case ::onnx::AttributeProto::kStringsFieldNumber:
+    case ::onnx::AttributeProto::kDocStringFieldNumber:
+    case ::onnx::AttributeProto::kRefAttrNameFieldNumber:
+      ok = f.bytes(s);
+      break;
+    case ::onnx::AttributeProto::kFFieldNumber:
+    case ::onnx::AttributeProto::kFloatsFieldNumber:
+      ok = f.fixed32();
+      break;
+    case ::onnx::AttributeProto::kIFieldNumber:
+    case ::onnx::AttributeProto::kIntsFieldNumber:
+      ok = f.varint(v);
+      break;
+    case ::onnx::AttributeProto::kTypeFieldNumber:
+      ok = f.varint(v) && ::onnx::AttributeProto_AttributeType_IsValid(static_cast<int>(v)) &&
+           v <= INT_MAX;
+      break;
+    default: // a tensor, graph, type or sparse tensor, or an unknown field
+      return false;
+    }
+    if (!ok) {
+      return false;
+    }
+  }
+  return f.done();
+}
+
+bool is_singular_node_field(int field) {
+  return field != ::onnx::NodeProto::kInputFieldNumber &&
+         field != ::onnx::NodeProto::kOutputFieldNumber &&
+         field != ::onnx::NodeProto::kAttributeFieldNumber;
+}
+
+} // namespace
+
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names) {
+  const std::size_t had = names.size();
+  const auto refuse = [&] {
+    names.resize(had);
+    return false;
+  };
+  if (value.size() > static_cast<std::size_t>(INT_MAX) || had > UINT32_MAX) {
+    return refuse();
+  }
+  node_view node;
+  node.first_input = static_cast<std::uint32_t>(had);
+  node.splice = static_cast<std::uint32_t>(value.size());
+  bool spliced = false;
+  fields f(value);
+  int previous = 0;
+  while (f.next(is_singular_node_field(previous))) {
+    previous = f.field();
+    if (!spliced && f.field() > ::onnx::NodeProto::kAttributeFieldNumber) {
+      node.splice = static_cast<std::uint32_t>(f.start());
+      spliced = true;
+    }
+    std::string_view s;
+    if (!f.bytes(s)) {
+      return refuse();
+    }
+    switch (f.field()) {
+    case ::onnx::NodeProto::kInputFieldNumber:
+      names.push_back(s);
+      ++node.inputs;
+      break;
+    case ::onnx::NodeProto::kOutputFieldNumber:
+      names.push_back(s);
+      ++node.outputs;
+      break;
+    case ::onnx::NodeProto::kNameFieldNumber:
+      node.name = s;
+      break;
+    case ::onnx::NodeProto::kOpTypeFieldNumber:
+      node.op_type = s;
+      break;
+    case ::onnx::NodeProto::kDomainFieldNumber:
+      node.domain = s;
+      break;
+    case ::onnx::NodeProto::kAttributeFieldNumber:
+      if (!plain_attribute(s)) {
+        return refuse();
+      }
+      break;
+    case ::onnx::NodeProto::kDocStringFieldNumber:
+      break;
+    default: // an unknown field
+      return refuse();
+    }
+  }
+  if (!f.done() || names.size() > UINT32_MAX) {
+    return refuse();
+  }
+  out = node;
+  return true;
+}
+
+} // namespace shardpoint::onnx::wire
