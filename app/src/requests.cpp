@@ -12,20 +12,34 @@
 namespace shardpoint::app {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The graph whose tensors may name external data files, without parsing
+// nodes read as views: those hold no tensors (onnx/src/node_view.hpp).
+const ::onnx::GraphProto& tensors_of(const onnx::loaded_model& model) {
+  return model.node_views() != nullptr ? model.proto_without_nodes().graph()
+                                       : model.proto().graph();
+}
+
+} // namespace
+
 onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what) {
+  const auto nodes =
+      what == reading::graph_views ? onnx::node_reading::views : onnx::node_reading::parsed;
   if (data.data() != nullptr) {
     const std::string name = path.empty() ? "<bytes>" : path;
-    return what == reading::graph ? onnx::parse_graph(data, name) : onnx::parse_model(data, name);
+    return what == reading::whole ? onnx::parse_model(data, name)
+                                  : onnx::parse_graph(data, name, nodes);
   }
-  auto model = what == reading::graph ? onnx::read_graph(path) : onnx::read_model(path);
-  onnx::check_external_locations(model.proto().graph(), fs::path(path).parent_path());
+  auto model = what == reading::whole ? onnx::read_model(path) : onnx::read_graph(path, nodes);
+  onnx::check_external_locations(tensors_of(model), fs::path(path).parent_path());
   return model;
 }
 
 sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading what) {
   sharded_model out{load_model(m.input, m.data, what), {}, {}, false, {}};
-  auto& graph = *out.model.proto().mutable_graph();
   if (!m.has_points()) {
+    auto& graph = *out.model.proto().mutable_graph();
     if (!onnx::has_annotations(graph) && unsharded_ok) {
       out.nodes = onnx::build_graph(graph);
       out.result = sharding_result(static_cast<std::size_t>(graph.node_size()), {}, {});
@@ -41,10 +55,11 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading wha
     return out;
   }
   const std::vector<onnx::config_entry> entries = m.read();
+  // (Through the loaded model: nodes read as views stay views.)
   out.renamed =
-      onnx::assign_names(graph, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
-  out.nodes = onnx::build_graph(graph);
-  out.result = onnx::shard(graph, out.nodes, onnx::resolve(graph, entries));
+      onnx::assign_names(out.model, m.strict ? onnx::naming::strict : onnx::naming::rename_empty);
+  out.nodes = onnx::build_graph(out.model);
+  out.result = onnx::shard(out.model, out.nodes, onnx::resolve(out.model, entries));
   return out;
 }
 
@@ -94,7 +109,7 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
                     std::initializer_list<std::pair<std::string_view, std::string_view>> files) {
   if (!path.empty()) {
     if (model != nullptr) { // (load_model checked its locations: inside its folder)
-      onnx::declare_model_inputs(outputs, path, model->proto().graph());
+      onnx::declare_model_inputs(outputs, path, tensors_of(*model));
     } else {
       outputs.input(path, "the input model");
     }

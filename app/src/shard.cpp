@@ -30,12 +30,11 @@ fs::path output_path(const shard_options& a) {
 
 } // namespace
 
-shard_outcome shard_model(const model_points& m, const pipeline_flags& checks) {
+shard_outcome shard_model(const model_points& m, const pipeline_flags& checks, reading what) {
   checks.check();
-  shard_outcome out{load_sharded(m), {}};
+  shard_outcome out{load_sharded(m, false, what), {}};
   onnx::annotate(out.sharded.model, out.sharded.result);
-  const auto& graph = out.sharded.model.proto().graph();
-  out.diagnostics = onnx::validate(graph, out.sharded.nodes, out.sharded.result,
+  out.diagnostics = onnx::validate(out.sharded.model, out.sharded.nodes, out.sharded.result,
                                    checks.options(out.sharded.result));
   return out;
 }
@@ -50,7 +49,11 @@ shard_file_outcome shard_file(const shard_options& a) {
                  {{a.model.config, "the sharding config"}});
   auto& output = outputs.file(out.output, a.in_place ? "--in-place" : "--output-model");
   const onnx::input_sizes sizes = a.shapes.sizes(); // (flags checked before any work)
-  shard_outcome done = shard_model(a.model, a.pipeline);
+  // Without a report the nodes are needed only for their names and edges:
+  // read as views where the model allows it (onnx::node_reading::views).
+  const bool report = a.report.format != "none";
+  shard_outcome done =
+      shard_model(a.model, a.pipeline, report ? reading::graph : reading::graph_views);
   auto& sharded = done.sharded; // (a reference, not a binding: the lambda below captures it)
   auto& diagnostics = done.diagnostics;
   if (!a.in_place) {
@@ -59,7 +62,7 @@ shard_file_outcome shard_file(const shard_options& a) {
   const bool write = !has_errors(diagnostics) || a.force;
   out.diagnostics = diagnostics;
   const auto save = [&] { onnx::save_model(sharded.model, output.staging()); };
-  if (a.report.format != "none") {
+  if (report) {
     // The model is written beside the report's shape inference where it can.
     const auto r =
         onnx::make_report(sharded.model.proto(), sharded.nodes, sharded.result,

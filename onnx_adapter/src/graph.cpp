@@ -18,6 +18,7 @@
 
 #include "chunks.hpp"
 #include "name_ids.hpp"
+#include "node_view.hpp"
 
 namespace shardpoint::onnx {
 
@@ -83,38 +84,85 @@ std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
 
 } // namespace
 
-std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
-  const auto& n = g.node(static_cast<int>(i));
-  return "node " + std::to_string(i) +
-         (n.name().empty() ? " (unnamed " + io::quote(n.op_type()) + ")"
-                           : " " + io::quote(n.name()));
-}
-
-std::string node_name(const ::onnx::GraphProto& g, std::size_t i) {
-  const auto& n = g.node(static_cast<int>(i));
-  return n.name().empty() ? "<unnamed " + n.op_type() + ">" : n.name();
-}
-
 namespace {
+
+// What the passes below read of the top-level nodes: protobuf's nodes, or
+// the views of a model read with node_reading::views (which have no
+// subgraphs: node_view.hpp leaves those nodes to protobuf).
+struct proto_nodes {
+  const ::onnx::GraphProto& g;
+
+  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(g.node_size()); }
+  [[nodiscard]] const ::onnx::NodeProto& node(std::size_t v) const {
+    return g.node(static_cast<int>(v));
+  }
+  [[nodiscard]] std::string_view name(std::size_t v) const { return node(v).name(); }
+  [[nodiscard]] std::string_view op_type(std::size_t v) const { return node(v).op_type(); }
+  [[nodiscard]] const auto& inputs(std::size_t v) const { return node(v).input(); }
+  [[nodiscard]] const auto& outputs(std::size_t v) const { return node(v).output(); }
+  [[nodiscard]] bool subgraphs(std::size_t v) const { return has_subgraphs(node(v)); }
+};
+
+struct view_nodes {
+  const wire::node_views& w;
+
+  [[nodiscard]] std::size_t size() const { return w.size(); }
+  [[nodiscard]] std::string_view name(std::size_t v) const { return w.nodes[v].name; }
+  [[nodiscard]] std::string_view op_type(std::size_t v) const { return w.nodes[v].op_type; }
+  [[nodiscard]] auto inputs(std::size_t v) const { return w.inputs(v); }
+  [[nodiscard]] auto outputs(std::size_t v) const { return w.outputs(v); }
+  [[nodiscard]] static bool subgraphs(std::size_t) { return false; }
+};
+
+template <class Nodes>
+std::string label_of(const Nodes& nodes, std::size_t i) {
+  const std::string_view name = nodes.name(i);
+  return "node " + std::to_string(i) +
+         (name.empty() ? " (unnamed " + io::quote(std::string(nodes.op_type(i))) + ")"
+                       : " " + io::quote(std::string(name)));
+}
+
+template <class Nodes>
+std::string name_of(const Nodes& nodes, std::size_t i) {
+  const std::string_view name = nodes.name(i);
+  return name.empty() ? "<unnamed " + std::string(nodes.op_type(i)) + ">" : std::string(name);
+}
 
 // Node v's display name (node_names' spelling), made only when a message
 // needs it: node_names copies every name, 3% of `shard --report none` on a
 // 10^6-node model, twice, for messages that name a node or two.
+template <class Nodes>
 struct display_names {
-  const ::onnx::GraphProto* graph;
+  const Nodes* nodes;
 };
 
-std::string get(const display_names& names, std::size_t v) {
-  return node_name(*names.graph, v);
+template <class Nodes>
+std::string get(const display_names<Nodes>& names, std::size_t v) {
+  return name_of(*names.nodes, v);
 }
 
 } // namespace
+
+std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
+  return label_of(proto_nodes{g}, i);
+}
+
+std::string node_name(const ::onnx::GraphProto& g, std::size_t i) {
+  return name_of(proto_nodes{g}, i);
+}
+
+std::string node_name(const loaded_model& model, std::size_t i) {
+  if (const auto* views = model.node_views()) {
+    return name_of(view_nodes{*views}, i);
+  }
+  return node_name(model.proto().graph(), i);
+}
 
 std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
   std::vector<std::string> names;
   names.reserve(static_cast<std::size_t>(g.node_size()));
   for (std::size_t v = 0; v < static_cast<std::size_t>(g.node_size()); ++v) {
-    names.push_back(get(display_names{&g}, v));
+    names.push_back(node_name(g, v));
   }
   return names;
 }
@@ -167,8 +215,8 @@ struct hashed_names {
   std::vector<std::vector<hashed_name>> outputs, inputs; // by chunk
   std::vector<char> subgraphs;                           // by node: has_subgraphs()
 
-  explicit hashed_names(const ::onnx::GraphProto& g)
-      : subgraphs(static_cast<std::size_t>(g.node_size())) {
+  template <class Nodes>
+  explicit hashed_names(const Nodes& nodes) : subgraphs(nodes.size()) {
     const auto n = subgraphs.size();
     outputs.resize(chunk_count(n));
     inputs.resize(outputs.size());
@@ -178,15 +226,14 @@ struct hashed_names {
       outs.reserve(to - from);
       ins.reserve(2 * (to - from));
       for (std::size_t v = from; v < to; ++v) {
-        const auto& node = g.node(static_cast<int>(v));
-        for (const auto& o : node.output()) {
+        for (const std::string_view o : nodes.outputs(v)) {
           if (!o.empty()) { // else an omitted optional output
             outs.emplace_back(o, v);
           }
         }
-        subgraphs[v] = has_subgraphs(node) ? 1 : 0;
+        subgraphs[v] = nodes.subgraphs(v) ? 1 : 0;
         if (subgraphs[v] == 0) {
-          for (const auto& t : node.input()) {
+          for (const std::string_view t : nodes.inputs(v)) {
             if (!t.empty()) {
               ins.emplace_back(t, v);
             }
@@ -202,11 +249,13 @@ struct hashed_names {
 // outlive it: the model's own, and copies (in read_by_subgraphs_) of names
 // a subgraph reads from outside itself; the graph's own copies are made by
 // copy_names, side by side.
+template <class Nodes>
 class tensor_interner {
 public:
-  tensor_interner(const ::onnx::GraphProto& g, node_graph& out)
-      : g_(g), out_(out),
-        ids_(static_cast<std::size_t>(g.node_size() + g.input_size() + g.initializer_size())) {}
+  // (`g`: the graph's inputs and initializers, for the table's size.)
+  tensor_interner(const Nodes& nodes, const ::onnx::GraphProto& g, node_graph& out)
+      : nodes_(nodes), out_(out),
+        ids_(nodes.size() + static_cast<std::size_t>(g.input_size() + g.initializer_size())) {}
 
   /// Each node's outputs, node by node: its producer set; two producers of
   /// one tensor are an input_error naming both.
@@ -220,8 +269,8 @@ public:
         const std::size_t v = chunk[i].node;
         auto& p = out_.producer[intern(o, chunk[i].hash)];
         if (p != node_graph::no_producer) {
-          throw input_error("tensor " + io::quote(o) + " is written by both " + node_label(g_, p) +
-                            " and " + node_label(g_, v));
+          throw input_error("tensor " + io::quote(o) + " is written by both " +
+                            label_of(nodes_, p) + " and " + label_of(nodes_, v));
         }
         p = v;
       }
@@ -285,8 +334,10 @@ private:
   }
 
   void subgraph_reads(std::size_t v, std::vector<std::uint32_t>& read_ids) {
-    name_set reads; // copies, gone with the set
-    node_reads(g_.node(static_cast<int>(v)), top_locals_, reads);
+    name_set reads;                                     // copies, gone with the set
+    if constexpr (std::is_same_v<Nodes, proto_nodes>) { // (views have no subgraphs)
+      node_reads(nodes_.node(v), top_locals_, reads);
+    }
     for (const auto& t : reads) {
       if (const auto known = ids_.find(t)) {
         read_ids.push_back(*known);
@@ -297,7 +348,7 @@ private:
     }
   }
 
-  const ::onnx::GraphProto& g_;
+  const Nodes& nodes_;
   node_graph& out_;
   name_ids ids_;
   std::vector<std::string_view> tensors_;     // by id
@@ -305,12 +356,11 @@ private:
   const name_set top_locals_;
 };
 
-} // namespace
-
-node_graph build_graph(const ::onnx::GraphProto& g) {
+template <class Nodes>
+node_graph build_graph_of(const Nodes& nodes, const ::onnx::GraphProto& g) {
   node_graph out;
-  tensor_interner interner(g, out);
-  hashed_names names(g);
+  tensor_interner interner(nodes, g, out);
+  hashed_names names(nodes);
   interner.outputs(names.outputs);
   names.outputs = {}; // done with: the memory for the reads
   std::vector<std::uint32_t> read_ids;
@@ -319,6 +369,19 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
   link(out, read_ids, read_offsets, names.subgraphs.size());
   interner.copy_names();
   return out;
+}
+
+} // namespace
+
+node_graph build_graph(const ::onnx::GraphProto& g) {
+  return build_graph_of(proto_nodes{g}, g);
+}
+
+node_graph build_graph(const loaded_model& model) {
+  if (const auto* views = model.node_views()) {
+    return build_graph_of(view_nodes{*views}, model.proto_without_nodes().graph());
+  }
+  return build_graph(model.proto().graph());
 }
 
 std::vector<std::string> node_graph::read_names(std::size_t v) const {
@@ -335,20 +398,30 @@ bool has_subgraphs(const ::onnx::NodeProto& node) {
                      [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
 }
 
-std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
-  // Each name's node (by the name's id), or `shared` when several nodes
-  // have it. The ids view the model's strings, hashed first side by side
-  // (as build_graph's are), then added in node order.
-  constexpr std::size_t shared = static_cast<std::size_t>(-1);
-  const auto n = static_cast<std::size_t>(g.node_size());
-  const auto names =
-      gather_in_chunks<hashed_name>(n, 1, [&](std::size_t v, std::vector<hashed_name>& out) {
-        out.emplace_back(g.node(static_cast<int>(v)).name(), v);
-      });
-  name_ids ids(n);
+namespace {
+
+constexpr std::size_t shared = static_cast<std::size_t>(-1);
+
+// The nodes' names: each name's node (by the name's id), or `shared` when
+// several nodes have it, and the unnamed nodes.
+struct node_name_ids {
+  name_ids ids;
   std::vector<std::size_t> node_of;
   std::vector<std::size_t> unnamed;
   bool any_shared = false;
+};
+
+// The ids view the nodes' strings, hashed first side by side (as
+// build_graph's are), then added in node order.
+template <class Nodes>
+node_name_ids name_nodes(const Nodes& nodes) {
+  const auto n = nodes.size();
+  const auto names =
+      gather_in_chunks<hashed_name>(n, 1, [&](std::size_t v, std::vector<hashed_name>& out) {
+        out.emplace_back(nodes.name(v), v);
+      });
+  node_name_ids out{name_ids(n), {}, {}, false};
+  auto& [ids, node_of, unnamed, any_shared] = out;
   for (const auto& chunk : names) {
     for (std::size_t i = 0; i < chunk.size(); ++i) {
       if (i + prefetch_ahead < chunk.size()) {
@@ -368,6 +441,13 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
       }
     }
   }
+  return out;
+}
+
+} // namespace
+
+std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
+  auto [ids, node_of, unnamed, any_shared] = name_nodes(proto_nodes{g});
   if (any_shared) {
     std::map<std::string, std::string> where; // sorted, for the message
     for (int v = 0; v < g.node_size(); ++v) {
@@ -407,6 +487,16 @@ std::vector<std::size_t> assign_names(::onnx::GraphProto& g, naming mode) {
   return unnamed;
 }
 
+std::vector<std::size_t> assign_names(loaded_model& model, naming mode) {
+  if (const auto* views = model.node_views()) {
+    const auto names = name_nodes(view_nodes{*views});
+    if (!names.any_shared && names.unnamed.empty()) {
+      return {}; // nothing to name, nothing to refuse: the views stay
+    }
+  }
+  return assign_names(*model.proto().mutable_graph(), mode);
+}
+
 std::vector<config_entry> read_config(const std::filesystem::path& path) {
   return config::read_file(path);
 }
@@ -415,23 +505,54 @@ config_entry parse_shard_flag(const std::string& text) {
   return config::parse_shard_flag(text);
 }
 
+namespace {
+
+template <class Nodes>
+std::vector<sharding_point<std::size_t>> resolve_on(const Nodes& nodes,
+                                                    const std::vector<config_entry>& entries) {
+  return config::resolve(entries, nodes.size(),
+                         [&](std::size_t v) -> std::string_view { return nodes.name(v); });
+}
+
+template <class Nodes>
+sharding_result shard_on(const Nodes& nodes, const node_graph& graph,
+                         const std::vector<sharding_point<std::size_t>>& points) {
+  const auto index = get(boost::vertex_index, graph.graph);
+  try {
+    return manual_shard(indexed(graph.graph, index, display_names<Nodes>{&nodes}), points);
+  } catch (const cycle_error& e) {
+    throw input_error("the model's nodes form a cycle through " +
+                          label_of(nodes, e.vertex().value_or(0)),
+                      e.vertex());
+  }
+}
+
+} // namespace
+
 std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
                                                  const std::vector<config_entry>& entries) {
-  return config::resolve(
-      entries, static_cast<std::size_t>(g.node_size()),
-      [&](std::size_t v) -> std::string_view { return g.node(static_cast<int>(v)).name(); });
+  return resolve_on(proto_nodes{g}, entries);
+}
+
+std::vector<sharding_point<std::size_t>> resolve(const loaded_model& model,
+                                                 const std::vector<config_entry>& entries) {
+  if (const auto* views = model.node_views()) {
+    return resolve_on(view_nodes{*views}, entries);
+  }
+  return resolve(model.proto().graph(), entries);
 }
 
 sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
                       const std::vector<sharding_point<std::size_t>>& points) {
-  const auto index = get(boost::vertex_index, nodes.graph);
-  try {
-    return manual_shard(indexed(nodes.graph, index, display_names{&g}), points);
-  } catch (const cycle_error& e) {
-    throw input_error("the model's nodes form a cycle through " +
-                          node_label(g, e.vertex().value_or(0)),
-                      e.vertex());
+  return shard_on(proto_nodes{g}, nodes, points);
+}
+
+sharding_result shard(const loaded_model& model, const node_graph& nodes,
+                      const std::vector<sharding_point<std::size_t>>& points) {
+  if (const auto* views = model.node_views()) {
+    return shard_on(view_nodes{*views}, nodes, points);
   }
+  return shard(model.proto().graph(), nodes, points);
 }
 
 void annotate(::onnx::NodeProto& node, std::optional<int> device, std::optional<int> stage) {
@@ -520,10 +641,16 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
   return sharding_result(n, std::move(devices), std::move(stages));
 }
 
-std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& nodes,
-                                 const sharding_result& result, const pipeline_options& options) {
+namespace {
+
+// (`g`: the graph's inputs and initializers; `names`: its nodes'.)
+template <class Nodes>
+std::vector<diagnostic> validate_on(const Nodes& names, const ::onnx::GraphProto& g,
+                                    const node_graph& nodes, const sharding_result& result,
+                                    const pipeline_options& options) {
   const auto index = get(boost::vertex_index, nodes.graph);
-  auto out = shardpoint::validate(indexed(nodes.graph, index, display_names{&g}), result, options);
+  auto out = shardpoint::validate(indexed(nodes.graph, index, display_names<Nodes>{&names}), result,
+                                  options);
   if (!result.has_devices()) {
     return out;
   }
@@ -587,6 +714,22 @@ std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& 
         (k == 'i' ? "graph input '" : "initializer '") + name + "'", devices, {first_reader[t]}));
   }
   return out;
+}
+
+} // namespace
+
+std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& nodes,
+                                 const sharding_result& result, const pipeline_options& options) {
+  return validate_on(proto_nodes{g}, g, nodes, result, options);
+}
+
+std::vector<diagnostic> validate(const loaded_model& model, const node_graph& nodes,
+                                 const sharding_result& result, const pipeline_options& options) {
+  if (const auto* views = model.node_views()) {
+    return validate_on(view_nodes{*views}, model.proto_without_nodes().graph(), nodes, result,
+                       options);
+  }
+  return validate(model.proto().graph(), nodes, result, options);
 }
 
 } // namespace shardpoint::onnx

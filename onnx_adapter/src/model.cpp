@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <climits>
@@ -55,7 +56,8 @@ namespace {
 
 // The checks a parse alone cannot make: random bytes or a truncated file
 // sometimes decode as a protobuf message that is not a model.
-void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
+void check_structure(const ::onnx::ModelProto& model, const fs::path& path,
+                     const wire::node_views* views = nullptr) {
   if (model.ir_version() <= 0) {
     fail(path, "not an ONNX model (no ir_version)");
   }
@@ -90,13 +92,21 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path) {
   }
   // The nodes' outputs, in chunks side by side: each chunk marks what it
   // defines in its own copy, merged after.
+  // (From the views when the nodes were read as views.)
+  const auto keep_defined = [&](const auto& outputs, std::vector<std::string_view>& out) {
+    for (const std::string_view o : outputs) {
+      if (defined.count(o) != 0) {
+        out.push_back(o);
+      }
+    }
+  };
   const auto by_chunk = gather_in_chunks<std::string_view>(
-      static_cast<std::size_t>(g.node_size()), 0,
+      views != nullptr ? views->size() : static_cast<std::size_t>(g.node_size()), 0,
       [&](std::size_t v, std::vector<std::string_view>& out) {
-        for (const auto& o : g.node(static_cast<int>(v)).output()) {
-          if (defined.count(o) != 0) {
-            out.push_back(o);
-          }
+        if (views != nullptr) {
+          keep_defined(views->outputs(v), out);
+        } else {
+          keep_defined(g.node(static_cast<int>(v)).output(), out);
         }
       });
   for (const auto& names : by_chunk) {
@@ -214,13 +224,14 @@ loaded_model::loaded_model(std::size_t input_bytes) {
 loaded_model::loaded_model(loaded_model&& other) noexcept
     : arena_(std::move(other.arena_)), proto_(std::exchange(other.proto_, nullptr)),
       source_(std::move(other.source_)), marks_(std::move(other.marks_)),
-      complete_(std::exchange(other.complete_, false)) {}
+      pending_(std::move(other.pending_)), complete_(std::exchange(other.complete_, false)) {}
 
 loaded_model& loaded_model::operator=(loaded_model&& other) noexcept {
   arena_ = std::move(other.arena_);
   proto_ = std::exchange(other.proto_, nullptr);
   source_ = std::move(other.source_);
   marks_ = std::move(other.marks_);
+  pending_ = std::move(other.pending_);
   complete_ = std::exchange(other.complete_, false);
   return *this;
 }
@@ -293,6 +304,7 @@ struct loaded_model::wire_source {
   void* mapping = nullptr; // owned when not null
   std::size_t mapped = 0;
   wire::layout where;
+  wire::node_views views; ///< the nodes, when scan() read them as views
 
   wire_source() = default;
   wire_source(const wire_source&) = delete;
@@ -304,24 +316,55 @@ struct loaded_model::wire_source {
   }
 };
 
+// Nodes read as views, parsed by the first proto() (see model.hpp).
+struct loaded_model::pending_nodes {
+  std::once_flag once;
+  std::atomic<bool> parsed{false};
+};
+
+const wire::node_views* loaded_model::node_views() const noexcept {
+  return pending_ != nullptr && !pending_->parsed.load(std::memory_order_acquire) ? &source_->views
+                                                                                  : nullptr;
+}
+
+const ::onnx::ModelProto& loaded_model::proto() const {
+  if (node_views() != nullptr) {
+    std::call_once(pending_->once, [this] {
+      if (!wire::parse_nodes(source_->input, source_->where, *proto_->mutable_graph())) {
+        throw internal_error("shardpoint: protobuf refused a node read as a view");
+      }
+      pending_->parsed.store(true, std::memory_order_release);
+    });
+  }
+  return *proto_;
+}
+
+::onnx::ModelProto& loaded_model::proto() {
+  std::as_const(*this).proto();
+  return *proto_;
+}
+
 namespace {
 
 // The skeleton of `source->input`, or nothing when the scan gives up.
 std::optional<loaded_model> scan_into(loaded_model model,
                                       std::shared_ptr<loaded_model::wire_source> source,
-                                      const fs::path& name) {
-  auto where = wire::scan(source->input, model.proto());
+                                      const fs::path& name, node_reading nodes) {
+  // (No nodes are pending yet: proto() is the skeleton as scanned.)
+  auto where = wire::scan(source->input, model.proto(), wire::kept_data_bytes,
+                          nodes == node_reading::views ? &source->views : nullptr);
   if (!where) {
     return std::nullopt;
   }
   source->where = std::move(*where);
-  check_structure(model.proto(), name);
+  const bool views = source->views.size() != 0;
+  check_structure(model.proto(), name, views ? &source->views : nullptr);
   return model;
 }
 
 } // namespace
 
-loaded_model read_graph(const fs::path& path) {
+loaded_model read_graph(const fs::path& path, node_reading nodes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return read_model(path); // which says why
@@ -342,21 +385,28 @@ loaded_model read_graph(const fs::path& path) {
   }
   source->mapping = p;
   source->input = {static_cast<const char*>(p), source->mapped};
-  auto model = scan_into(loaded_model(source->input.size()), source, path);
+  auto model = scan_into(loaded_model(source->input.size()), source, path, nodes);
   if (!model) {
     return read_model(path);
+  }
+  if (source->views.size() != 0) { // parsed by the first proto()
+    model->pending_ = std::make_unique<loaded_model::pending_nodes>();
   }
   model->source_ = std::move(source);
   model->complete_ = true;
   return std::move(*model);
 }
 
-loaded_model parse_graph(std::string_view bytes, const std::string& source_name) {
+loaded_model parse_graph(std::string_view bytes, const std::string& source_name,
+                         node_reading nodes) {
   auto source = std::make_shared<loaded_model::wire_source>();
   source->input = bytes;
-  auto model = scan_into(loaded_model(bytes.size()), source, source_name);
+  auto model = scan_into(loaded_model(bytes.size()), source, source_name, nodes);
   if (!model) {
     return parse_model(bytes, source_name);
+  }
+  if (source->views.size() != 0) { // parsed by the first proto()
+    model->pending_ = std::make_unique<loaded_model::pending_nodes>();
   }
   model->source_ = std::move(source);
   model->complete_ = true;
@@ -379,15 +429,22 @@ std::string where(const fs::path& path) {
 }
 
 // The serialised size; it caches every size the writers below then use.
+// (With `views`, the nodes read as views and not parsed: `model` has none.)
 std::size_t byte_size(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-                      const wire::marks* marks = nullptr) {
+                      const wire::marks* marks = nullptr, const wire::node_views* views = nullptr) {
+  if (views != nullptr) {
+    return wire::rewritten_size(src->input, src->where, *views, marks);
+  }
   return src != nullptr ? wire::rewritten_size(src->input, src->where, model.graph(), marks)
                         : model.ByteSizeLong();
 }
 
 void write(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-           google::protobuf::io::CodedOutputStream& out, const wire::marks* marks = nullptr) {
-  if (src != nullptr) {
+           google::protobuf::io::CodedOutputStream& out, const wire::marks* marks = nullptr,
+           const wire::node_views* views = nullptr) {
+  if (views != nullptr) {
+    wire::rewrite(src->input, src->where, *views, out, marks);
+  } else if (src != nullptr) {
     wire::rewrite(src->input, src->where, model.graph(), out, marks);
   } else {
     model.SerializeWithCachedSizes(&out);
@@ -416,16 +473,19 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
 
 // With the sizes byte_size() caches.
 void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
-          const fs::path& path, const wire::marks* marks = nullptr) {
-  write_file(path, byte_size(src, model, marks),
-             [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out, marks); });
+          const fs::path& path, const wire::marks* marks = nullptr,
+          const wire::node_views* views = nullptr) {
+  write_file(
+      path, byte_size(src, model, marks, views),
+      [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out, marks, views); });
 }
 
 void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& model, char* out,
-               std::size_t size, const wire::marks* marks = nullptr) {
+               std::size_t size, const wire::marks* marks = nullptr,
+               const wire::node_views* views = nullptr) {
   google::protobuf::io::ArrayOutputStream array(out, static_cast<int>(size));
   google::protobuf::io::CodedOutputStream coded(&array);
-  write(src, model, coded, marks);
+  write(src, model, coded, marks, views);
   if (coded.HadError() || static_cast<std::size_t>(coded.ByteCount()) != size) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
@@ -438,6 +498,14 @@ struct loaded_model::sharding_marks : wire::marks {
 };
 
 void annotate(loaded_model& model, const sharding_result& result) {
+  if (const auto* views = model.node_views()) {
+    // Plain nodes hold no sharding attribute to remove: only the marks.
+    if (result.size() != views->size()) {
+      throw internal_error("shardpoint: annotate() given a result of another graph");
+    }
+    model.marks_ = std::make_shared<const loaded_model::sharding_marks>(result);
+    return;
+  }
   auto& g = *model.proto().mutable_graph();
   if (!model.is_skeleton()) {
     annotate(g, result);
@@ -460,7 +528,9 @@ void annotate(loaded_model& model, const sharding_result& result) {
 }
 
 void save_model(const loaded_model& model, const fs::path& path) {
-  save(model.source_.get(), model.proto(), path, model.marks_.get());
+  const auto* views = model.node_views();
+  save(model.source_.get(), views != nullptr ? model.proto_without_nodes() : model.proto(), path,
+       model.marks_.get(), views);
 }
 
 void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
@@ -513,14 +583,20 @@ std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& who
 }
 
 std::size_t serialized_size(const loaded_model& model) {
-  return checked(byte_size(model.source_.get(), model.proto(), model.marks_.get()), "");
+  const auto* views = model.node_views();
+  return checked(byte_size(model.source_.get(),
+                           views != nullptr ? model.proto_without_nodes() : model.proto(),
+                           model.marks_.get(), views),
+                 "");
 }
 
 void serialize_into(const loaded_model& model, char* out, std::size_t size) {
   if (size > static_cast<std::size_t>(INT_MAX)) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
-  serialize(model.source_.get(), model.proto(), out, size, model.marks_.get());
+  const auto* views = model.node_views();
+  serialize(model.source_.get(), views != nullptr ? model.proto_without_nodes() : model.proto(),
+            out, size, model.marks_.get(), views);
 }
 
 std::string serialize_model(const loaded_model& model) {

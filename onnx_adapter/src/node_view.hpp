@@ -39,6 +39,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -52,6 +53,21 @@ struct node_view {
   std::uint32_t inputs = 0;
   std::uint32_t outputs = 0;
   std::uint32_t splice = 0; ///< offset in the value where attributes end
+};
+
+/// Every top-level node of a graph as views, in order: what `wire::scan`
+/// gives instead of parsing the nodes, when every one of them is plain.
+struct node_views {
+  std::vector<node_view> nodes;
+  std::vector<std::string_view> names; ///< every node's inputs and outputs
+
+  [[nodiscard]] std::size_t size() const { return nodes.size(); }
+  [[nodiscard]] std::span<const std::string_view> inputs(std::size_t v) const {
+    return {names.data() + nodes[v].first_input, nodes[v].inputs};
+  }
+  [[nodiscard]] std::span<const std::string_view> outputs(std::size_t v) const {
+    return {names.data() + nodes[v].first_input + nodes[v].inputs, nodes[v].outputs};
+  }
 };
 
 /// Decodes a NodeProto's value bytes (no tag, no length) into `out`,

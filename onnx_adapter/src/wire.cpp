@@ -241,17 +241,29 @@ bool parse_deferred(const std::vector<span>& values, ::onnx::GraphProto& graph,
 // without large data, by protobuf from its own bytes with the budget it has
 // in a whole-model parse; an initializer with large data field by field
 // (scan_tensor), which leaves that data out.
-bool parse_deferred(const std::uint8_t* input, const deferred& values, std::size_t kept,
+// A message of the graph (a node, an initializer) by protobuf from its own
+// bytes, with the recursion budget it has in a whole-model parse.
+bool parse_whole(const std::uint8_t* input, const span& value,
+                 google::protobuf::MessageLite& message) {
+  CodedInputStream in(input + value.begin, static_cast<int>(value.end - value.begin));
+  in.SetRecursionLimit(model_depth - 2);
+  return message.MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+bool parse_node_fields(const std::uint8_t* input, const std::vector<span>& values,
+                       ::onnx::GraphProto& graph) {
+  return parse_deferred(
+      values, graph, *graph.mutable_node(),
+      [&](std::size_t i, ::onnx::NodeProto& node) { return parse_whole(input, values[i], node); });
+}
+
+// The nodes, unless they were read as views (`views`), and the initializers.
+bool parse_deferred(const std::uint8_t* input, const deferred& values, std::size_t kept, bool views,
                     ::onnx::GraphProto& graph, layout& where) {
-  constexpr int depth = model_depth - 2;
   const auto whole = [&](const span& value, google::protobuf::MessageLite& message) {
-    CodedInputStream in(input + value.begin, static_cast<int>(value.end - value.begin));
-    in.SetRecursionLimit(depth);
-    return message.MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
+    return parse_whole(input, value, message);
   };
-  if (!parse_deferred(
-          values.nodes, graph, *graph.mutable_node(),
-          [&](std::size_t i, ::onnx::NodeProto& node) { return whole(values.nodes[i], node); })) {
+  if (!views && !parse_node_fields(input, values.nodes, graph)) {
     return false;
   }
   std::vector<std::size_t> stripped(values.initializers.size()); // bytes left out, by tensor
@@ -283,7 +295,56 @@ std::size_t field_size(std::size_t length) {
 
 } // namespace
 
-std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton, std::size_t kept) {
+namespace {
+
+// Every node as views (node_view.hpp), in chunks side by side, each
+// gathering its names, joined in order. False when one is not plain.
+bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, node_views& out) {
+  const std::size_t n = values.size();
+  struct chunk_names {
+    std::size_t from = 0, to = 0;
+    std::vector<std::string_view> names;
+  };
+  std::vector<chunk_names> chunks(chunk_count(n));
+  out.nodes.resize(n);
+  std::atomic<bool> ok{true};
+  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    auto& mine = chunks[chunk];
+    mine.from = from;
+    mine.to = to;
+    mine.names.reserve(3 * (to - from));
+    for (std::size_t i = from; i < to && ok.load(std::memory_order_relaxed); ++i) {
+      const std::string_view value(reinterpret_cast<const char*>(input) + values[i].begin,
+                                   values[i].end - values[i].begin);
+      if (!decode_node(value, out.nodes[i], mine.names)) {
+        ok = false;
+      }
+    }
+  });
+  std::size_t total = 0;
+  for (const auto& chunk : chunks) {
+    total += chunk.names.size();
+  }
+  if (!ok.load() || total > UINT32_MAX) {
+    out = {};
+    return false;
+  }
+  out.names.reserve(total);
+  for (auto& chunk : chunks) { // a chunk's names were numbered from 0
+    const auto offset = static_cast<std::uint32_t>(out.names.size());
+    for (std::size_t v = chunk.from; v < chunk.to; ++v) {
+      out.nodes[v].first_input += offset;
+    }
+    out.names.insert(out.names.end(), chunk.names.begin(), chunk.names.end());
+    chunk.names = {};
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton, std::size_t kept,
+                           node_views* views) {
   if (input.empty() || input.size() > static_cast<std::size_t>(INT_MAX)) {
     return std::nullopt;
   }
@@ -314,11 +375,22 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
              return in.Skip(static_cast<int>(length)) &&
                     scan_graph(base + at, length, at, *skeleton.mutable_graph(), where, values);
            });
-  if (!ok ||
-      (graph_seen && !parse_deferred(base, values, kept, *skeleton.mutable_graph(), where))) {
+  if (!ok) {
     return std::nullopt;
   }
+  const bool as_views = views != nullptr && decode_nodes(base, values.nodes, *views);
+  if (graph_seen &&
+      !parse_deferred(base, values, kept, as_views, *skeleton.mutable_graph(), where)) {
+    return std::nullopt;
+  }
+  if (as_views) { // (the nodes' bytes, for parse_nodes() and the rewrite)
+    where.node_values = std::move(values.nodes);
+  }
   return where;
+}
+
+bool parse_nodes(std::string_view input, const layout& where, ::onnx::GraphProto& graph) {
+  return parse_node_fields(bytes_of(input), where.node_values, graph);
 }
 
 marks::marks(const sharding_result& result) : result_(result) {
@@ -398,23 +470,15 @@ std::size_t gain(const marks* marks, const ::onnx::NodeProto& node, std::size_t 
 
 } // namespace
 
-std::size_t rewritten_size(std::string_view input, const layout& where,
-                           const ::onnx::GraphProto& graph, const marks* marks) {
-  if (static_cast<std::size_t>(graph.node_size()) != where.nodes.size() ||
-      (marks != nullptr && marks->nodes() != where.nodes.size())) {
-    throw internal_error("shardpoint: the rewrite was given a graph with other nodes");
-  }
-  // Each node's size, side by side (ByteSizeLong caches it in the node,
-  // for rewrite()).
+namespace {
+
+// The rewrite's size, given `fields(from, to)`: the bytes of nodes [from,
+// to) as fields (tag, length, value), called side by side.
+template <class Fields>
+std::size_t rewritten_size_with(std::string_view input, const layout& where, Fields fields) {
   std::atomic<std::size_t> nodes{0};
-  in_chunks(where.nodes.size(), [&](std::size_t, std::size_t from, std::size_t to) {
-    std::size_t sum = 0;
-    for (std::size_t i = from; i < to; ++i) {
-      const auto& node = graph.node(static_cast<int>(i));
-      sum += field_size(node.ByteSizeLong() + gain(marks, node, i));
-    }
-    nodes += sum;
-  });
+  in_chunks(where.nodes.size(),
+            [&](std::size_t, std::size_t from, std::size_t to) { nodes += fields(from, to); });
   std::size_t value = where.graph.end - where.graph_value;
   for (const span& s : where.nodes) {
     value -= s.end - s.begin;
@@ -423,18 +487,15 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
   return input.size() - (where.graph.end - where.graph.begin) + field_size(value);
 }
 
-void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
-             CodedOutputStream& out, const marks* marks) {
-  // The node sizes rewritten_size() cached.
-  const auto node_size = [&](int i) {
-    const auto& node = graph.node(i);
-    return static_cast<std::size_t>(node.GetCachedSize()) +
-           gain(marks, node, static_cast<std::size_t>(i));
-  };
+// The rewrite, given each node's value size `size(i)` and `write(i, out)`
+// writing that value.
+template <class Size, class Write>
+void rewrite_with(std::string_view input, const layout& where, CodedOutputStream& out, Size size,
+                  Write write) {
+  const std::size_t n = where.nodes.size();
   std::size_t value = where.graph.end - where.graph_value;
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const span& s = where.nodes[static_cast<std::size_t>(i)];
-    value = value - (s.end - s.begin) + field_size(node_size(i));
+  for (std::size_t i = 0; i < n; ++i) {
+    value = value - (where.nodes[i].end - where.nodes[i].begin) + field_size(size(i));
   }
   const auto copy = [&](std::size_t from, std::size_t to) {
     out.WriteRaw(input.data() + from, static_cast<int>(to - from));
@@ -443,28 +504,101 @@ void rewrite(std::string_view input, const layout& where, const ::onnx::GraphPro
   out.WriteTag(wfl::MakeTag(::onnx::ModelProto::kGraphFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
   out.WriteVarint64(value);
   std::size_t at = where.graph_value;
-  std::string bytes; // a node that gains marks, serialised (reused)
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const span& s = where.nodes[static_cast<std::size_t>(i)];
+  for (std::size_t i = 0; i < n; ++i) {
+    const span& s = where.nodes[i];
     copy(at, s.begin);
-    const auto& node = graph.node(i);
     out.WriteTag(
         wfl::MakeTag(::onnx::GraphProto::kNodeFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
-    out.WriteVarint32(static_cast<std::uint32_t>(node_size(i)));
-    if (gain(marks, node, static_cast<std::size_t>(i)) == 0) {
-      node.SerializeWithCachedSizes(&out);
-    } else {
-      bytes.resize(static_cast<std::size_t>(node.GetCachedSize()));
-      node.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(bytes.data()));
-      const std::size_t split = attributes_end(bytes);
-      out.WriteRaw(bytes.data(), static_cast<int>(split));
-      marks->write(static_cast<std::size_t>(i), out);
-      out.WriteRaw(bytes.data() + split, static_cast<int>(bytes.size() - split));
-    }
+    out.WriteVarint32(static_cast<std::uint32_t>(size(i)));
+    write(i, out);
     at = s.end;
   }
   copy(at, where.graph.end);
   copy(where.graph.end, input.size());
+}
+
+void check_nodes(const layout& where, std::size_t nodes, const marks* marks) {
+  if (nodes != where.nodes.size() || (marks != nullptr && marks->nodes() != where.nodes.size())) {
+    throw internal_error("shardpoint: the rewrite was given a graph with other nodes");
+  }
+}
+
+} // namespace
+
+std::size_t rewritten_size(std::string_view input, const layout& where,
+                           const ::onnx::GraphProto& graph, const marks* marks) {
+  check_nodes(where, static_cast<std::size_t>(graph.node_size()), marks);
+  // ByteSizeLong caches each node's size in it, for rewrite().
+  return rewritten_size_with(input, where, [&](std::size_t from, std::size_t to) {
+    std::size_t sum = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      const auto& node = graph.node(static_cast<int>(i));
+      sum += field_size(node.ByteSizeLong() + gain(marks, node, i));
+    }
+    return sum;
+  });
+}
+
+void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
+             CodedOutputStream& out, const marks* marks) {
+  check_nodes(where, static_cast<std::size_t>(graph.node_size()), marks);
+  std::string bytes; // a node that gains marks, serialised (reused)
+  rewrite_with(
+      input, where, out,
+      [&](std::size_t i) { // the sizes rewritten_size() cached
+        const auto& node = graph.node(static_cast<int>(i));
+        return static_cast<std::size_t>(node.GetCachedSize()) + gain(marks, node, i);
+      },
+      [&](std::size_t i, CodedOutputStream& to) {
+        const auto& node = graph.node(static_cast<int>(i));
+        if (gain(marks, node, i) == 0) {
+          node.SerializeWithCachedSizes(&to);
+          return;
+        }
+        bytes.resize(static_cast<std::size_t>(node.GetCachedSize()));
+        node.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(bytes.data()));
+        const std::size_t split = attributes_end(bytes);
+        to.WriteRaw(bytes.data(), static_cast<int>(split));
+        marks->write(i, to);
+        to.WriteRaw(bytes.data() + split, static_cast<int>(bytes.size() - split));
+      });
+}
+
+namespace {
+
+std::size_t value_size(const layout& where, std::size_t i) {
+  return where.node_values[i].end - where.node_values[i].begin;
+}
+
+} // namespace
+
+std::size_t rewritten_size(std::string_view input, const layout& where, const node_views& views,
+                           const marks* marks) {
+  check_nodes(where, views.size(), marks);
+  return rewritten_size_with(input, where, [&](std::size_t from, std::size_t to) {
+    std::size_t sum = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      sum += field_size(value_size(where, i) + (marks != nullptr ? marks->size(i) : 0));
+    }
+    return sum;
+  });
+}
+
+void rewrite(std::string_view input, const layout& where, const node_views& views,
+             CodedOutputStream& out, const marks* marks) {
+  check_nodes(where, views.size(), marks);
+  rewrite_with(
+      input, where, out,
+      [&](std::size_t i) { return value_size(where, i) + (marks != nullptr ? marks->size(i) : 0); },
+      [&](std::size_t i, CodedOutputStream& to) { // a plain node, its marks spliced in
+        const char* value = input.data() + where.node_values[i].begin;
+        const std::size_t split = views.nodes[i].splice;
+        to.WriteRaw(value, static_cast<int>(split));
+        if (marks != nullptr) {
+          marks->write(i, to);
+        }
+        to.WriteRaw(value + split, static_cast<int>(value_size(where, i) - split));
+      });
 }
 
 splice::splice(std::string_view model, std::string_view input,

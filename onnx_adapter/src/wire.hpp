@@ -30,12 +30,24 @@
 //   protobuf accepts, and then the skeleton is the whole model without the
 //   large data fields.
 //
+// NODES AS VIEWS
+//
+//   Asked to (`scan(..., views)`), the scan reads every node as views into
+//   the input (node_view.hpp), in chunks side by side like the parse, and
+//   parses none of them when every one is plain: protobuf would write it
+//   back unchanged and it holds no tensor, graph, type or sharding
+//   attribute. One node that is not, and all are parsed as above. The
+//   skeleton then has no nodes until parse_nodes(), which parses them as
+//   the scan would have (loaded_model::proto() calls it on first use).
+//
 // THE REWRITE
 //
 //   The output is the input with every top-level node field replaced by the
 //   skeleton's node, serialised by protobuf (with its sharding attributes'
 //   fields spliced in, see `marks`), and the graph's length prefix
-//   recomputed; every other byte is copied verbatim. A model protobuf itself
+//   recomputed; every other byte is copied verbatim. Nodes read as views and
+//   never parsed are copied too, each with its marks spliced in at its
+//   view's `splice`: protobuf's bytes, as the node is plain. A model protobuf itself
 //   wrote (fields in number order, packed repeated scalars) comes out byte
 //   for byte as a parse, edit and serialise of the whole model would write
 //   it; other inputs keep their own field order and encodings, and both
@@ -64,6 +76,8 @@
 
 #include <shardpoint/sharding_result.hpp>
 
+#include "node_view.hpp"
+
 namespace shardpoint::onnx::wire {
 
 /// Data fields of at most this many bytes are kept in the skeleton.
@@ -84,13 +98,22 @@ struct layout {
   std::vector<span> initializers;
   std::vector<bool> stripped;
   std::size_t stripped_bytes = 0; ///< data left out of the skeleton
+  std::vector<span> node_values;  ///< each node's value, when read as views
 };
 
 /// Scans `input` into `skeleton` (empty on entry), leaving out data fields of
 /// more than `kept` bytes. Nothing when the scan gives up (see above);
 /// `skeleton` is then in an unspecified state.
+/// With `views`, the nodes are read as views (node_view.hpp) into `*views`
+/// when every one is plain, and then not parsed: the skeleton's graph has
+/// no nodes until parse_nodes(); otherwise `*views` is left empty.
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
-                           std::size_t kept = kept_data_bytes);
+                           std::size_t kept = kept_data_bytes, node_views* views = nullptr);
+
+/// The nodes scan() read as views, parsed into `graph` (which has none) as
+/// scan() would have parsed them. False only where protobuf refuses a node
+/// the views accepted, which the views' rule excludes.
+bool parse_nodes(std::string_view input, const layout& where, ::onnx::GraphProto& graph);
 
 /// The sharding attributes of the top-level nodes (annotate(loaded_model&),
 /// model.hpp), never made into AttributeProto objects -- two of them a node,
@@ -123,6 +146,12 @@ private:
 std::size_t rewritten_size(std::string_view input, const layout& where,
                            const ::onnx::GraphProto& graph, const marks* marks = nullptr);
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
+             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr);
+/// The same for nodes scan() read as views and nothing parsed: each node's
+/// bytes copied, its marks spliced in at its view's `splice`.
+std::size_t rewritten_size(std::string_view input, const layout& where, const node_views& views,
+                           const marks* marks = nullptr);
+void rewrite(std::string_view input, const layout& where, const node_views& views,
              google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr);
 
 /// A model serialised by protobuf (`model`: small, a skeleton's part) with

@@ -13,7 +13,9 @@
 //     parse_model() fails, with the same message;
 //   - a node's bytes (every node span's, and the input itself taken as a
 //     node) that node views accept (node_view.hpp) protobuf parses to the
-//     views' fields and serialises to the same bytes.
+//     views' fields and serialises to the same bytes;
+//   - parse_graph() with the nodes read as views answers as with them
+//     parsed, and writes the same bytes after the same annotation.
 //
 // Any disagreement aborts with the two sides named.
 #include <climits>
@@ -149,19 +151,25 @@ std::optional<std::string> check_rewrite(std::string_view input, const wire::lay
   return out;
 }
 
-// The rewrite with the sharding attributes spliced in (wire::marks), as
-// annotate(loaded_model&) leaves the skeleton, against annotate() on the
-// whole model: the same message.
-void check_marks(std::string_view input, const wire::layout& where,
-                 const ::onnx::ModelProto& skeleton, const ::onnx::ModelProto& full) {
-  const auto n = static_cast<std::size_t>(full.graph().node_size());
+// A sharding of `n` nodes with three devices, two stages and some nodes
+// without a stage.
+shardpoint::sharding_result some_sharding(std::size_t n) {
   std::vector<int> devices(n);
   std::vector<int> stages(n);
   for (std::size_t i = 0; i < n; ++i) {
     devices[i] = static_cast<int>(i % 3);
     stages[i] = i % 5 == 4 ? shardpoint::sharding_result::unset : static_cast<int>(i % 2);
   }
-  const shardpoint::sharding_result r(n, devices, stages);
+  return {n, devices, stages};
+}
+
+// The rewrite with the sharding attributes spliced in (wire::marks), as
+// annotate(loaded_model&) leaves the skeleton, against annotate() on the
+// whole model: the same message.
+void check_marks(std::string_view input, const wire::layout& where,
+                 const ::onnx::ModelProto& skeleton, const ::onnx::ModelProto& full) {
+  const auto n = static_cast<std::size_t>(full.graph().node_size());
+  const shardpoint::sharding_result r = some_sharding(n);
   ::onnx::ModelProto marked = skeleton;
   for (std::size_t i = 0; i < n; ++i) {
     auto& node = *marked.mutable_graph()->mutable_node(static_cast<int>(i));
@@ -253,6 +261,45 @@ void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::siz
 
 } // namespace
 
+// parse_graph() with the nodes read as views: the verdict of parse_graph()
+// with them parsed; the same bytes after the same annotation; and proto()
+// then the parsed model.
+void check_views_read(std::string_view input, const std::string& parsed_error) {
+  namespace so = shardpoint::onnx;
+  std::optional<so::loaded_model> views;
+  std::string error = "ok";
+  try {
+    views = so::parse_graph(input, "<bytes>", so::node_reading::views);
+  } catch (const shardpoint::error& e) {
+    error = std::string("error: ") + e.what();
+  }
+  if (error != parsed_error) {
+    disagree("parse_graph with node views and with nodes parsed answer differently");
+  }
+  if (!views) {
+    return;
+  }
+  auto parsed = so::parse_graph(input);
+  const auto n = static_cast<std::size_t>(parsed.proto().graph().node_size());
+  const shardpoint::sharding_result r = some_sharding(n);
+  so::annotate(*views, r);
+  so::annotate(parsed, r);
+  if (so::serialized_size(*views) <= static_cast<std::size_t>(INT_MAX) &&
+      so::serialize_model(*views) != so::serialize_model(parsed)) {
+    disagree("the rewrite of nodes read as views is not the rewrite of parsed nodes");
+  }
+  ::onnx::ModelProto plain = parsed.proto(); // (without the marks, which the writer adds)
+  ::onnx::ModelProto read = views->proto();
+  for (auto* m : {&plain, &read}) {
+    for (auto& node : *m->mutable_graph()->mutable_node()) {
+      so::annotate(node, std::nullopt, std::nullopt);
+    }
+  }
+  if (!same(plain, read)) {
+    disagree("nodes read as views parse to other nodes");
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   ::onnx::ModelProto full;
@@ -270,5 +317,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "parse_graph: %s\nparse_model: %s\n", graph.c_str(), model.c_str());
     disagree("parse_graph and parse_model answer differently");
   }
+  check_views_read(input, graph);
   return 0;
 }

@@ -108,7 +108,8 @@ TEST_CASE("read_model: the arena-backed model equals load_model's and survives a
   // forever (the input policy, io/inputs.hpp).
   const fs::path fifo = dir / "fifo.onnx";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  for (const auto& read : {sp::read_model, sp::read_graph}) {
+  using reader = sp::loaded_model (*)(const fs::path&);
+  for (const reader read : {reader(sp::read_model), reader(sp::read_graph)}) {
     CHECK_THROWS_WITH_AS(read(fifo),
                          ("'" + fifo.string() +
                           "': the file is a FIFO, not a regular file; shardpoint reads only "

@@ -10,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
+#include <thread>
 
 #include <google/protobuf/util/message_differencer.h>
 
@@ -506,4 +508,160 @@ TEST_CASE("external data whose offset or length is not a byte count: bad input, 
     CHECK(std::string(e.what()).find("external data offset 'x' is not a byte count") !=
           std::string::npos);
   }
+}
+
+namespace {
+
+// What `shard` does with a loaded model, through the functions that take
+// one (graph.hpp): the points from `seed` by node names of `names` (a
+// parse of the same model), then the written bytes and every figure.
+struct sharded_through_model {
+  std::vector<std::size_t> renamed;
+  so::node_graph nodes;
+  sp::sharding_result result;
+  std::vector<std::string> diagnostics;
+  std::string bytes;
+  bool views_kept = false; // whether the nodes were never parsed
+};
+
+sharded_through_model shard_through_model(so::loaded_model model, const ::onnx::GraphProto& names,
+                                          unsigned seed) {
+  sharded_through_model out;
+  out.renamed = so::assign_names(model, so::naming::rename_empty);
+  out.nodes = so::build_graph(model);
+  std::mt19937 rng(seed);
+  std::set<int> chosen; // named nodes, in order, each once
+  for (int i = 0, k = 1 + static_cast<int>(rng() % 3); i < k && names.node_size() > 0; ++i) {
+    const int v = static_cast<int>(rng() % static_cast<unsigned>(names.node_size()));
+    if (!names.node(v).name().empty()) {
+      chosen.insert(v);
+    }
+  }
+  std::vector<so::config_entry> entries;
+  for (const int v : chosen) {
+    const int i = static_cast<int>(entries.size());
+    entries.push_back({names.node(v).name(), i, i, "test"});
+  }
+  out.result = so::shard(model, out.nodes, so::resolve(model, entries));
+  so::annotate(model, out.result);
+  for (const auto& d : so::validate(model, out.nodes, out.result, {})) {
+    out.diagnostics.push_back(d.message);
+  }
+  out.bytes = so::serialize_model(model);
+  out.views_kept = model.node_views() != nullptr;
+  return out;
+}
+
+void check_same(const sharded_through_model& views, const sharded_through_model& parsed) {
+  CHECK(views.renamed == parsed.renamed);
+  CHECK(views.nodes.tensors == parsed.nodes.tensors);
+  CHECK(views.nodes.producer == parsed.nodes.producer);
+  CHECK(views.nodes.read_offsets == parsed.nodes.read_offsets);
+  CHECK(views.nodes.read_ids == parsed.nodes.read_ids);
+  CHECK(std::ranges::equal(views.result.devices(), parsed.result.devices()));
+  CHECK(std::ranges::equal(views.result.stages(), parsed.result.stages()));
+  CHECK(views.diagnostics == parsed.diagnostics);
+  CHECK(views.bytes.size() == parsed.bytes.size());
+  CHECK(views.bytes == parsed.bytes);
+  CHECK_FALSE(parsed.views_kept);
+}
+
+// Whether every node of `g` is one node views read (node_view.hpp).
+bool all_plain(const ::onnx::GraphProto& g) {
+  return std::all_of(g.node().begin(), g.node().end(), [](const auto& node) {
+    return std::none_of(node.attribute().begin(), node.attribute().end(), [](const auto& a) {
+      return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() ||
+             a.tensors_size() > 0 || a.graphs_size() > 0 || a.type_protos_size() > 0 ||
+             a.sparse_tensors_size() > 0 || so::is_sharding_attribute(a);
+    });
+  });
+}
+
+} // namespace
+
+TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nodes") {
+  temp_dir dir;
+  std::vector<fs::path> models;
+  models.push_back(dir / "decoder.onnx");
+  so::save_model(so::synth_decoder(3, 8), models.back());
+  models.push_back(dir / "resnet.onnx");
+  so::save_model(so::synth_resnet50(), models.back());
+  // A decoder whose second node has no name: it is named, so parsed.
+  auto unnamed = so::synth_decoder(2, 8);
+  unnamed.mutable_graph()->mutable_node(1)->clear_name();
+  models.push_back(dir / "unnamed.onnx");
+  so::save_model(unnamed, models.back());
+  if (!onnx_test::models_dir().empty()) {
+    for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+      if (entry.path().extension() == ".onnx") {
+        models.push_back(entry.path());
+      }
+    }
+  }
+  int kept = 0;
+  for (const auto& path : models) {
+    CAPTURE(path.filename().string());
+    const auto whole = so::read_model(path);
+    const auto& g = whole.proto().graph();
+    const bool named = std::none_of(g.node().begin(), g.node().end(),
+                                    [](const auto& node) { return node.name().empty(); });
+    for (unsigned seed = 0; seed < 3; ++seed) {
+      CAPTURE(seed);
+      auto views = so::read_graph(path, so::node_reading::views);
+      // Read as views exactly when every node is plain.
+      CHECK((views.node_views() != nullptr) == (all_plain(g) && g.node_size() > 0));
+      const auto a = shard_through_model(std::move(views), g, seed);
+      const auto b = shard_through_model(so::read_graph(path), g, seed);
+      check_same(a, b);
+      // Parsed only where a node needed a name.
+      CHECK(a.views_kept == (all_plain(g) && g.node_size() > 0 && named));
+      kept += a.views_kept ? 1 : 0;
+    }
+    // proto() parses the views into the model the parse gives.
+    auto views = so::read_graph(path, so::node_reading::views);
+    CHECK(same_message(views.proto().SerializeAsString(),
+                       so::read_graph(path).proto().SerializeAsString()));
+    CHECK(views.node_views() == nullptr);
+  }
+  CHECK(kept >= 6); // the decoder and ResNet-50, at least
+  // Bytes in memory, as the Python bindings give them.
+  const std::string bytes = so::synth_decoder(2, 8).SerializeAsString();
+  auto from_bytes = so::parse_graph(bytes, "<bytes>", so::node_reading::views);
+  REQUIRE(from_bytes.node_views() != nullptr);
+  CHECK(so::serialize_model(from_bytes) == bytes);
+}
+
+TEST_CASE("nodes read as views: refused names are the parse's, proto() once from any thread") {
+  auto model = so::synth_decoder(1, 8);
+  model.mutable_graph()->mutable_node(3)->set_name(model.graph().node(1).name());
+  const std::string bytes = model.SerializeAsString();
+  const auto error = [&](so::node_reading how) {
+    auto m = so::parse_graph(bytes, "<bytes>", how);
+    try {
+      so::assign_names(m, so::naming::rename_empty);
+    } catch (const so::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(error(so::node_reading::views).starts_with("node names must be unique"));
+  CHECK(error(so::node_reading::views) == error(so::node_reading::parsed));
+
+  // Many nodes (chunks side by side), proto() called from several threads.
+  const std::string many = so::synth_decoder(1500, 8).SerializeAsString();
+  auto m = so::parse_graph(many, "<bytes>", so::node_reading::views);
+  REQUIRE(m.node_views() != nullptr);
+  const auto reference = so::parse_model(many);
+  std::vector<std::thread> threads;
+  std::vector<int> seen(4, 0);
+  for (std::size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] { seen[t] = m.proto().graph().node_size(); });
+  }
+  for (auto& t : threads) {
+    t.join();
+  }
+  for (const int n : seen) {
+    CHECK(n == reference.proto().graph().node_size());
+  }
+  CHECK(m.proto().SerializeAsString() == reference.proto().SerializeAsString());
 }

@@ -74,7 +74,8 @@ struct shard_outcome {
 }
 
 /// What `shard` does before writing (and the Python Sharder all it does).
-shard_outcome shard_model(const model_points& m, const pipeline_flags& checks);
+shard_outcome shard_model(const model_points& m, const pipeline_flags& checks,
+                          reading what = reading::graph);
 
 struct shard_file_outcome {
   std::string report; ///< empty for --report none

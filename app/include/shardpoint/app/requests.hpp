@@ -22,8 +22,11 @@
 namespace shardpoint::app {
 
 /// What a command reads of a model: its graph (onnx::read_graph, the weights'
-/// bytes left in the file and copied verbatim to any output), or all of it.
-enum class reading { graph, whole };
+/// bytes left in the file and copied verbatim to any output), the graph with
+/// its nodes as views into the file where they allow it (for a command that
+/// reads the nodes only through the onnx functions taking a loaded_model:
+/// `shard` without a report), or all of it.
+enum class reading { graph, graph_views, whole };
 
 /// A model file, or its serialised bytes already in memory (the Python
 /// bindings), which then take the place of the file (and must outlive the

@@ -56,6 +56,10 @@ struct node_graph {
 
 /// Throws input_error when two nodes write the same tensor.
 node_graph build_graph(const ::onnx::GraphProto& graph);
+/// The same for a loaded model; on one whose nodes are views
+/// (node_reading::views), from the views, parsing nothing. So do the other
+/// functions below that take a loaded_model, where the views suffice.
+node_graph build_graph(const loaded_model& model);
 
 /// How nodes without a (unique) name are handled.
 enum class naming {
@@ -75,6 +79,9 @@ bool has_subgraphs(const ::onnx::NodeProto& node);
 /// Returns the indices of the renamed nodes. Throws input_error listing the
 /// offending nodes.
 std::vector<std::size_t> assign_names(::onnx::GraphProto& graph, naming mode);
+/// The same on a loaded model; with views, the nodes are parsed only when a
+/// node needs a name or two nodes share one (the error is the same).
+std::vector<std::size_t> assign_names(loaded_model& model, naming mode);
 
 /// One sharding point as a config names it (shardpoint::config::entry).
 using config_entry = config::entry;
@@ -91,10 +98,14 @@ config_entry parse_shard_flag(const std::string& text);
 /// the closest ones), a name on two nodes, or a node listed twice.
 std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& graph,
                                                  const std::vector<config_entry>& entries);
+std::vector<sharding_point<std::size_t>> resolve(const loaded_model& model,
+                                                 const std::vector<config_entry>& entries);
 
 /// Runs the core algorithm on the model's node graph; messages name nodes.
 /// Throws input_error for a cyclic graph.
 sharding_result shard(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                      const std::vector<sharding_point<std::size_t>>& points);
+sharding_result shard(const loaded_model& model, const node_graph& nodes,
                       const std::vector<sharding_point<std::size_t>>& points);
 
 /// Writes `__ipu_number` / `__pipeline_stage` on every top-level node,
@@ -123,11 +134,15 @@ bool has_annotations(const ::onnx::GraphProto& graph);
 /// data is copied to each).
 std::vector<diagnostic> validate(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const sharding_result& result, const pipeline_options& options);
+std::vector<diagnostic> validate(const loaded_model& model, const node_graph& nodes,
+                                 const sharding_result& result, const pipeline_options& options);
 
 /// The display names of the nodes: the name, or "<unnamed OP>".
 std::vector<std::string> node_names(const ::onnx::GraphProto& graph);
 /// Node `index`'s display name: its name, or "<unnamed OP>".
 std::string node_name(const ::onnx::GraphProto& graph, std::size_t index);
+/// The same for a loaded model, from its views if its nodes were read so.
+std::string node_name(const loaded_model& model, std::size_t index);
 
 /// A node as error messages name it: "node 3 'conv1'", or "node 3 (unnamed
 /// 'Relu')" (names quoted and escaped by io::quote).

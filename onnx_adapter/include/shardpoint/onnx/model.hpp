@@ -35,6 +35,23 @@ inline bool is_sharding_attribute(const ::onnx::AttributeProto& a) {
 /// outside the model keep their references untouched. Throws input_error.
 ::onnx::ModelProto load_model(const std::filesystem::path& path);
 
+namespace wire {
+struct node_views;
+} // namespace wire
+
+/// How read_graph() reads the top-level nodes.
+enum class node_reading {
+  /// Parsed by protobuf, as everything else.
+  parsed,
+  /// As views into the input where every node is plain (src/node_view.hpp:
+  /// bytes protobuf would write back unchanged, no attribute holding a
+  /// tensor, graph or type, no sharding attribute), parsed only when
+  /// proto() is first called; parsed otherwise. For commands that need of
+  /// the nodes only their names and edges (`shard` without a report), and
+  /// only through the functions that take a loaded_model (graph.hpp).
+  views,
+};
+
 /// A model read by read_model(): the ModelProto and the protobuf arena it
 /// lives in. Parsing and later edits (attributes, names) allocate from the
 /// arena, which takes its memory in large pre-faulted blocks and frees it all
@@ -46,8 +63,20 @@ public:
   loaded_model& operator=(loaded_model&& other) noexcept;
   ~loaded_model();
 
-  ::onnx::ModelProto& proto() noexcept { return *proto_; }
-  const ::onnx::ModelProto& proto() const noexcept { return *proto_; }
+  /// The model. On a model whose nodes were read as views (node_views()),
+  /// the first call parses them (as read_graph() would have), once, also
+  /// when several threads call it.
+  ::onnx::ModelProto& proto();
+  const ::onnx::ModelProto& proto() const;
+
+  /// (internal) The nodes as views into the input, read by
+  /// read_graph(path, node_reading::views) and not yet parsed by proto();
+  /// null otherwise. What the node graph needs of a node, without protobuf
+  /// objects (src/node_view.hpp).
+  [[nodiscard]] const wire::node_views* node_views() const noexcept;
+  /// (internal) proto() without parsing the nodes: while node_views() is
+  /// set, a graph without nodes; everything else as proto() has it.
+  [[nodiscard]] const ::onnx::ModelProto& proto_without_nodes() const noexcept { return *proto_; }
 
   /// Whether proto() is the skeleton of a model read at the wire level
   /// (read_graph, parse_graph): everything but the data of large tensors.
@@ -58,14 +87,16 @@ public:
 
   struct wire_source;    ///< (internal) the input and where its graph and nodes lie
   struct sharding_marks; ///< (internal) a skeleton's sharding attributes, for the writer
+  struct pending_nodes;  ///< (internal) nodes read as views, parsed on demand
 
 private:
   /// An arena whose first block suits a model of `input_bytes`.
   explicit loaded_model(std::size_t input_bytes);
   friend loaded_model read_model(const std::filesystem::path& path);
   friend loaded_model parse_model(std::string_view bytes, const std::string& source);
-  friend loaded_model read_graph(const std::filesystem::path& path);
-  friend loaded_model parse_graph(std::string_view bytes, const std::string& source);
+  friend loaded_model read_graph(const std::filesystem::path& path, node_reading nodes);
+  friend loaded_model parse_graph(std::string_view bytes, const std::string& source,
+                                  node_reading nodes);
   friend void save_model(const loaded_model& model, const std::filesystem::path& path);
   friend std::string serialize_model(const loaded_model& model);
   friend void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
@@ -79,6 +110,7 @@ private:
   ::onnx::ModelProto* proto_ = nullptr;
   std::shared_ptr<const wire_source> source_;
   std::shared_ptr<const sharding_marks> marks_;
+  std::unique_ptr<pending_nodes> pending_;
   bool complete_ = false; ///< loaded: what keep_models_until_exit() keeps
 };
 
@@ -105,9 +137,15 @@ loaded_model parse_model(std::string_view bytes, const std::string& source = "<b
 /// bytes are never copied, and the result is a skeleton (is_skeleton()).
 /// When the scan is not sure it reads the file as protobuf would, it is
 /// read_model()'s whole parse instead, with the same checks and errors.
-loaded_model read_graph(const std::filesystem::path& path);
+loaded_model read_graph(const std::filesystem::path& path, node_reading nodes);
+inline loaded_model read_graph(const std::filesystem::path& path) {
+  return read_graph(path, node_reading::parsed);
+}
 /// The same on bytes in memory, which must outlive the model.
-loaded_model parse_graph(std::string_view bytes, const std::string& source = "<bytes>");
+loaded_model parse_graph(std::string_view bytes, const std::string& source, node_reading nodes);
+inline loaded_model parse_graph(std::string_view bytes, const std::string& source = "<bytes>") {
+  return parse_graph(bytes, source, node_reading::parsed);
+}
 
 /// annotate(graph, result) (graph.hpp) for a model read by any of the above,
 /// and what the commands call: the two sharding attributes on every
