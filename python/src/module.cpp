@@ -200,13 +200,13 @@ std::vector<finding> unnamed(const std::vector<sp::diagnostic>& ds) {
   return out;
 }
 
-std::vector<finding> findings(const std::vector<sp::diagnostic>& ds, const ::onnx::GraphProto& g) {
+// (The model's `nodes` nodes are all named: shard_model named them.)
+std::vector<finding> findings(const std::vector<sp::diagnostic>& ds,
+                              const sp::onnx::loaded_model& model, std::size_t nodes) {
   auto out = unnamed(ds);
   for (std::size_t i = 0; i < ds.size(); ++i) {
     for (auto v : ds[i].vertices) {
-      std::get<3>(out[i]).push_back(v < static_cast<std::size_t>(g.node_size())
-                                        ? g.node(static_cast<int>(v)).name()
-                                        : std::string());
+      std::get<3>(out[i]).push_back(v < nodes ? sp::onnx::node_name(model, v) : std::string());
     }
   }
   return out;
@@ -293,10 +293,15 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
   m.data = view(data);
   m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
   m.strict = strict;
-  const auto out = without_gil(
-      [&] { return app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining)); });
+  // The nodes read as views where the model allows it, as `shard` without a
+  // report reads them (app::reading::graph_views).
+  const auto out = without_gil([&] {
+    return app::shard_model(m, checks(num_ipus, batches_per_step, enable_pipelining),
+                            app::reading::graph_views);
+  });
   const auto& model = out.sharded.model;
-  return py::make_tuple(to_bytes(model), findings(out.diagnostics, model.proto().graph()),
+  return py::make_tuple(to_bytes(model),
+                        findings(out.diagnostics, model, out.sharded.result.size()),
                         rule_broken(app::verdict_of(out)));
 }
 
