@@ -7,7 +7,8 @@
 #      (the same tree, the same verdict); every input they once failed on is
 #      a ctest in all three builds (tests/fuzz/regressions)
 #   3b. the runtime's concurrent tests, and the ONNX adapter's tests of its
-#      passes in chunks and beside shape inference, with clang++ under
+#      passes in chunks and beside shape inference and of its wire reader
+#      (nodes read as views, parsed on first use from any thread), with clang++ under
 #      ThreadSanitizer (the ONNX adapter and the command line included in
 #      all three builds above)
 #      and a smoke run of each benchmark binary at a tiny size
@@ -107,9 +108,9 @@ if cmake -S . -B build/tsan -G Ninja -DSHARDPOINT_WERROR=ON "${launcher[@]}" -DC
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDPOINT_SANITIZE=thread -DSHARDPOINT_BUILD_ONNX=ON \
   >build/tsan.configure.log 2>&1 &&
   cmake --build build/tsan -j "$jobs" --target test_ring_buffer test_queue_manager test_pipeline \
-    test_schedules test_infer test_onnx_models; then
+    test_schedules test_infer test_onnx_models test_wire; then
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline|schedules|infer|onnx_models)$' \
+    ctest --test-dir build/tsan -R 'test_(ring_buffer|queue_manager|pipeline|schedules|infer|onnx_models|wire)$' \
     --output-on-failure 2>&1 |
     tee build/tsan.ctest.log || status=1
   count build/tsan.ctest.log

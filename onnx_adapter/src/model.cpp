@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -320,6 +321,7 @@ struct loaded_model::wire_source {
 struct loaded_model::pending_nodes {
   std::once_flag once;
   std::atomic<bool> parsed{false};
+  std::exception_ptr failed; ///< set once, under `once`, when the parse failed
 };
 
 const wire::node_views* loaded_model::node_views() const noexcept {
@@ -329,12 +331,26 @@ const wire::node_views* loaded_model::node_views() const noexcept {
 
 const ::onnx::ModelProto& loaded_model::proto() const {
   if (node_views() != nullptr) {
+    // Nothing is thrown out of call_once (libstdc++'s call_once does not
+    // recover from a throw everywhere): a failure is kept, the graph left
+    // without nodes, and thrown to every caller.
     std::call_once(pending_->once, [this] {
-      if (!wire::parse_nodes(source_->input, source_->where, *proto_->mutable_graph())) {
-        throw internal_error("shardpoint: protobuf refused a node read as a view");
+      auto& graph = *proto_->mutable_graph();
+      try {
+        if (wire::parse_nodes(source_->input, source_->where, graph)) {
+          pending_->parsed.store(true, std::memory_order_release);
+          return;
+        }
+        pending_->failed = std::make_exception_ptr(
+            internal_error("shardpoint: protobuf refused a node read as a view"));
+      } catch (...) { // std::bad_alloc
+        pending_->failed = std::current_exception();
       }
-      pending_->parsed.store(true, std::memory_order_release);
+      graph.clear_node();
     });
+    if (pending_->failed) {
+      std::rethrow_exception(pending_->failed);
+    }
   }
   return *proto_;
 }
@@ -595,6 +611,12 @@ void serialize_into(const loaded_model& model, char* out, std::size_t size) {
     throw internal_error("serialize_into() given a buffer of the wrong size");
   }
   const auto* views = model.node_views();
+  if (views == nullptr && model.pending_ != nullptr) {
+    // Nodes read as views and parsed since: serialized_size() may have
+    // sized the views (proto() called in between, by this thread or
+    // another), and the rewrite of parsed nodes needs their sizes cached.
+    (void)byte_size(model.source_.get(), model.proto(), model.marks_.get());
+  }
   serialize(model.source_.get(), views != nullptr ? model.proto_without_nodes() : model.proto(),
             out, size, model.marks_.get(), views);
 }

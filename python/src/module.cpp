@@ -200,13 +200,20 @@ std::vector<finding> unnamed(const std::vector<sp::diagnostic>& ds) {
   return out;
 }
 
-// (The model's `nodes` nodes are all named: shard_model named them.)
+// A node's name as the model has it ("" for none). Nodes that stayed views
+// are all named (assign_names parses them otherwise), so their display name
+// is their name, and reading it parses nothing.
+std::string raw_name(const sp::onnx::loaded_model& model, std::size_t v) {
+  return model.node_views() != nullptr ? sp::onnx::node_name(model, v)
+                                       : model.proto().graph().node(static_cast<int>(v)).name();
+}
+
 std::vector<finding> findings(const std::vector<sp::diagnostic>& ds,
                               const sp::onnx::loaded_model& model, std::size_t nodes) {
   auto out = unnamed(ds);
   for (std::size_t i = 0; i < ds.size(); ++i) {
     for (auto v : ds[i].vertices) {
-      std::get<3>(out[i]).push_back(v < nodes ? sp::onnx::node_name(model, v) : std::string());
+      std::get<3>(out[i]).push_back(v < nodes ? raw_name(model, v) : std::string());
     }
   }
   return out;
