@@ -137,6 +137,10 @@ TEST_CASE("file outputs: '.', '..', '/', inputs, links to them, folders, FIFOs, 
   // them (as --output-model is asked to).
   const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
       {"shard --input-model model.onnx --manual-sharding-config c.yaml --output-model {}", {}},
+      // (without a report the nodes are read as views: another writer)
+      {"shard --input-model model.onnx --manual-sharding-config c.yaml --report none "
+       "--output-model {}",
+       {}},
       {"strip --input-model model.onnx --output-model {}", {"c.yaml"}},
       {"suggest --input-model model.onnx --stages 2 --output-config {}", {"c.yaml"}},
       {"suggest --input-model model.onnx --stages 2 --output-config fresh.yaml --output-model {}",
