@@ -101,6 +101,18 @@ inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
   return m;
 }
 
+// Whether node views (onnx_adapter/src/node_view.hpp) leave `node` to
+// protobuf by what it holds: an attribute with a tensor, graph, type or
+// sparse tensor, or a sharding attribute. Stated here, apart from the
+// views' own rule, for the tests to hold that rule to.
+inline bool left_to_protobuf(const ::onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto& a) {
+    return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
+           a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0 ||
+           shardpoint::onnx::is_sharding_attribute(a);
+  });
+}
+
 /// A FLOAT tensor's raw_data moved into float_data: the other form a
 /// model may hold its values in (the readers take both).
 inline void to_float_data(::onnx::TensorProto& t) {

@@ -45,18 +45,6 @@ void check_views(const ::onnx::NodeProto& node, const wire::node_view& v,
   CHECK(v.splice == head.ByteSizeLong());
 }
 
-// Whether a node holds what the views leave to protobuf.
-bool left_to_protobuf(const ::onnx::NodeProto& node) {
-  for (const auto& a : node.attribute()) {
-    if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
-        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0 ||
-        so::is_sharding_attribute(a)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // Every node of `model`, as protobuf writes it: accepted exactly when it
 // holds nothing left to protobuf, and then its views are its fields.
 void check_model(const ::onnx::ModelProto& model) {
@@ -66,7 +54,7 @@ void check_model(const ::onnx::ModelProto& model) {
     wire::node_view v;
     const auto had = names.size();
     const bool accepted = wire::decode_node(bytes, v, names);
-    CHECK(accepted == !left_to_protobuf(node));
+    CHECK(accepted == !onnx_test::left_to_protobuf(node));
     if (accepted) {
       CHECK(v.first_input == had);
       check_views(node, v, names);
@@ -119,7 +107,7 @@ void check_against_protobuf(const std::string& bytes) {
   if (accepted) {
     REQUIRE(parsed);
     CHECK(node.SerializeAsString() == bytes);
-    CHECK_FALSE(left_to_protobuf(node));
+    CHECK_FALSE(onnx_test::left_to_protobuf(node));
     check_views(node, v, names);
   } else {
     CHECK(names.empty());
