@@ -141,6 +141,18 @@ std::string get(const display_names<Nodes>& names, std::size_t v) {
   return name_of(*names.nodes, v);
 }
 
+// f(nodes, graph) on a loaded model's nodes: its views when they were read
+// so and are not parsed (the graph then without nodes: its inputs and
+// initializers), else protobuf's.
+template <class F>
+auto on_nodes(const loaded_model& model, F f) {
+  if (const auto* views = model.node_views()) {
+    return f(view_nodes{*views}, model.proto_without_nodes().graph());
+  }
+  const auto& g = model.proto().graph();
+  return f(proto_nodes{g}, g);
+}
+
 } // namespace
 
 std::string node_label(const ::onnx::GraphProto& g, std::size_t i) {
@@ -152,10 +164,7 @@ std::string node_name(const ::onnx::GraphProto& g, std::size_t i) {
 }
 
 std::string node_name(const loaded_model& model, std::size_t i) {
-  if (const auto* views = model.node_views()) {
-    return name_of(view_nodes{*views}, i);
-  }
-  return node_name(model.proto().graph(), i);
+  return on_nodes(model, [&](const auto& nodes, const auto&) { return name_of(nodes, i); });
 }
 
 std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
@@ -378,10 +387,7 @@ node_graph build_graph(const ::onnx::GraphProto& g) {
 }
 
 node_graph build_graph(const loaded_model& model) {
-  if (const auto* views = model.node_views()) {
-    return build_graph_of(view_nodes{*views}, model.proto_without_nodes().graph());
-  }
-  return build_graph(model.proto().graph());
+  return on_nodes(model, [](const auto& nodes, const auto& g) { return build_graph_of(nodes, g); });
 }
 
 std::vector<std::string> node_graph::read_names(std::size_t v) const {
@@ -536,10 +542,8 @@ std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
 
 std::vector<sharding_point<std::size_t>> resolve(const loaded_model& model,
                                                  const std::vector<config_entry>& entries) {
-  if (const auto* views = model.node_views()) {
-    return resolve_on(view_nodes{*views}, entries);
-  }
-  return resolve(model.proto().graph(), entries);
+  return on_nodes(model,
+                  [&](const auto& nodes, const auto&) { return resolve_on(nodes, entries); });
 }
 
 sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
@@ -549,10 +553,8 @@ sharding_result shard(const ::onnx::GraphProto& g, const node_graph& nodes,
 
 sharding_result shard(const loaded_model& model, const node_graph& nodes,
                       const std::vector<sharding_point<std::size_t>>& points) {
-  if (const auto* views = model.node_views()) {
-    return shard_on(view_nodes{*views}, nodes, points);
-  }
-  return shard(model.proto().graph(), nodes, points);
+  return on_nodes(model,
+                  [&](const auto& names, const auto&) { return shard_on(names, nodes, points); });
 }
 
 void annotate(::onnx::NodeProto& node, std::optional<int> device, std::optional<int> stage) {
@@ -725,11 +727,9 @@ std::vector<diagnostic> validate(const ::onnx::GraphProto& g, const node_graph& 
 
 std::vector<diagnostic> validate(const loaded_model& model, const node_graph& nodes,
                                  const sharding_result& result, const pipeline_options& options) {
-  if (const auto* views = model.node_views()) {
-    return validate_on(view_nodes{*views}, model.proto_without_nodes().graph(), nodes, result,
-                       options);
-  }
-  return validate(model.proto().graph(), nodes, result, options);
+  return on_nodes(model, [&](const auto& names, const auto& g) {
+    return validate_on(names, g, nodes, result, options);
+  });
 }
 
 } // namespace shardpoint::onnx
