@@ -38,10 +38,21 @@ bool merge(google::protobuf::MessageLite& message, const std::uint8_t* field, st
   return message.MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
+// Whether the varint `v` just read from `from` to where `in` stands was
+// written in its shortest form. CodedInputStream reads a tag or a length
+// padded to ten bytes; protobuf's parser refuses one longer than five. The
+// walk takes only the shortest form -- all protobuf writes -- and gives
+// anything else up to the whole parse, whose verdict is then protobuf's.
+bool shortest(const CodedInputStream& in, std::size_t from, std::uint64_t v) {
+  return static_cast<std::size_t>(in.CurrentPosition()) - from ==
+         CodedOutputStream::VarintSize64(v);
+}
+
 // The fields of one message, walked: `visit(field_number, wire_type, start,
 // value, in)` is called after the tag is read, with `start` the offset of the
 // tag and `value` that of the value; it consumes the value and returns false
-// to give up. Offsets are relative to `base`. True at the message's end.
+// to give up. Offsets are relative to `base`. True at the message's end;
+// false at a tag not in its shortest form.
 template <class Visit>
 bool walk(const std::uint8_t* base, std::size_t size, Visit&& visit) {
   CodedInputStream in(base, static_cast<int>(size));
@@ -51,6 +62,9 @@ bool walk(const std::uint8_t* base, std::size_t size, Visit&& visit) {
     if (tag == 0) {
       // The end of the message, or a tag protobuf rejects (0, or unreadable).
       return start == size;
+    }
+    if (!shortest(in, start, tag)) {
+      return false;
     }
     const auto value = static_cast<std::size_t>(in.CurrentPosition());
     if (!visit(wfl::GetTagFieldNumber(tag), wfl::GetTagWireType(tag), tag, start, value, in)) {
@@ -69,11 +83,12 @@ bool skip_and_merge(google::protobuf::MessageLite& message, const std::uint8_t* 
   return merge(message, base + start, end - start, depth);
 }
 
-// Reads a length prefix and checks that the value fits in the `size` bytes
-// of the message being walked.
+// Reads a length prefix, in its shortest form, and checks that the value
+// fits in the `size` bytes of the message being walked.
 bool read_length(CodedInputStream& in, std::size_t size, std::size_t& length) {
+  const auto from = static_cast<std::size_t>(in.CurrentPosition());
   int n = 0;
-  if (!in.ReadVarintSizeAsInt(&n) || n < 0) {
+  if (!in.ReadVarintSizeAsInt(&n) || n < 0 || !shortest(in, from, static_cast<std::uint64_t>(n))) {
     return false;
   }
   length = static_cast<std::size_t>(n);

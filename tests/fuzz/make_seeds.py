@@ -4,9 +4,10 @@
     make_seeds.py MODELS_DIR SHARDPOINT_CLI OUT_DIR
 
 OUT_DIR/wire: each shared model made small (initializer data cut to at most
-32 bytes, the first 12 nodes, 4 in subgraphs), and the same with an unknown field, with the
-graph field first, with unpacked float data, and a model whose weight lies
-in an external file. OUT_DIR/config: the first byte picks the reader (see
+32 bytes, the first 12 nodes, 4 in subgraphs), and the same with an unknown
+field, with the graph field first, with the graph's length padded to five and
+six bytes; a model with unpacked float data, and one whose weight lies in an
+external file. OUT_DIR/config: the first byte picks the reader (see
 fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file,
 the strategy files `shardpoint weights strategy` writes for a small decoder,
 and a rank's checkpoint and the merged safetensors of its weights.
@@ -36,6 +37,16 @@ def varint(n):
         out.append(b | (0x80 if n else 0))
         if not n:
             return bytes(out)
+
+
+def padded(n, width):
+    """n as a varint of exactly `width` bytes (past its shortest form)."""
+    out = bytearray()
+    for _ in range(width - 1):
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n & 0x7F)
+    return bytes(out)
 
 
 def field(number, wire_type, payload):
@@ -174,6 +185,11 @@ def main():
         rest.ClearField("graph")
         put(wire, base + "-graph-first.onnx",
             field(7, 2, varint(len(graph)) + graph) + rest.SerializeToString())
+        # The graph's length padded to five bytes (protobuf reads it) and to
+        # six (protobuf refuses it): a padding the mutator rarely makes.
+        for width in (5, 6):
+            put(wire, "%s-padded%d.onnx" % (base, width),
+                rest.SerializeToString() + field(7, 2, padded(len(graph), width) + graph))
         small = runnable(onnx.load(path, load_external_data=False)).SerializeToString()
         command_seeds(cli, commands, base, small, work)
     for layers in (1, 2):

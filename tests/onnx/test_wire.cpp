@@ -458,6 +458,80 @@ TEST_CASE("malformed input: every truncation and random corruptions, the same ve
   }
 }
 
+TEST_CASE("tags and lengths padded past their shortest form: protobuf's verdict") {
+  // CodedInputStream reads a varint padded to ten bytes; protobuf's parser
+  // takes a tag or a length in at most five. The scan once read the graph's
+  // length padded to six bytes and sharded a model that onnx.load refuses.
+  auto m = onnx_test::make_model({{"a", {"x"}, {"y"}}, {"b", {"y"}, {"z"}}}, {"z"});
+  auto& w = *m.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::FLOAT);
+  w.add_dims(1 << 15);
+  w.set_raw_data(std::string(std::size_t{4} << 15, '\x01'));   // large: its length is walked
+  const auto padded = [](std::uint64_t v, std::size_t bytes) { // v in exactly `bytes` bytes
+    std::string s;
+    for (std::size_t i = 0; i + 1 < bytes; ++i, v >>= 7) {
+      s += static_cast<char>((v & 0x7f) | 0x80);
+    }
+    return s + static_cast<char>(v & 0x7f);
+  };
+  const auto field = [&](int number, const std::string& value, std::size_t tag_bytes,
+                         std::size_t length_bytes) {
+    return padded((static_cast<std::uint64_t>(number) << 3) | 2, tag_bytes) +
+           padded(value.size(), length_bytes) + value;
+  };
+  const auto shortest_of = [](std::uint64_t v) {
+    return static_cast<std::size_t>(google::protobuf::io::CodedOutputStream::VarintSize64(v));
+  };
+  // The model rebuilt from its fields, one of them padded: `where` 0 the
+  // graph, 1 the first node, 2 the initializer, 3 the initializer's data;
+  // its tag to `tag_bytes`, its length to `length_bytes` (0: shortest).
+  const auto build = [&](int where, std::size_t tag_bytes, std::size_t length_bytes) {
+    const auto& g = m.graph();
+    const auto pad = [&](int here, int number, const std::string& value) {
+      const std::size_t shortest = shortest_of(value.size());
+      return here == where ? field(number, value, tag_bytes, std::max(length_bytes, shortest))
+                           : field(number, value, 1, shortest);
+    };
+    std::string graph;
+    for (int i = 0; i < g.node_size(); ++i) {
+      graph += pad(i == 0 ? 1 : -1, 1, g.node(i).SerializeAsString());
+    }
+    ::onnx::TensorProto head = g.initializer(0);
+    head.clear_raw_data();
+    graph += pad(2, 5, head.SerializeAsString() + pad(3, 9, g.initializer(0).raw_data()));
+    for (const auto& in : g.input()) {
+      graph += field(11, in.SerializeAsString(), 1, shortest_of(in.ByteSizeLong()));
+    }
+    for (const auto& out : g.output()) {
+      graph += field(12, out.SerializeAsString(), 1, shortest_of(out.ByteSizeLong()));
+    }
+    ::onnx::ModelProto rest = m;
+    rest.clear_graph();
+    return rest.SerializeAsString() + pad(0, 7, graph);
+  };
+  REQUIRE(so::parse_graph(build(-1, 1, 0)).is_skeleton()); // nothing padded: the scan reads it
+  int accepted = 0;
+  int refused = 0;
+  for (int where = 0; where < 4; ++where) {
+    for (std::size_t bytes = 2; bytes <= 10; ++bytes) {
+      for (const bool on_tag : {true, false}) {
+        CAPTURE(where);
+        CAPTURE(bytes);
+        CAPTURE(on_tag);
+        // (a length shorter than its shortest form is not a padding)
+        const std::string input = build(where, on_tag ? bytes : 1, on_tag ? 0 : bytes);
+        const std::string fast = verdict([&] { return so::parse_graph(input); });
+        const std::string whole = verdict([&] { return so::parse_model(input); });
+        CHECK(fast == whole);
+        (fast.rfind("ok:", 0) == 0 ? accepted : refused) += 1;
+      }
+    }
+  }
+  CHECK(accepted > 0); // padded to five bytes: protobuf reads it
+  CHECK(refused > 0);  // to six or more: protobuf refuses it
+}
+
 TEST_CASE("nesting at protobuf's recursion limit: accepted and refused alike") {
   int accepted = 0;
   int refused = 0;
