@@ -179,37 +179,52 @@ std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
 namespace {
 
 // build_graph's last pass: each node's reads (node v's are read_ids from
-// read_offsets[v] to read_offsets[v + 1]) each once, in increasing order,
-// into out.read_ids / out.read_offsets, and out.graph: an edge u -> v for
-// each node u whose output v reads, once. Takes out.producer as set.
+// read_offsets[v] to read_offsets[v + 1]) each once, in increasing order --
+// compacted in place and moved into out.read_ids / out.read_offsets, not
+// copied -- and out.graph: an edge u -> v for each node u whose output v
+// reads, once. Takes out.producer as set.
 void link(node_graph& out, std::vector<std::uint32_t>& read_ids,
-          const std::vector<std::size_t>& read_offsets, std::size_t n) {
-  out.read_offsets.reserve(n + 1);
-  out.read_offsets.push_back(0);
-  out.read_ids.reserve(read_ids.size());
-  std::vector<std::pair<std::size_t, std::size_t>> edges;
-  edges.reserve(2 * n);
-  std::vector<std::size_t> sources;
-  for (std::size_t v = 0; v < n; ++v) {
-    const auto first = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v]);
-    auto last = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v + 1]);
-    std::sort(first, last);
-    last = std::unique(first, last);
-    sources.clear();
-    for (auto t = first; t != last; ++t) {
-      if (out.producer[*t] != node_graph::no_producer) {
-        sources.push_back(out.producer[*t]);
-      }
-    }
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-    for (std::size_t u : sources) {
-      edges.emplace_back(u, v);
-    }
-    out.read_ids.insert(out.read_ids.end(), first, last);
-    out.read_offsets.push_back(out.read_ids.size());
+          std::vector<std::size_t>& read_offsets, std::size_t n) {
+  // Vertices as 32 bits in the edge list, the largest array built here: a
+  // model under protobuf's 2 GiB has fewer nodes than that.
+  if (n > UINT32_MAX) {
+    throw input_error("the model has more than 2^32 - 1 nodes");
   }
-  out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
+  {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    edges.reserve(2 * n);
+    std::vector<std::uint32_t> sources;
+    std::size_t begin = 0; // where node v's reads start, before compaction
+    for (std::size_t v = 0; v < n; ++v) {
+      const std::size_t end = read_offsets[v + 1];
+      const auto first = read_ids.begin() + static_cast<std::ptrdiff_t>(begin);
+      auto last = read_ids.begin() + static_cast<std::ptrdiff_t>(end);
+      std::sort(first, last);
+      last = std::unique(first, last);
+      sources.clear();
+      for (auto t = first; t != last; ++t) {
+        if (out.producer[*t] != node_graph::no_producer) {
+          sources.push_back(static_cast<std::uint32_t>(out.producer[*t]));
+        }
+      }
+      std::sort(sources.begin(), sources.end());
+      sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+      for (const std::uint32_t u : sources) {
+        edges.emplace_back(u, static_cast<std::uint32_t>(v));
+      }
+      // Node v's reads, moved down to where the compacted ones end (never
+      // past where they are: moving forward is safe).
+      const auto to = read_ids.begin() + static_cast<std::ptrdiff_t>(read_offsets[v]);
+      std::move(first, last, to);
+      read_offsets[v + 1] = read_offsets[v] + static_cast<std::size_t>(last - first);
+      begin = end;
+    }
+    out.graph = csr_graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), n);
+  }
+  read_ids.resize(read_offsets[n]);
+  read_ids.shrink_to_fit(); // (the edges are gone: room for the copy)
+  out.read_ids = std::move(read_ids);
+  out.read_offsets = std::move(read_offsets);
 }
 
 } // namespace
@@ -264,7 +279,10 @@ public:
   // (`g`: the graph's inputs and initializers, for the table's size.)
   tensor_interner(const Nodes& nodes, const ::onnx::GraphProto& g, node_graph& out)
       : nodes_(nodes), out_(out),
-        ids_(nodes.size() + static_cast<std::size_t>(g.input_size() + g.initializer_size())) {}
+        ids_(nodes.size() + static_cast<std::size_t>(g.input_size() + g.initializer_size())) {
+    out_.producer.reserve(nodes.size() +
+                          static_cast<std::size_t>(g.input_size() + g.initializer_size()));
+  }
 
   /// Each node's outputs, node by node: its producer set; two producers of
   /// one tensor are an input_error naming both.
@@ -317,26 +335,33 @@ public:
     }
   }
 
-  /// out.tensors: a copy of every name, by id.
+  /// Frees the table of names to ids, keeping the names: nothing is
+  /// interned after the reads.
+  void release_table() { ids_.release_slots(); }
+
+  /// out.tensors: a copy of every name, by id; the interner's views of them
+  /// freed.
   void copy_names() {
-    out_.tensors.resize(tensors_.size());
-    in_chunks(tensors_.size(), [&](std::size_t, std::size_t from, std::size_t to) {
+    const auto names = ids_.names();
+    out_.tensors.resize(names.size());
+    in_chunks(names.size(), [&](std::size_t, std::size_t from, std::size_t to) {
       for (std::size_t t = from; t < to; ++t) {
-        out_.tensors[t] = tensors_[t];
+        out_.tensors[t] = names[t];
       }
     });
+    ids_.release();
+    read_by_subgraphs_ = {};
   }
 
 private:
   static constexpr std::size_t ahead = prefetch_ahead; // slots prefetched this far ahead
 
   std::uint32_t intern(std::string_view name, std::size_t hash) {
-    if (tensors_.size() == UINT32_MAX) { // the next id would be UINT32_MAX
+    if (ids_.size() == UINT32_MAX) { // the next id would be UINT32_MAX
       throw input_error("the model has more than 2^32 - 1 tensors");
     }
-    const auto [id, fresh] = ids_.add(name, static_cast<std::uint32_t>(tensors_.size()), hash);
+    const auto [id, fresh] = ids_.add(name, static_cast<std::uint32_t>(ids_.size()), hash);
     if (fresh) {
-      tensors_.push_back(name);
       out_.producer.push_back(node_graph::no_producer);
     }
     return id;
@@ -359,8 +384,7 @@ private:
 
   const Nodes& nodes_;
   node_graph& out_;
-  name_ids ids_;
-  std::vector<std::string_view> tensors_;     // by id
+  name_ids ids_;                              // and the names, by id
   std::deque<std::string> read_by_subgraphs_; // stays put as it grows
   const name_set top_locals_;
 };
@@ -369,13 +393,16 @@ template <class Nodes>
 node_graph build_graph_of(const Nodes& nodes, const ::onnx::GraphProto& g) {
   node_graph out;
   tensor_interner interner(nodes, g, out);
-  hashed_names names(nodes);
-  interner.outputs(names.outputs);
-  names.outputs = {}; // done with: the memory for the reads
   std::vector<std::uint32_t> read_ids;
   std::vector<std::size_t> read_offsets;
-  interner.reads(names, read_ids, read_offsets);
-  link(out, read_ids, read_offsets, names.subgraphs.size());
+  {
+    hashed_names names(nodes);
+    interner.outputs(names.outputs);
+    names.outputs = {}; // done with: the memory for the reads
+    interner.reads(names, read_ids, read_offsets);
+  } // the hashed names, and then the table, freed before the edges are made
+  interner.release_table();
+  link(out, read_ids, read_offsets, nodes.size());
   interner.copy_names();
   return out;
 }

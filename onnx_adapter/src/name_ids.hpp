@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -29,6 +30,7 @@ public:
       size *= 2;
     }
     slots_.assign(size, slot{});
+    names_.reserve(expected);
   }
 
   // The id of `name`, and whether it was added with id `fresh` (below
@@ -68,6 +70,17 @@ public:
 
   /// How many names there are: the id the next new name must get.
   [[nodiscard]] std::size_t size() const { return names_.size(); }
+
+  /// The names, by id.
+  [[nodiscard]] std::span<const std::string_view> names() const { return names_; }
+
+  /// Frees the table but not the names: nothing may be added or found after.
+  void release_slots() { slots_ = {}; }
+  /// Frees both.
+  void release() {
+    slots_ = {};
+    names_ = {};
+  }
 
 private:
   static constexpr std::uint32_t empty = UINT32_MAX;
