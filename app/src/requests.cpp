@@ -15,7 +15,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // The graph whose tensors may name external data files, without parsing
-// nodes read as views: those hold no tensors (onnx/src/node_view.hpp).
+// nodes read as views: those hold no tensors, and initializers read as
+// views name no file (onnx/src/node_view.hpp); the skeleton's graph then
+// has none, and only the parsed ones are checked. (Called as the model is
+// loaded, before any other thread may parse them into it.)
 const ::onnx::GraphProto& tensors_of(const onnx::loaded_model& model) {
   return model.node_views() != nullptr ? model.proto_without_nodes().graph()
                                        : model.proto().graph();

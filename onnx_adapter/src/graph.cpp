@@ -101,6 +101,16 @@ struct proto_nodes {
   [[nodiscard]] const auto& inputs(std::size_t v) const { return node(v).input(); }
   [[nodiscard]] const auto& outputs(std::size_t v) const { return node(v).output(); }
   [[nodiscard]] bool subgraphs(std::size_t v) const { return has_subgraphs(node(v)); }
+  /// The names of the graph's initializers (`g` is the graph), f(name) each.
+  template <class F>
+  static void initializer_names(const ::onnx::GraphProto& g, F f) {
+    for (const auto& t : g.initializer()) {
+      f(std::string_view(t.name()));
+    }
+  }
+  static std::size_t initializer_count(const ::onnx::GraphProto& g) {
+    return static_cast<std::size_t>(g.initializer_size());
+  }
 };
 
 struct view_nodes {
@@ -112,6 +122,22 @@ struct view_nodes {
   [[nodiscard]] auto inputs(std::size_t v) const { return w.inputs(v); }
   [[nodiscard]] auto outputs(std::size_t v) const { return w.outputs(v); }
   [[nodiscard]] static bool subgraphs(std::size_t) { return false; }
+  /// The same as proto_nodes': from the views when they hold the names --
+  /// the skeleton (`g`) then has no initializers, and is not read, as
+  /// proto() may be parsing them into it on another thread.
+  template <class F>
+  void initializer_names(const ::onnx::GraphProto& g, F f) const {
+    if (!w.initializers_as_views) {
+      proto_nodes::initializer_names(g, f);
+      return;
+    }
+    for (const std::string_view name : w.initializers) {
+      f(name);
+    }
+  }
+  [[nodiscard]] std::size_t initializer_count(const ::onnx::GraphProto& g) const {
+    return w.initializers_as_views ? w.initializers.size() : proto_nodes::initializer_count(g);
+  }
 };
 
 template <class Nodes>
@@ -278,10 +304,8 @@ class tensor_interner {
 public:
   // (`g`: the graph's inputs and initializers, for the table's size.)
   tensor_interner(const Nodes& nodes, const ::onnx::GraphProto& g, node_graph& out)
-      : nodes_(nodes), out_(out),
-        ids_(nodes.size() + static_cast<std::size_t>(g.input_size() + g.initializer_size())) {
-    out_.producer.reserve(nodes.size() +
-                          static_cast<std::size_t>(g.input_size() + g.initializer_size()));
+      : nodes_(nodes), out_(out), ids_(expected(nodes, g)) {
+    out_.producer.reserve(expected(nodes, g));
   }
 
   /// Each node's outputs, node by node: its producer set; two producers of
@@ -355,6 +379,12 @@ public:
 
 private:
   static constexpr std::size_t ahead = prefetch_ahead; // slots prefetched this far ahead
+
+  // About how many tensors there are: the nodes' outputs, the graph's
+  // inputs and initializers.
+  static std::size_t expected(const Nodes& nodes, const ::onnx::GraphProto& g) {
+    return nodes.size() + static_cast<std::size_t>(g.input_size()) + nodes.initializer_count(g);
+  }
 
   std::uint32_t intern(std::string_view name, std::size_t hash) {
     if (ids_.size() == UINT32_MAX) { // the next id would be UINT32_MAX
@@ -728,11 +758,11 @@ std::vector<diagnostic> validate_on(const Nodes& names, const ::onnx::GraphProto
       it->second = 'i';
     }
   }
-  for (const auto& t : g.initializer()) {
-    if (const auto it = kind.find(t.name()); it != kind.end() && it->second == '\0') {
+  names.initializer_names(g, [&](std::string_view name) {
+    if (const auto it = kind.find(name); it != kind.end() && it->second == '\0') {
       it->second = 'n';
     }
-  }
+  });
   for (const auto& [t, devices] : shared) {
     const std::string& name = nodes.tensors[t];
     const char k = kind.at(name);

@@ -91,6 +91,11 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path,
   for (const auto& t : g.initializer()) {
     define(t.name());
   }
+  if (views != nullptr) { // (initializers read as views: the skeleton has none)
+    for (const std::string_view name : views->initializers) {
+      define(name);
+    }
+  }
   // The nodes' outputs, in chunks side by side: each chunk marks what it
   // defines in its own copy, merged after.
   // (From the views when the nodes were read as views.)
@@ -337,16 +342,19 @@ const ::onnx::ModelProto& loaded_model::proto() const {
     std::call_once(pending_->once, [this] {
       auto& graph = *proto_->mutable_graph();
       try {
-        if (wire::parse_nodes(source_->input, source_->where, graph)) {
+        if (wire::parse_views(source_->input, source_->where, graph)) {
           pending_->parsed.store(true, std::memory_order_release);
           return;
         }
         pending_->failed = std::make_exception_ptr(
-            internal_error("shardpoint: protobuf refused a node read as a view"));
+            internal_error("shardpoint: protobuf refused a node or initializer read as a view"));
       } catch (...) { // std::bad_alloc
         pending_->failed = std::current_exception();
       }
       graph.clear_node();
+      if (source_->views.initializers_as_views) {
+        graph.clear_initializer();
+      }
     });
     if (pending_->failed) {
       std::rethrow_exception(pending_->failed);

@@ -158,7 +158,98 @@ bool is_singular_node_field(int field) {
          field != ::onnx::NodeProto::kAttributeFieldNumber;
 }
 
+bool is_singular_tensor_field(int field) {
+  return field == ::onnx::TensorProto::kDataTypeFieldNumber ||
+         field == ::onnx::TensorProto::kNameFieldNumber ||
+         field == ::onnx::TensorProto::kRawDataFieldNumber ||
+         field == ::onnx::TensorProto::kDocStringFieldNumber;
+}
+
 } // namespace
+
+bool is_data_field(int field) {
+  switch (field) {
+  case ::onnx::TensorProto::kFloatDataFieldNumber:
+  case ::onnx::TensorProto::kInt32DataFieldNumber:
+  case ::onnx::TensorProto::kStringDataFieldNumber:
+  case ::onnx::TensorProto::kInt64DataFieldNumber:
+  case ::onnx::TensorProto::kRawDataFieldNumber:
+  case ::onnx::TensorProto::kDoubleDataFieldNumber:
+  case ::onnx::TensorProto::kUint64DataFieldNumber:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool data_readable(int field, const std::uint8_t* value, std::size_t length) {
+  switch (field) {
+  case ::onnx::TensorProto::kFloatDataFieldNumber:
+    return length % 4 == 0;
+  case ::onnx::TensorProto::kDoubleDataFieldNumber:
+    return length % 8 == 0;
+  case ::onnx::TensorProto::kInt32DataFieldNumber:
+  case ::onnx::TensorProto::kInt64DataFieldNumber:
+  case ::onnx::TensorProto::kUint64DataFieldNumber: {
+    CodedInputStream in(value, static_cast<int>(length));
+    std::uint64_t v = 0;
+    while (static_cast<std::size_t>(in.CurrentPosition()) < length) {
+      if (!in.ReadVarint64(&v)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  default: // raw_data, string_data: any bytes
+    return true;
+  }
+}
+
+bool decode_tensor(std::string_view value, std::size_t kept, tensor_view& out) {
+  if (value.size() > static_cast<std::size_t>(INT_MAX)) {
+    return false;
+  }
+  tensor_view tensor;
+  fields f(value);
+  int previous = 0;
+  while (f.next(is_singular_tensor_field(previous))) {
+    previous = f.field();
+    std::string_view s;
+    std::uint64_t v = 0;
+    switch (f.field()) {
+    case ::onnx::TensorProto::kDimsFieldNumber:
+    case ::onnx::TensorProto::kDataTypeFieldNumber:
+      if (!f.varint(v)) {
+        return false;
+      }
+      break;
+    case ::onnx::TensorProto::kNameFieldNumber:
+      if (!f.bytes(tensor.name)) {
+        return false;
+      }
+      break;
+    case ::onnx::TensorProto::kDocStringFieldNumber:
+      if (!f.bytes(s)) {
+        return false;
+      }
+      break;
+    default: // the data, or a segment, external data, a data location, an unknown field
+      if (!is_data_field(f.field()) || !f.bytes(s) ||
+          !data_readable(f.field(), reinterpret_cast<const std::uint8_t*>(s.data()), s.size())) {
+        return false;
+      }
+      if (s.size() > kept) {
+        tensor.left_out += s.size();
+      }
+      break;
+    }
+  }
+  if (!f.done()) {
+    return false;
+  }
+  out = tensor;
+  return true;
+}
 
 bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names) {
   const std::size_t had = names.size();

@@ -57,9 +57,15 @@ struct node_view {
 
 /// Every top-level node of a graph as views, in order: what `wire::scan`
 /// gives instead of parsing the nodes, when every one of them is plain.
+/// With them, when every initializer is plain too (see decode_tensor), the
+/// initializers' names, and then none is parsed either.
 struct node_views {
   std::vector<node_view> nodes;
   std::vector<std::string_view> names; ///< every node's inputs and outputs
+  /// Whether the initializers were read as views: their names are then
+  /// `initializers`, in order, and the skeleton has none until parsed.
+  bool initializers_as_views = false;
+  std::vector<std::string_view> initializers;
 
   [[nodiscard]] std::size_t size() const { return nodes.size(); }
   [[nodiscard]] std::span<const std::string_view> inputs(std::size_t v) const {
@@ -74,6 +80,33 @@ struct node_views {
 /// appending its inputs and then its outputs to `names`. False, with
 /// `names` as it was, when the bytes are not plain (see above).
 bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names);
+
+/// An initializer (a TensorProto's value bytes) as views: its name, and
+/// how many bytes of its data fields are longer than `kept` -- what the
+/// scan leaves out of a skeleton (wire.hpp), counted as it counts them.
+///
+/// THE RULE: plain as for nodes -- protobuf parses the bytes -- in the
+/// fields a tensor held in the file has: dims (unpacked varints, as proto2
+/// writes them), data_type, name, doc_string and the data fields (float,
+/// int32, int64, double and uint64 data packed, string_data, raw_data), in
+/// number order, a singular field at most once, every tag, length and
+/// varint shortest, packed varints complete and packed floats and doubles
+/// whole. A segment, external data, a data location or any other field is
+/// refused: the caller then parses every initializer with protobuf (so
+/// that, among others, a tensor naming an external file is seen).
+/// Whether a TensorProto's field `field` holds its data (float_data,
+/// int32_data, string_data, int64_data, raw_data, double_data, uint64_data).
+bool is_data_field(int field);
+/// What protobuf's parser checks in such a field's value read as packed:
+/// nothing in bytes; packed varints must each be complete; packed floats
+/// and doubles whole (an odd length: false, left to protobuf).
+bool data_readable(int field, const std::uint8_t* value, std::size_t length);
+
+struct tensor_view {
+  std::string_view name;
+  std::size_t left_out = 0;
+};
+bool decode_tensor(std::string_view value, std::size_t kept, tensor_view& out);
 
 } // namespace shardpoint::onnx::wire
 

@@ -95,47 +95,6 @@ bool read_length(CodedInputStream& in, std::size_t size, std::size_t& length) {
   return length <= size - static_cast<std::size_t>(in.CurrentPosition());
 }
 
-bool is_data_field(int field) {
-  switch (field) {
-  case ::onnx::TensorProto::kFloatDataFieldNumber:
-  case ::onnx::TensorProto::kInt32DataFieldNumber:
-  case ::onnx::TensorProto::kStringDataFieldNumber:
-  case ::onnx::TensorProto::kInt64DataFieldNumber:
-  case ::onnx::TensorProto::kRawDataFieldNumber:
-  case ::onnx::TensorProto::kDoubleDataFieldNumber:
-  case ::onnx::TensorProto::kUint64DataFieldNumber:
-    return true;
-  default:
-    return false;
-  }
-}
-
-// What protobuf's parser checks in a length-delimited data field it reads:
-// nothing in bytes; packed varints must each be complete; packed fixed-size
-// values are left to protobuf (an odd length gives up).
-bool data_readable(int field, const std::uint8_t* value, std::size_t length) {
-  switch (field) {
-  case ::onnx::TensorProto::kFloatDataFieldNumber:
-    return length % 4 == 0;
-  case ::onnx::TensorProto::kDoubleDataFieldNumber:
-    return length % 8 == 0;
-  case ::onnx::TensorProto::kInt32DataFieldNumber:
-  case ::onnx::TensorProto::kInt64DataFieldNumber:
-  case ::onnx::TensorProto::kUint64DataFieldNumber: {
-    CodedInputStream in(value, static_cast<int>(length));
-    std::uint64_t v = 0;
-    while (static_cast<std::size_t>(in.CurrentPosition()) < length) {
-      if (!in.ReadVarint64(&v)) {
-        return false;
-      }
-    }
-    return true;
-  }
-  default: // raw_data, string_data: any bytes
-    return true;
-  }
-}
-
 // An initializer: every field merged but large data, which is checked.
 bool scan_tensor(const std::uint8_t* base, std::size_t size, ::onnx::TensorProto& tensor,
                  std::size_t kept, std::size_t& stripped) {
@@ -272,35 +231,50 @@ bool parse_node_fields(const std::uint8_t* input, const std::vector<span>& value
       [&](std::size_t i, ::onnx::NodeProto& node) { return parse_whole(input, values[i], node); });
 }
 
-// The nodes, unless they were read as views (`views`), and the initializers.
-bool parse_deferred(const std::uint8_t* input, const deferred& values, std::size_t kept, bool views,
-                    ::onnx::GraphProto& graph, layout& where) {
-  const auto whole = [&](const span& value, google::protobuf::MessageLite& message) {
-    return parse_whole(input, value, message);
-  };
-  if (!views && !parse_node_fields(input, values.nodes, graph)) {
-    return false;
-  }
-  std::vector<std::size_t> stripped(values.initializers.size()); // bytes left out, by tensor
-  if (!parse_deferred(values.initializers, graph, *graph.mutable_initializer(),
-                      [&](std::size_t i, ::onnx::TensorProto& tensor) {
-                        const span& value = values.initializers[i];
-                        const std::uint8_t* bytes = input + value.begin;
-                        const std::size_t size = value.end - value.begin;
-                        const auto large = has_large_data(bytes, size, kept);
-                        if (!large) {
-                          return false;
-                        }
-                        return *large ? scan_tensor(bytes, size, tensor, kept, stripped[i])
-                                      : whole(value, tensor);
-                      })) {
-    return false;
-  }
+// The initializers: one without large data by protobuf whole, one with it
+// field by field (scan_tensor), which leaves that data out; the bytes left
+// out of each into `stripped`.
+bool parse_initializer_fields(const std::uint8_t* input, const std::vector<span>& values,
+                              std::size_t kept, ::onnx::GraphProto& graph,
+                              std::vector<std::size_t>& stripped) {
+  stripped.assign(values.size(), 0);
+  return parse_deferred(values, graph, *graph.mutable_initializer(),
+                        [&](std::size_t i, ::onnx::TensorProto& tensor) {
+                          const span& value = values[i];
+                          const std::uint8_t* bytes = input + value.begin;
+                          const std::size_t size = value.end - value.begin;
+                          const auto large = has_large_data(bytes, size, kept);
+                          if (!large) {
+                            return false;
+                          }
+                          return *large ? scan_tensor(bytes, size, tensor, kept, stripped[i])
+                                        : parse_whole(input, value, tensor);
+                        });
+}
+
+void set_stripped(const std::vector<std::size_t>& stripped, layout& where) {
   where.stripped.reserve(stripped.size());
   for (const std::size_t bytes : stripped) {
     where.stripped.push_back(bytes != 0);
     where.stripped_bytes += bytes;
   }
+}
+
+// The nodes, unless they were read as views (`views`), and the
+// initializers, unless they were too (`tensor_views`).
+bool parse_deferred(const std::uint8_t* input, const deferred& values, std::size_t kept, bool views,
+                    bool tensor_views, ::onnx::GraphProto& graph, layout& where) {
+  if (!views && !parse_node_fields(input, values.nodes, graph)) {
+    return false;
+  }
+  if (tensor_views) {
+    return true;
+  }
+  std::vector<std::size_t> stripped; // bytes left out, by tensor
+  if (!parse_initializer_fields(input, values.initializers, kept, graph, stripped)) {
+    return false;
+  }
+  set_stripped(stripped, where);
   return true;
 }
 
@@ -356,6 +330,37 @@ bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, no
   return true;
 }
 
+// Every initializer's name as a view (decode_tensor), in chunks side by
+// side, into views.initializers, and where.stripped as the parse would set
+// it. False, with nothing set, when one is not plain.
+bool decode_tensors(const std::uint8_t* input, const std::vector<span>& values, std::size_t kept,
+                    node_views& views, layout& where) {
+  const std::size_t n = values.size();
+  std::vector<std::size_t> stripped(n);
+  views.initializers.resize(n);
+  std::atomic<bool> ok{true};
+  in_chunks(n, [&](std::size_t, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && ok.load(std::memory_order_relaxed); ++i) {
+      const std::string_view value(reinterpret_cast<const char*>(input) + values[i].begin,
+                                   values[i].end - values[i].begin);
+      tensor_view tensor;
+      if (!decode_tensor(value, kept, tensor)) {
+        ok = false;
+        break;
+      }
+      views.initializers[i] = tensor.name;
+      stripped[i] = tensor.left_out;
+    }
+  });
+  if (!ok.load()) {
+    views.initializers = {};
+    return false;
+  }
+  views.initializers_as_views = true;
+  set_stripped(stripped, where);
+  return true;
+}
+
 } // namespace
 
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton, std::size_t kept,
@@ -394,18 +399,32 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
     return std::nullopt;
   }
   const bool as_views = views != nullptr && decode_nodes(base, values.nodes, *views);
-  if (graph_seen &&
-      !parse_deferred(base, values, kept, as_views, *skeleton.mutable_graph(), where)) {
+  // (Initializers as views only beside nodes as views: proto() parses them
+  // when it parses the nodes, and a model without nodes has none to parse.)
+  const bool tensor_views = as_views && !values.nodes.empty() &&
+                            decode_tensors(base, values.initializers, kept, *views, where);
+  if (graph_seen && !parse_deferred(base, values, kept, as_views, tensor_views,
+                                    *skeleton.mutable_graph(), where)) {
     return std::nullopt;
   }
-  if (as_views) { // (the nodes' bytes, for parse_nodes() and the rewrite)
+  where.kept = kept;
+  if (as_views) { // (the nodes' bytes, for parse_views() and the rewrite)
     where.node_values = std::move(values.nodes);
+  }
+  if (tensor_views) {
+    where.initializer_values = std::move(values.initializers);
   }
   return where;
 }
 
-bool parse_nodes(std::string_view input, const layout& where, ::onnx::GraphProto& graph) {
-  return parse_node_fields(bytes_of(input), where.node_values, graph);
+bool parse_views(std::string_view input, const layout& where, ::onnx::GraphProto& graph) {
+  if (!parse_node_fields(bytes_of(input), where.node_values, graph)) {
+    return false;
+  }
+  std::vector<std::size_t> stripped; // (as the scan counted them)
+  return where.initializer_values.empty() ||
+         parse_initializer_fields(bytes_of(input), where.initializer_values, where.kept, graph,
+                                  stripped);
 }
 
 marks::marks(const sharding_result& result) : result_(result) {

@@ -37,8 +37,12 @@
 //   parses none of them when every one is plain: protobuf would write it
 //   back unchanged and it holds no tensor, graph, type or sharding
 //   attribute. One node that is not, and all are parsed as above. The
-//   skeleton then has no nodes until parse_nodes(), which parses them as
+//   skeleton then has no nodes until parse_views(), which parses them as
 //   the scan would have (loaded_model::proto() calls it on first use).
+//   The initializers likewise: their names read as views when every one is
+//   plain (no external data, no segment, no unknown field), and none parsed
+//   until parse_views(); their left-out bytes counted as the parse counts
+//   them.
 //
 // THE REWRITE
 //
@@ -99,6 +103,10 @@ struct layout {
   std::vector<bool> stripped;
   std::size_t stripped_bytes = 0; ///< data left out of the skeleton
   std::vector<span> node_values;  ///< each node's value, when read as views
+  /// Each initializer's value, when read as views (node_views::
+  /// initializers_as_views), and the `kept` of the scan, for parse_views().
+  std::vector<span> initializer_values;
+  std::size_t kept = kept_data_bytes;
 };
 
 /// Scans `input` into `skeleton` (empty on entry), leaving out data fields of
@@ -106,14 +114,19 @@ struct layout {
 /// `skeleton` is then in an unspecified state.
 /// With `views`, the nodes are read as views (node_view.hpp) into `*views`
 /// when every one is plain, and then not parsed: the skeleton's graph has
-/// no nodes until parse_nodes(); otherwise `*views` is left empty.
+/// no nodes until parse_views(); otherwise `*views` is left empty. With
+/// them (and at least one node), the initializers' names are read as views
+/// when every initializer is plain (decode_tensor), and then none is parsed
+/// either until parse_views(); `where.stripped` is set as the parse would
+/// have set it.
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
                            std::size_t kept = kept_data_bytes, node_views* views = nullptr);
 
-/// The nodes scan() read as views, parsed into `graph` (which has none) as
-/// scan() would have parsed them. False only where protobuf refuses a node
-/// the views accepted, which the views' rule excludes.
-bool parse_nodes(std::string_view input, const layout& where, ::onnx::GraphProto& graph);
+/// What scan() read as views -- the nodes, and the initializers when
+/// `where.initializer_values` is set -- parsed into `graph` (which has none
+/// of them) as scan() would have parsed them. False only where protobuf
+/// refuses what the views accepted, which the views' rules exclude.
+bool parse_views(std::string_view input, const layout& where, ::onnx::GraphProto& graph);
 
 /// The sharding attributes of the top-level nodes (annotate(loaded_model&),
 /// model.hpp), never made into AttributeProto objects -- two of them a node,

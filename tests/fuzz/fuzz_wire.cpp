@@ -15,7 +15,12 @@
 //     node) that node views accept (node_view.hpp) protobuf parses to the
 //     views' fields and serialises to the same bytes;
 //   - parse_graph() with the nodes read as views answers as with them
-//     parsed, and writes the same bytes after the same annotation.
+//     parsed, and writes the same bytes after the same annotation;
+//   - an initializer's bytes (every initializer span's, and the input
+//     itself taken as one) that the views accept (decode_tensor) protobuf
+//     parses, to the views' name; the scan with views reads the names the
+//     scan without them parses, counts the same bytes left out, and parses
+//     on demand (parse_views) to the same skeleton.
 //
 // Any disagreement aborts with the two sides named.
 #include <climits>
@@ -92,6 +97,61 @@ void check_node_view(std::string_view bytes) {
         shardpoint::onnx::is_sharding_attribute(a)) {
       disagree("node views accepted an attribute they leave to protobuf");
     }
+  }
+}
+
+// The initializer views' rule on `bytes` (a TensorProto's value):
+// accepted, they are a tensor protobuf reads, with the views' name, holding
+// nothing the views leave to protobuf.
+void check_tensor_view(std::string_view bytes) {
+  wire::tensor_view v;
+  if (!wire::decode_tensor(bytes, 16, v)) {
+    return;
+  }
+  ::onnx::TensorProto t;
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
+      !t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    disagree("initializer views accepted a tensor protobuf refuses");
+  }
+  if (v.name != t.name() || v.left_out > bytes.size()) {
+    disagree("initializer views read another name than protobuf");
+  }
+  if (t.has_segment() || t.external_data_size() > 0 || t.has_data_location() ||
+      !t.unknown_fields().empty()) {
+    disagree("initializer views accepted a field they leave to protobuf");
+  }
+}
+
+// The scan with views against the scan without (`plain`, `parsed`): the
+// same initializers' names and bytes left out, and, parsed on demand, the
+// same skeleton.
+void check_scan_views(std::string_view input, std::size_t kept, const wire::layout& plain,
+                      const ::onnx::ModelProto& parsed) {
+  ::onnx::ModelProto skeleton;
+  wire::node_views views;
+  const auto where = wire::scan(input, skeleton, kept, &views);
+  if (!where) {
+    disagree("the scan with views gave up where the scan without them did not");
+  }
+  if (where->stripped != plain.stripped || where->stripped_bytes != plain.stripped_bytes) {
+    disagree("the scan with views counts other bytes left out");
+  }
+  const auto& g = parsed.graph();
+  if (views.initializers_as_views) {
+    bool names = views.initializers.size() == static_cast<std::size_t>(g.initializer_size()) &&
+                 skeleton.graph().initializer_size() == 0;
+    for (int i = 0; names && i < g.initializer_size(); ++i) {
+      names = views.initializers[static_cast<std::size_t>(i)] == g.initializer(i).name();
+    }
+    if (!names) {
+      disagree("initializers read as views are not the parse's names");
+    }
+  }
+  if (views.size() != 0 && !wire::parse_views(input, *where, *skeleton.mutable_graph())) {
+    disagree("protobuf refused what the scan read as views");
+  }
+  if (!same(skeleton, parsed)) {
+    disagree("the scan with views, parsed on demand, is not the scan's skeleton");
   }
 }
 
@@ -251,6 +311,18 @@ void check_scan(std::string_view input, const ::onnx::ModelProto* full, std::siz
     check_node_view(
         input.substr(s.begin + static_cast<std::size_t>(in.CurrentPosition()) - length, length));
   }
+  for (const auto& s : where->initializers) { // (shortest tags and lengths: the scan's rule)
+    google::protobuf::io::CodedInputStream in(
+        reinterpret_cast<const std::uint8_t*>(input.data() + s.begin),
+        static_cast<int>(s.end - s.begin));
+    std::uint32_t length = 0;
+    if (in.ReadTag() != 42 || !in.ReadVarint32(&length) ||
+        length != s.end - s.begin - static_cast<std::size_t>(in.CurrentPosition())) {
+      disagree("an initializer span is not one initializer field");
+    }
+    check_tensor_view(input.substr(s.end - length, length));
+  }
+  check_scan_views(input, kept, *where, skeleton);
   check_marks(input, *where, skeleton, *full);
   // The rewrite of an edited skeleton against the same edit of the whole.
   edit(*skeleton.mutable_graph());
@@ -306,6 +378,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool accepted = size <= static_cast<std::size_t>(INT_MAX) &&
                         full.ParseFromArray(data, static_cast<int>(size));
   check_node_view(input);
+  check_tensor_view(input);
   check_scan(input, accepted ? &full : nullptr, SIZE_MAX);
   check_scan(input, accepted ? &full : nullptr, 0);
 

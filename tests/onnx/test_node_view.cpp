@@ -14,8 +14,11 @@
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/synth.hpp>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "node_view.hpp"
 #include "onnx_support.hpp"
+#include "wire.hpp"
 
 namespace so = shardpoint::onnx;
 namespace wire = shardpoint::onnx::wire;
@@ -127,6 +130,29 @@ std::string field(int number, const std::string& value) {
   return varint(static_cast<std::uint64_t>(number) << 3 | 2) + varint(value.size()) + value;
 }
 
+// `bytes` with one to three random changes: a byte changed, bytes cut, a
+// byte inserted, a run of its own bytes repeated.
+std::string corrupted(std::string bytes, std::mt19937& rng) {
+  for (int k = 1 + static_cast<int>(rng() % 3); k > 0 && !bytes.empty(); --k) {
+    const auto at = rng() % bytes.size();
+    switch (rng() % 4) {
+    case 0:
+      bytes[at] = static_cast<char>(rng());
+      break;
+    case 1:
+      bytes.erase(at, 1 + rng() % 4);
+      break;
+    case 2:
+      bytes.insert(at, 1, static_cast<char>(rng()));
+      break;
+    default:
+      bytes.insert(at, bytes.substr(rng() % bytes.size(), 1 + rng() % 8));
+      break;
+    }
+  }
+  return bytes;
+}
+
 } // namespace
 
 TEST_CASE("what protobuf writes: every shared model's nodes, generated models") {
@@ -200,24 +226,7 @@ TEST_CASE("random corruptions: accepted only as protobuf reads and writes them")
   std::mt19937 rng(7);
   int accepted = 0;
   for (int round = 0; round < 20000; ++round) {
-    std::string bytes = seeds[rng() % seeds.size()];
-    for (int k = 1 + static_cast<int>(rng() % 3); k > 0 && !bytes.empty(); --k) {
-      const auto at = rng() % bytes.size();
-      switch (rng() % 4) {
-      case 0:
-        bytes[at] = static_cast<char>(rng());
-        break;
-      case 1:
-        bytes.erase(at, 1 + rng() % 4);
-        break;
-      case 2:
-        bytes.insert(at, 1, static_cast<char>(rng()));
-        break;
-      default: // a run of the node repeated
-        bytes.insert(at, bytes.substr(rng() % bytes.size(), 1 + rng() % 8));
-        break;
-      }
-    }
+    const std::string bytes = corrupted(seeds[rng() % seeds.size()], rng);
     CAPTURE(round);
     std::vector<std::string_view> names;
     wire::node_view v;
@@ -227,4 +236,247 @@ TEST_CASE("random corruptions: accepted only as protobuf reads and writes them")
   // The corruptions reach both sides of the rule.
   CHECK(accepted > 100);
   CHECK(accepted < 19900);
+}
+
+// ---- initializers (decode_tensor) -------------------------------------------
+
+namespace {
+
+// What an initializer holds that the views leave to protobuf.
+bool tensor_left_to_protobuf(const ::onnx::TensorProto& t) {
+  return t.has_segment() || t.external_data_size() > 0 || t.has_data_location() ||
+         !t.unknown_fields().empty();
+}
+
+// The bytes of `t`'s data fields longer than `kept`, as protobuf writes them
+// (each packed field once): what the scan leaves out of a skeleton.
+std::size_t left_out(const ::onnx::TensorProto& t, std::size_t kept) {
+  using google::protobuf::io::CodedOutputStream;
+  std::size_t sum = 0;
+  const auto add = [&](std::size_t n) { sum += n > kept ? n : 0; };
+  add(4 * static_cast<std::size_t>(t.float_data_size()));
+  add(8 * static_cast<std::size_t>(t.double_data_size()));
+  std::size_t n = 0;
+  for (const auto v : t.int32_data()) {
+    n += CodedOutputStream::VarintSize32SignExtended(v);
+  }
+  add(n);
+  n = 0;
+  for (const auto v : t.int64_data()) {
+    n += CodedOutputStream::VarintSize64(static_cast<std::uint64_t>(v));
+  }
+  add(n);
+  n = 0;
+  for (const auto v : t.uint64_data()) {
+    n += CodedOutputStream::VarintSize64(v);
+  }
+  add(n);
+  for (const auto& s : t.string_data()) {
+    add(s.size());
+  }
+  add(t.raw_data().size());
+  return sum;
+}
+
+// `t` as protobuf writes it: accepted exactly when it holds nothing left to
+// protobuf, with its name and the bytes left out.
+void check_tensor(const ::onnx::TensorProto& t, std::size_t kept) {
+  const std::string bytes = t.SerializeAsString();
+  wire::tensor_view v;
+  const bool accepted = wire::decode_tensor(bytes, kept, v);
+  CHECK(accepted == !tensor_left_to_protobuf(t));
+  if (accepted) {
+    CHECK(v.name == t.name());
+    CHECK(v.left_out == left_out(t, kept));
+  }
+}
+
+void check_tensors(const ::onnx::ModelProto& model) {
+  for (const std::size_t kept : {std::size_t{0}, std::size_t{16}, wire::kept_data_bytes}) {
+    CAPTURE(kept);
+    for (const auto& t : model.graph().initializer()) {
+      check_tensor(t, kept);
+    }
+  }
+}
+
+// A tensor with every field the views read, each data field holding values.
+::onnx::TensorProto full_tensor() {
+  ::onnx::TensorProto t;
+  t.add_dims(2);
+  t.add_dims(-3);
+  t.set_data_type(-1);
+  t.add_float_data(1.5F);
+  t.add_int32_data(-7);
+  t.add_int32_data(300);
+  t.add_string_data("s");
+  t.add_string_data(std::string(40, 'x'));
+  t.add_int64_data(-1);
+  t.set_name("w");
+  t.set_raw_data(std::string(20, '\x01'));
+  t.add_double_data(2.5);
+  t.add_uint64_data(~std::uint64_t{0});
+  t.set_doc_string("doc");
+  return t;
+}
+
+// `bytes` as an initializer: when the views accept them, protobuf parses
+// them, with the views' name, and no more bytes are left out than there are.
+void check_tensor_against_protobuf(const std::string& bytes) {
+  wire::tensor_view v;
+  const bool accepted = wire::decode_tensor(bytes, 8, v);
+  ::onnx::TensorProto t;
+  const bool parsed = t.ParseFromString(bytes);
+  if (accepted) {
+    REQUIRE(parsed);
+    CHECK(v.name == t.name());
+    CHECK(v.left_out <= bytes.size());
+    CHECK_FALSE(tensor_left_to_protobuf(t));
+  }
+}
+
+} // namespace
+
+TEST_CASE("initializers as protobuf writes them: names and the bytes left out") {
+  check_tensors(so::synth_decoder(3, 8));
+  check_tensors(so::synth_resnet50());
+  ::onnx::ModelProto made;
+  auto& g = *made.mutable_graph();
+  *g.add_initializer() = full_tensor();
+  g.add_initializer()->set_name(""); // empty: a name of no bytes
+  auto* external = g.add_initializer();
+  *external = full_tensor();
+  external->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* location = g.add_initializer();
+  location->set_name("x");
+  auto* entry = location->add_external_data();
+  entry->set_key("location");
+  entry->set_value("x.bin");
+  g.add_initializer()->mutable_segment()->set_begin(1);
+  check_tensors(made);
+  SKIP_WITHOUT_MODELS();
+  for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+    if (entry.path().extension() == ".onnx") {
+      CAPTURE(entry.path().filename().string());
+      check_tensors(so::read_model(entry.path()).proto()); // (with all their data)
+    }
+  }
+}
+
+TEST_CASE("initializer bytes protobuf reads but the views leave to it are refused") {
+  const std::string name = field(8, "w");
+  const std::string raw = field(9, "abcd");
+  struct refused {
+    const char* what;
+    std::string bytes;
+  };
+  const std::vector<refused> cases = {
+      {"fields out of order", raw + name},
+      {"the name twice", name + name},
+      {"raw_data twice", raw + raw},
+      {"a length not in its shortest form", std::string("\x42\x81\x00w", 4)},
+      {"a tag not in its shortest form", std::string("\xc2\x00\x01w", 4)},
+      {"a dimension not in its shortest form", std::string("\x08\x81\x00", 3) + name},
+      {"packed dimensions", field(1, "\x01\x02") + name},
+      {"unpacked float data", std::string("\x25\x00\x00\x80\x3f", 5) + name},
+      {"float data of a length not a multiple of 4", field(4, "\x01\x02\x03\x04\x05") + name},
+      {"double data of a length not a multiple of 8", field(10, "\x01\x02\x03\x04") + name},
+      {"a truncated packed varint", field(7, "\x01\x81") + name},
+      {"a segment", field(3, "") + name},
+      {"external data", name + field(13, field(1, "location"))},
+      {"a data location", name + std::string("\x70\x01", 2)},
+      {"an unknown field", name + field(20, "x")},
+  };
+  for (const auto& c : cases) {
+    const std::string what = c.what;
+    CAPTURE(what);
+    wire::tensor_view v;
+    CHECK_FALSE(wire::decode_tensor(c.bytes, 0, v));
+    check_tensor_against_protobuf(c.bytes);
+  }
+  // What the views accept: an empty tensor, and the full one.
+  wire::tensor_view v;
+  CHECK(wire::decode_tensor("", 0, v));
+  CHECK(v.name.empty());
+  const std::string named = name + raw; // (the views view it)
+  CHECK(wire::decode_tensor(named, 3, v));
+  CHECK(v.name == "w");
+  CHECK(v.left_out == 4);
+}
+
+TEST_CASE("initializers, random corruptions: accepted only as protobuf reads them") {
+  std::vector<std::string> seeds = {full_tensor().SerializeAsString()};
+  const auto decoder = so::synth_decoder(1, 8);
+  for (const auto& t : decoder.graph().initializer()) {
+    seeds.push_back(t.SerializeAsString());
+  }
+  std::mt19937 rng(11);
+  int accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const std::string bytes = corrupted(seeds[rng() % seeds.size()], rng);
+    CAPTURE(round);
+    wire::tensor_view v;
+    accepted += wire::decode_tensor(bytes, 8, v) ? 1 : 0;
+    check_tensor_against_protobuf(bytes);
+  }
+  CHECK(accepted > 100); // the corruptions reach both sides of the rule
+  CHECK(accepted < 19900);
+}
+
+TEST_CASE("initializers read as views by the scan: the parse's names, left-out bytes, skeleton") {
+  std::vector<std::string> inputs = {so::synth_decoder(3, 8).SerializeAsString(),
+                                     so::synth_resnet50().SerializeAsString()};
+  auto external = so::synth_decoder(1, 8); // one initializer with external data: all parsed
+  auto* entry = external.mutable_graph()->mutable_initializer(0)->add_external_data();
+  entry->set_key("location");
+  entry->set_value("w.bin");
+  inputs.push_back(external.SerializeAsString());
+  if (!onnx_test::models_dir().empty()) {
+    for (const auto& e : fs::directory_iterator(onnx_test::models_dir())) {
+      if (e.path().extension() == ".onnx") {
+        inputs.push_back(onnx_test::read_file(e.path()));
+      }
+    }
+  }
+  int as_views = 0;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    CAPTURE(k);
+    const std::string& input = inputs[k];
+    for (const std::size_t kept : {std::size_t{16}, wire::kept_data_bytes}) {
+      CAPTURE(kept);
+      ::onnx::ModelProto parsed;
+      const auto plain = wire::scan(input, parsed, kept);
+      REQUIRE(plain);
+      ::onnx::ModelProto skeleton;
+      wire::node_views views;
+      const auto where = wire::scan(input, skeleton, kept, &views);
+      REQUIRE(where);
+      // Exactly when every node is plain and every initializer too.
+      const auto& g = parsed.graph();
+      const bool nodes_plain = views.size() != 0;
+      const bool tensors_plain =
+          std::none_of(g.initializer().begin(), g.initializer().end(),
+                       [](const auto& t) { return tensor_left_to_protobuf(t); });
+      CHECK(views.initializers_as_views == (nodes_plain && tensors_plain));
+      CHECK(where->stripped == plain->stripped);
+      CHECK(where->stripped_bytes == plain->stripped_bytes);
+      if (views.initializers_as_views) {
+        ++as_views;
+        CHECK(skeleton.graph().initializer_size() == 0);
+        REQUIRE(views.initializers.size() == static_cast<std::size_t>(g.initializer_size()));
+        for (int i = 0; i < g.initializer_size(); ++i) {
+          CHECK(views.initializers[static_cast<std::size_t>(i)] == g.initializer(i).name());
+        }
+      } else {
+        CHECK(views.initializers.empty());
+        CHECK(where->initializer_values.empty());
+      }
+      // Parsed on demand: the skeleton the scan without views gives.
+      if (nodes_plain) {
+        REQUIRE(wire::parse_views(input, *where, *skeleton.mutable_graph()));
+      }
+      CHECK(google::protobuf::util::MessageDifferencer::Equals(skeleton, parsed));
+    }
+  }
+  CHECK(as_views >= 4); // the decoder and ResNet-50, with both `kept`s
 }

@@ -721,21 +721,35 @@ TEST_CASE("nodes read as views: refused names are the parse's, proto() once from
   CHECK(error(so::node_reading::views).starts_with("node names must be unique"));
   CHECK(error(so::node_reading::views) == error(so::node_reading::parsed));
 
-  // Many nodes (chunks side by side), proto() called from several threads.
+  // Many nodes (chunks side by side), proto() called from several threads
+  // while others build the node graph from the views (which read the
+  // initializers' names from the views, never from the graph proto() fills).
   const std::string many = so::synth_decoder(1500, 8).SerializeAsString();
   auto m = so::parse_graph(many, "<bytes>", so::node_reading::views);
   REQUIRE(m.node_views() != nullptr);
   const auto reference = so::parse_model(many);
+  // (the initializers read as views too: none parsed yet)
+  REQUIRE(m.proto_without_nodes().graph().initializer_size() == 0);
+  REQUIRE(reference.proto().graph().initializer_size() > 0);
+  const auto reference_graph = so::build_graph(reference.proto().graph());
   std::vector<std::thread> threads;
   std::vector<int> seen(4, 0);
+  std::vector<so::node_graph> built(4);
   for (std::size_t t = 0; t < seen.size(); ++t) {
-    threads.emplace_back([&, t] { seen[t] = m.proto().graph().node_size(); });
+    threads.emplace_back(
+        [&, t] { seen[t] = m.proto().graph().node_size() + m.proto().graph().initializer_size(); });
+    threads.emplace_back([&, t] { built[t] = so::build_graph(m); });
   }
   for (auto& t : threads) {
     t.join();
   }
   for (const int n : seen) {
-    CHECK(n == reference.proto().graph().node_size());
+    CHECK(n ==
+          reference.proto().graph().node_size() + reference.proto().graph().initializer_size());
+  }
+  for (const auto& g : built) {
+    CHECK(g.tensors == reference_graph.tensors);
+    CHECK(g.read_ids == reference_graph.read_ids);
   }
   CHECK(m.proto().SerializeAsString() == reference.proto().SerializeAsString());
 }

@@ -64,8 +64,9 @@ public:
   ~loaded_model();
 
   /// The model. On a model whose nodes were read as views (node_views()),
-  /// the first call parses them (as read_graph() would have), once, also
-  /// when several threads call it.
+  /// the first call parses them (as read_graph() would have), and the
+  /// initializers when they were read as views too, once, also when several
+  /// threads call it.
   ::onnx::ModelProto& proto();
   const ::onnx::ModelProto& proto() const;
 
@@ -75,7 +76,10 @@ public:
   /// objects (src/node_view.hpp).
   [[nodiscard]] const wire::node_views* node_views() const noexcept;
   /// (internal) proto() without parsing the nodes: while node_views() is
-  /// set, a graph without nodes; everything else as proto() has it.
+  /// set, a graph without nodes, and without initializers when the views
+  /// hold their names (node_views()->initializers_as_views; read them
+  /// there, never here: proto() may be adding them on another thread);
+  /// everything else as proto() has it.
   [[nodiscard]] const ::onnx::ModelProto& proto_without_nodes() const noexcept { return *proto_; }
 
   /// Whether proto() is the skeleton of a model read at the wire level
