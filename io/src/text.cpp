@@ -1,6 +1,7 @@
 // The text policy: UTF-8, escapes for display, quoting in messages.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cstdio>
 
 #include <shardpoint/error.hpp>
@@ -84,8 +85,21 @@ void append(std::string& out, const char* p, std::size_t size, char32_t v, bool 
 
 // Escapes `text` up to `limit` bytes of input; returns the bytes consumed.
 std::size_t escape_into(std::string& out, std::string_view text, bool controls, std::size_t limit) {
+  const std::size_t end = std::min(text.size(), limit);
   std::size_t i = 0;
-  while (i < text.size() && i < limit) {
+  while (i < end) {
+    // A run of printable ASCII, kept as it is in both modes, in one append
+    // (names are mostly that: a listing of 10^6 nodes spent a fifth of its
+    // time here, character by character).
+    std::size_t j = i;
+    while (j < end && text[j] >= 0x20 && text[j] < 0x7F) {
+      ++j;
+    }
+    if (j != i) {
+      out.append(text.data() + i, j - i);
+      i = j;
+      continue;
+    }
     const sequence s = decode(text, i);
     if (s.size == 0) {
       append_byte_escape(out, static_cast<unsigned char>(text[i]));
@@ -105,6 +119,10 @@ std::size_t escape_into(std::string& out, std::string_view text, bool controls, 
 
 bool is_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) { // ASCII, the common case
+      ++i;
+      continue;
+    }
     const sequence s = decode(text, i);
     if (s.size == 0) {
       return false;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -387,4 +388,49 @@ TEST_CASE("text: escapes keep one line and valid UTF-8, quotes are cut") {
   CHECK(io::is_utf8(q));
   CHECK(q.find("... (300 bytes)") != std::string::npos);
   CHECK(io::quote(std::string("a\0b", 3)) == "'a\\x00b'");
+  // Character by character: the escape of a string is its characters'
+  // escapes (and those of the bytes that start none) put together, whatever
+  // runs they come in. Random strings of printable ASCII, controls, DEL,
+  // multibyte characters, invisible ones, and bytes that begin no character
+  // however they are followed (0x80, 0xC0, 0xFF), against this table.
+  struct piece {
+    std::string raw, printable, utf8_escaped;
+  };
+  const std::vector<piece> pieces = {{"a", "a", "a"},
+                                     {"Z", "Z", "Z"},
+                                     {" ", " ", " "},
+                                     {"~", "~", "~"},
+                                     {"\\", "\\", "\\"},
+                                     {"\n", "\\n", "\n"},
+                                     {"\t", "\\t", "\t"},
+                                     {"\x1b", "\\x1b", "\x1b"},
+                                     {std::string(1, '\0'), "\\x00", std::string(1, '\0')},
+                                     {"\x7f", "\\x7f", "\x7f"},
+                                     {"\xc3\xa9", "\xc3\xa9", "\xc3\xa9"},
+                                     {"\xe4\xb8\xad", "\xe4\xb8\xad", "\xe4\xb8\xad"},
+                                     {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
+                                     {"\u202e", "\\u202e", "\u202e"},
+                                     {"\u0085", "\\u0085", "\u0085"},
+                                     {"\x80", "\\x80", "\\x80"},
+                                     {"\xc0", "\\xc0", "\\xc0"},
+                                     {"\xff", "\\xff", "\\xff"}};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    std::string printed;
+    std::string escaped;
+    bool valid = true;
+    const auto n = std::uniform_int_distribution<int>(0, 40)(rng);
+    for (int k = 0; k < n; ++k) {
+      const auto& p = pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
+      text += p.raw;
+      printed += p.printable;
+      escaped += p.utf8_escaped;
+      valid = valid && p.raw == p.utf8_escaped;
+    }
+    CAPTURE(text);
+    CHECK(io::printable(text) == printed);
+    CHECK(io::is_utf8(text) == valid);
+    CHECK(io::utf8_escaped(text) == (valid ? text : escaped));
+  }
 }
