@@ -666,6 +666,24 @@ bool has_annotations(const ::onnx::GraphProto& g) {
   return false;
 }
 
+bool has_annotations(const loaded_model& model) {
+  return model.node_views() == nullptr && has_annotations(model.proto().graph());
+}
+
+void for_each_node(const loaded_model& model,
+                   const std::function<void(std::size_t, const node_fields&)>& f) {
+  on_nodes(model, [&](const auto& nodes, const ::onnx::GraphProto&) {
+    node_fields fields;
+    for (std::size_t v = 0; v < nodes.size(); ++v) {
+      fields.name = nodes.name(v);
+      fields.op_type = nodes.op_type(v);
+      fields.inputs.assign(nodes.inputs(v).begin(), nodes.inputs(v).end());
+      fields.outputs.assign(nodes.outputs(v).begin(), nodes.outputs(v).end());
+      f(v, fields);
+    }
+  });
+}
+
 sharding_result read_annotations(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
   std::vector<int> devices(n, sharding_result::unset);

@@ -11,10 +11,13 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
+#include <tuple>
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include <shardpoint/app/commands.hpp>
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
@@ -639,10 +642,9 @@ void check_same(const sharded_through_model& views, const sharded_through_model&
   CHECK(views.bytes == parsed.bytes);
 }
 
-} // namespace
-
-TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nodes") {
-  temp_dir dir;
+// Models for the views against the parse: a decoder, ResNet-50, one with
+// an unnamed node, and every shared model; written into `dir`.
+std::vector<fs::path> view_test_models(const fs::path& dir) {
   std::vector<fs::path> models;
   models.push_back(dir / "decoder.onnx");
   so::save_model(so::synth_decoder(3, 8), models.back());
@@ -660,6 +662,14 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
       }
     }
   }
+  return models;
+}
+
+} // namespace
+
+TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nodes") {
+  temp_dir dir;
+  const auto models = view_test_models(dir.path());
   int kept = 0;
   for (const auto& path : models) {
     CAPTURE(path.filename().string());
@@ -703,6 +713,71 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
   std::string out(size, '\0');
   so::serialize_into(sized, out.data(), out.size());
   CHECK(out == bytes);
+}
+
+TEST_CASE("for_each_node and inspect on views: what the parsed nodes give, nothing parsed") {
+  temp_dir dir;
+  auto models = view_test_models(dir.path());
+  // Two nodes of one name (listed, not named) and a sharded model (parsed:
+  // its nodes hold sharding attributes).
+  auto shared = so::synth_decoder(1, 8);
+  shared.mutable_graph()->mutable_node(3)->set_name(shared.graph().node(1).name());
+  models.push_back(dir / "shared_name.onnx");
+  so::save_model(shared, models.back());
+  auto sharded = so::synth_decoder(2, 8);
+  const auto n = static_cast<std::size_t>(sharded.graph().node_size());
+  std::vector<int> devices(n, 0);
+  std::fill(devices.begin() + static_cast<std::ptrdiff_t>(n / 2), devices.end(), 1);
+  so::annotate(*sharded.mutable_graph(), sp::sharding_result(n, devices, devices));
+  models.push_back(dir / "sharded.onnx");
+  so::save_model(sharded, models.back());
+  using fields =
+      std::tuple<std::string, std::string, std::vector<std::string>, std::vector<std::string>>;
+  const auto listed = [](const so::loaded_model& m) {
+    std::vector<fields> out;
+    so::for_each_node(m, [&](std::size_t v, const so::node_fields& n) {
+      CHECK(v == out.size());
+      out.emplace_back(std::string(n.name), std::string(n.op_type),
+                       std::vector<std::string>(n.inputs.begin(), n.inputs.end()),
+                       std::vector<std::string>(n.outputs.begin(), n.outputs.end()));
+    });
+    return out;
+  };
+  int listed_as_views = 0;
+  for (const auto& path : models) {
+    CAPTURE(path.filename().string());
+    const auto whole = so::read_model(path);
+    std::vector<fields> expected;
+    for (const auto& n : whole.proto().graph().node()) {
+      expected.emplace_back(n.name(), n.op_type(),
+                            std::vector<std::string>(n.input().begin(), n.input().end()),
+                            std::vector<std::string>(n.output().begin(), n.output().end()));
+    }
+    const auto views = so::read_graph(path, so::node_reading::views);
+    const bool as_views = views.node_views() != nullptr;
+    CHECK(listed(views) == expected);
+    CHECK(so::has_annotations(views) == so::has_annotations(whole.proto().graph()));
+    CHECK((views.node_views() != nullptr) == as_views); // neither parsed them
+    listed_as_views += as_views ? 1 : 0;
+    // inspect: the listing of the views is the parse's, in every format,
+    // with and without a pattern, from a file and from bytes.
+    const std::string bytes = whole.proto().SerializeAsString();
+    for (const char* format : {"table", "json"}) {
+      for (const char* grep : {"", "Conv|MatMul", "^layer0/", "_1$"}) {
+        CAPTURE(format);
+        CAPTURE(grep);
+        sp::app::inspect_options a;
+        a.model = path.string();
+        a.grep = grep;
+        a.report.format = format;
+        const std::string parsed = sp::app::inspect_model(a, sp::app::reading::graph);
+        CHECK(sp::app::inspect_model(a) == parsed);
+        a.data = bytes;
+        CHECK(sp::app::inspect_model(a) == parsed);
+      }
+    }
+  }
+  CHECK(listed_as_views >= 3); // the decoder, ResNet-50, one of one shared name
 }
 
 TEST_CASE("nodes read as views: refused names are the parse's, proto() once from any thread") {

@@ -148,9 +148,12 @@ void options(B& b, inspect_options& a) {
           "table: a tab-separated line per node; json: a list of objects");
 }
 
-/// One line per node (table) or [{"index", "name", "op_type", "device",
-/// "stage", "inputs", "outputs"}] (JSON; device and stage null when unset).
-std::string inspect_model(const inspect_options& a);
+/// `inspect`: one line per node (table) or [{"index", "name", "op_type",
+/// "device", "stage", "inputs", "outputs"}] (JSON; device and stage null
+/// when unset). `what` is how the model is read: its nodes as views where
+/// it allows (the default), or parsed (reading::graph; the tests hold the
+/// two to each other).
+std::string inspect_model(const inspect_options& a, reading what = reading::graph_views);
 
 // ---- suggest, simulate, memory, draw: app/plans.hpp on an ONNX model ---------
 

@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
@@ -128,6 +130,22 @@ sharding_result read_annotations(const ::onnx::GraphProto& graph);
 
 /// Whether any top-level node carries a sharding attribute.
 bool has_annotations(const ::onnx::GraphProto& graph);
+/// The same for a loaded model; with views, false without parsing (a node
+/// with a sharding attribute is never read as a view).
+bool has_annotations(const loaded_model& model);
+
+/// A top-level node as `inspect` lists it, viewing the model (its input when
+/// the nodes were read as views, else its NodeProto): valid until the model
+/// is edited, moved or freed.
+struct node_fields {
+  std::string_view name, op_type;
+  std::vector<std::string_view> inputs, outputs;
+};
+/// f(index, fields) on every top-level node of the model, in order; from the
+/// views when its nodes were read so, parsing nothing. `fields` is reused
+/// from one call to the next.
+void for_each_node(const loaded_model& model,
+                   const std::function<void(std::size_t, const node_fields&)>& f);
 
 /// The core's validate() with node names in the messages, and rule (f) in
 /// ONNX's sense: a graph input or initializer read on several devices (its
