@@ -391,15 +391,19 @@ def shard_file(
     in_place: bool = False,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
-) -> Dict[str, Any]:
+    report: bool = True,
+) -> Optional[Dict[str, Any]]:
     """``shardpoint shard``: shards the model file ``input`` by ``config``
     (a shard.yaml, or a sharding_info / pipelining_info mapping in YAML or
     JSON) and ``shard`` points ("NODE=DEVICE[:STAGE]"), and writes
     ``output`` atomically. Returns the report, as ``shard --report json``
-    (its crossing tensors sized by ``input_shapes`` / ``dims`` when given).
+    (its crossing tensors sized by ``input_shapes`` / ``dims`` when given);
+    with ``report=False``, None, as ``shard --report none`` makes none: the
+    same model written, without the shape inference that sizes the report
+    (and the findings, which the report would hold, as ShardingWarning).
     Raises InvalidShardingError, writing nothing, when validation fails
     (``force=True`` writes anyway)."""
-    report, found, written, _, rule_broken = _calls.shard_file(
+    text, found, written, _, rule_broken = _calls.shard_file(
         _text(input),
         _settings(
             config=config, shard=[str(s) for s in shard], output=output, output_dir=output_dir,
@@ -407,12 +411,19 @@ def shard_file(
             enable_pipelining=enable_pipelining, only_manual_sharding=only_manual_sharding,
             force=force, in_place=in_place, **_shape_settings(input_shapes, dims),
         ),
+        _flag("report", report),
     )
     if not written:
         _fail_on_errors(
             _diagnostics(found), rule_broken, "nothing written (force=True writes anyway)"
         )
-    return _json.loads(report)
+    if report:
+        return _json.loads(text)
+    # No report to hold the findings: each one a ShardingWarning (an error
+    # too, where force=True wrote the model anyway).
+    for d in _diagnostics(found):
+        _warnings.warn(f"[{d.rule}] {d.message}", ShardingWarning, stacklevel=2)
+    return None
 
 
 def validate(

@@ -28,7 +28,7 @@ def shard_bytes(
     enable_pipelining: bool,
 ) -> Tuple[bytes, List[_Finding], bool]: ...
 def shard_file(
-    input: str, settings: Dict[str, Any]
+    input: str, settings: Dict[str, Any], report: bool
 ) -> Tuple[str, List[_Finding], bool, str, bool]: ...
 def validate(
     model: Union[str, bytes],

@@ -599,12 +599,13 @@ py::tuple draw(const py::object& model, const py::dict& settings) {
   return py::make_tuple(picture_dict(r.picture), r.warnings, r.written, unnamed(r.diagnostics));
 }
 
-// `shard --report json`: (report, findings, written, output, rule broken).
-py::tuple shard_file(const std::string& input, const py::dict& settings) {
+// `shard --report json` (`--report none` without `report`): (report,
+// findings, written, output, rule broken).
+py::tuple shard_file(const std::string& input, const py::dict& settings, bool report) {
   app::shard_options a;
   read_request(a, settings, "shard");
   a.model.input = input;
-  a.report.format = "json";
+  a.report.format = report ? "json" : "none";
   const auto r = without_gil([&] { return app::shard_file(a); });
   return py::make_tuple(r.report, unnamed(r.diagnostics), r.written, r.output.string(),
                         rule_broken(app::verdict_of(r)));
@@ -821,8 +822,9 @@ PYBIND11_MODULE(_core, m) {
         arg("strict"), arg("num_ipus").none(true), arg("batches_per_step").none(true),
         arg("enable_pipelining"),
         "shardpoint shard on serialised bytes: (bytes, findings, rule broken).");
-  m.def("shard_file", &shard_file, arg("input"), arg("settings"),
-        "shardpoint shard --report json: (report, findings, written, output, rule broken).");
+  m.def("shard_file", &shard_file, arg("input"), arg("settings"), arg("report"),
+        "shardpoint shard --report json (or none): (report, findings, written, output, rule "
+        "broken).");
   m.def("validate", &validate, arg("model"), arg("num_ipus").none(true),
         arg("batches_per_step").none(true), arg("enable_pipelining"),
         "shardpoint validate: (report JSON, findings).");

@@ -176,6 +176,29 @@ def test_sharder_is_byte_identical_to_the_command_line(tmp_path, name):
     assert agreed >= 1, f"{name}: no random config was valid"
 
 
+def test_shard_file_without_a_report_writes_and_warns_as_report_none(tmp_path):
+    # shard_file(report=False) is `shard --report none`: the same bytes, and
+    # its findings -- which it prints, and no report holds -- as warnings.
+    model = str(tmp_path / "decoder.onnx")
+    code, _, err = cli("synth", "decoder", "--layers", "2", model)
+    assert code == 0, err
+    points = ["layer0/mlp_residual=0:0", "layer1/mlp_residual=1:1"]
+    printed_model = str(tmp_path / "printed.onnx")
+    code, _, err = cli("shard", "--input-model", model, "--shard", points[0], "--shard", points[1],
+                       "--output-model", printed_model, "--report", "none")
+    assert code == 0, err
+    printed = [line for line in err.splitlines() if line.startswith("shardpoint: warning")]
+    assert len(printed) == 2  # the decoder's 'eps' and 'scale' on both devices
+    ours = str(tmp_path / "ours.onnx")
+    with pytest.warns(shardpoint.ShardingWarning) as caught:
+        assert shardpoint.shard_file(model, None, ours, shard=points, report=False) is None
+    assert [str(w.message) for w in caught] == [
+        line.removeprefix("shardpoint: warning ") for line in printed
+    ]
+    with open(ours, "rb") as a, open(printed_model, "rb") as b:
+        assert a.read() == b.read()
+
+
 @needs_models
 def test_sharder_takes_bytes_and_model_protos_alike():
     model = onnx.load(os.path.join(MODELS, "light_squeezenet.onnx"))
@@ -453,6 +476,16 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     report = shardpoint.shard_file(resnet, config, staged, dims={"N": 2})
     assert report == json.loads(shard_out)
     assert all(c["per"] == "" for c in report["crossings"])
+    # Without the report (--report none): the same bytes written, None back.
+    with open(staged, "rb") as f:
+        with_report = f.read()
+    unreported = os.path.join(str(tmp_path), "unreported.onnx")
+    assert shardpoint.shard_file(resnet, config, unreported, report=False) is None
+    with open(unreported, "rb") as f:
+        assert f.read() == with_report
+    with pytest.raises(TypeError, match="report is a bool"):
+        shardpoint.shard_file(resnet, config, unreported + "2", report="none")
+    assert not os.path.exists(unreported + "2")
     with pytest.raises(shardpoint.BadParameterError, match="dimension 1 of input 'data' is fixed"):
         shardpoint.suggest(resnet, 2, input_shapes=[2, 4, 224, 224])
     with pytest.raises(TypeError, match="is an integer"):
@@ -850,7 +883,10 @@ def test_python_keywords_are_the_declared_options(function, command):
         p.name for p in pyinspect.signature(function).parameters.values()
         if p.kind != pyinspect.Parameter.VAR_KEYWORD
     }
-    assert taken - {"model"} <= declared, taken - declared  # the model: the first argument
+    # The model: the first argument; shard_file's report=False: --report none
+    # (the other formats are not the function's: it returns the JSON report).
+    own = {"model"} | ({"report"} if function is shardpoint.shard_file else set())
+    assert taken - own <= declared, taken - declared
     takes_memory = any(
         p.kind == pyinspect.Parameter.VAR_KEYWORD
         for p in pyinspect.signature(function).parameters.values()
