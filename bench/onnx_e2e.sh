@@ -10,12 +10,12 @@
 # BUILD_DIR has SHARDPOINT_BUILD_ONNX and SHARDPOINT_BUILD_BENCH on. --smoke
 # runs a 10-layer decoder once, to keep the script working (scripts/test.sh).
 # --scaling runs decoders of 10^4 nodes up to MOST_NODES (default 4*10^6),
-# also timing `suggest` and, in one interpreter, shardpoint's Python API
-# against the onnx package (bench/python/inprocess.py; BUILD_DIR built with
-# SHARDPOINT_BUILD_PYTHON), then fits each tool's time to nodes^k on the
-# decoders of 10^5 nodes and more (OUT_DIR/onnx_scaling.txt) and plots them
-# (OUT_DIR/onnx_scaling.svg, with gnuplot). Writes OUT_DIR/onnx_e2e.json and
-# prints a table.
+# also timing `suggest` and `inspect` and, in one interpreter, shardpoint's
+# Python API against the onnx package (bench/python/inprocess.py; BUILD_DIR
+# built with SHARDPOINT_BUILD_PYTHON), then fits each tool's time to nodes^k
+# on the decoders of 10^5 nodes and more (OUT_DIR/onnx_scaling.txt) and
+# plots them (OUT_DIR/onnx_scaling.svg, with gnuplot). Writes
+# OUT_DIR/onnx_e2e.json and prints a table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: bench/onnx_e2e.sh BUILD_DIR OUT_DIR [--smoke | --scaling [MOST_NODES]]"
@@ -55,7 +55,8 @@ measure() {
       echo "onnx_e2e: $label failed on $name" >&2
       exit 1
     fi
-    [ -s "$work/out.onnx" ] || { echo "onnx_e2e: $label wrote nothing on $name" >&2; exit 1; }
+    [ "$label" = inspect ] || [ -s "$work/out.onnx" ] ||
+      { echo "onnx_e2e: $label wrote nothing on $name" >&2; exit 1; }
     read -r wall kb <"$work/time"
     if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
     [ "$kb" -gt "$rss" ] && rss=$kb
@@ -79,6 +80,7 @@ run_model() {
   if [ "$mode" = --scaling ]; then
     measure "$name" "$model" "$reps" "suggest" "$shardpoint" suggest --input-model "$model" \
       --stages 4 --output-model "$work/out.onnx"
+    measure "$name" "$model" "$reps" "inspect" "$shardpoint" inspect "$model"
   fi
   if [ -n "$python" ]; then
     measure "$name" "$model" "$reps" "python onnx" "$python" bench/poprt_reference.py "$model" \
@@ -97,7 +99,7 @@ inprocess() {
     "$work" "$reps") || { echo "onnx_e2e: inprocess.py failed on $name" >&2; exit 1; }
   local size tool
   size=$(stat -c %s "$model")
-  for tool in api api_report onnx; do
+  for tool in api api_file api_report onnx; do
     local t
     t=$("$python" -c "import json,sys; print(json.loads(sys.argv[1])['$tool'])" "$times")
     printf '%-14s %10.1f %-22s %9.2f %9s %7s\n' "$name" "$(awk "BEGIN{print $size / 1e6}")" \
