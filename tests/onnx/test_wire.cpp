@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include <google/protobuf/util/message_differencer.h>
+#include <nlohmann/json.hpp>
 
 #include <shardpoint/app/commands.hpp>
 #include <shardpoint/io/report.hpp>
@@ -771,6 +772,9 @@ TEST_CASE("for_each_node and inspect on views: what the parsed nodes give, nothi
         a.grep = grep;
         a.report.format = format;
         const std::string parsed = sp::app::inspect_model(a, sp::app::reading::graph);
+        if (std::string_view(format) == "json") { // written as nlohmann's dump(2) writes it
+          CHECK(nlohmann::json::parse(parsed).dump(2) + "\n" == parsed);
+        }
         CHECK(sp::app::inspect_model(a) == parsed);
         a.data = bytes;
         CHECK(sp::app::inspect_model(a) == parsed);
