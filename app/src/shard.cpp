@@ -68,8 +68,11 @@ shard_file_outcome shard_file(const shard_options& a) {
         onnx::make_report(sharded.model.proto(), sharded.nodes, sharded.result,
                           std::move(diagnostics), &sizes, write ? save : std::function<void()>());
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
-  } else if (write) {
-    save();
+  } else {
+    onnx::check_input_sizes(sharded.model, sizes); // what they would size is not made
+    if (write) {
+      save();
+    }
   }
   if (write) {
     outputs.commit();

@@ -27,6 +27,8 @@ validate_outcome validate_model(const validate_options& a) {
   if (a.report.format != "none") { // none: the verdict and the findings alone
     const auto r = onnx::make_report(model, nodes, result, out.diagnostics, &sizes);
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
+  } else {
+    onnx::check_input_sizes(file, sizes); // what they would size is not made
   }
   return out;
 }

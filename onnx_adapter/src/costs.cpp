@@ -12,6 +12,7 @@
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "node_view.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -231,6 +232,30 @@ memory_items parameter_items(const node_graph& nodes, const node_weights& weight
     }
   }
   return items;
+}
+
+void check_input_sizes(const loaded_model& model, const input_sizes& sizes) {
+  if (sizes.empty()) {
+    return;
+  }
+  // The inputs, and the initializers' names (an initializer listed as an
+  // input, as IR 3 lists them, is not sized), in a model of their own.
+  ::onnx::ModelProto inputs;
+  auto& g = *inputs.mutable_graph();
+  const auto* views = model.node_views();
+  const auto& whole =
+      views != nullptr ? model.proto_without_nodes().graph() : model.proto().graph();
+  *g.mutable_input() = whole.input();
+  if (views != nullptr && views->initializers_as_views) { // (not in `whole`)
+    for (const std::string_view name : views->initializers) {
+      g.add_initializer()->set_name(std::string(name));
+    }
+  } else {
+    for (const auto& t : whole.initializer()) {
+      g.add_initializer()->set_name(t.name());
+    }
+  }
+  const shapes::sized_inputs check(inputs, &sizes);
 }
 
 } // namespace shardpoint::onnx

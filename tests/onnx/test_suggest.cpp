@@ -597,13 +597,34 @@ TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing n
     const std::string& flags = c.first;
     const std::string& message = c.second;
     CAPTURE(flags);
-    const auto r = shardpoint_cli("suggest --input-model " + q(resnet) +
-                                      " --stages 2 --output-config out.yaml " + flags,
-                                  dir.path());
+    const auto r =
+        shardpoint_cli("suggest --input-model " + q(resnet) + " --stages 2 --output-config " +
+                           q(dir / "out.yaml") + " " + flags,
+                       dir.path());
     CHECK(r.code == 2);
     CHECK(r.err == message);
     CHECK_FALSE(fs::exists(dir / "out.yaml"));
+    // Refused alike where nothing is sized: shard and validate without a
+    // report check the sizes all the same (and shard writes nothing).
+    const auto none = shardpoint_cli("shard --input-model " + q(resnet) +
+                                         " --shard resnetv17_stage2__plus0=1 --output-model " +
+                                         q(dir / "out.onnx") + " --report none " + flags,
+                                     dir.path());
+    CHECK(none.code == 2);
+    CHECK(none.err == message);
+    CHECK_FALSE(fs::exists(dir / "out.onnx"));
+    const auto checked =
+        shardpoint_cli("validate " + q(resnet) + " --report none " + flags, dir.path());
+    CHECK(checked.code == 2);
+    CHECK(checked.err == message);
   }
+  // A size that fits, without a report: taken, and the model written.
+  const auto fits = shardpoint_cli("shard --input-model " + q(resnet) +
+                                       " --shard resnetv17_stage2__plus0=1 --output-model " +
+                                       q(dir / "out.onnx") + " --report none --dim N=4",
+                                   dir.path());
+  CHECK(fits.code == 0);
+  CHECK(fs::exists(dir / "out.onnx"));
   const auto counts = shardpoint_cli("memory --parameters 1e9 --dim N=1", dir.path());
   CHECK(counts.code == 1);
   CHECK(counts.err.find("--input-shape, --dim and --batch-dim need --input-model") !=

@@ -57,6 +57,13 @@ struct input_sizes {
   [[nodiscard]] bool empty() const { return shapes.empty() && dims.empty(); }
 };
 
+/// Checks `sizes` against the model's inputs as shape inference takes them:
+/// bad_parameter_error for a size that names no input or symbol, has
+/// another rank, or contradicts a dimension the model fixes. For a command
+/// that takes the sizes and skips what they size (`--report none`), so
+/// that a wrong size is refused there too. Parses no node.
+void check_input_sizes(const loaded_model& model, const input_sizes& sizes);
+
 /// `guessed`, when given, takes the nodes whose FLOPs are a guess.
 std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
                                          guesses* guessed = nullptr,
