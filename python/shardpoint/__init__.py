@@ -244,8 +244,26 @@ def _settings(**values: Any) -> Dict[str, Any]:
             for k, v in values.items() if v is not None}
 
 
-def _text(value: Any) -> str:
-    return "" if value is None else _os.fspath(value) if isinstance(value, _os.PathLike) else str(value)
+def _file_path(what: str, value: Any) -> str:
+    """A file's path -- a str or an os.PathLike of one -- as a str; anything
+    else (bytes, a model, a number) a TypeError, never turned into a name."""
+    path = _os.fspath(value) if isinstance(value, _os.PathLike) else value
+    if isinstance(path, str):
+        return path
+    raise TypeError(
+        f"shardpoint: {what} is a file's path (str or os.PathLike), not {type(value).__name__}"
+    )
+
+
+def _points(shard: Sequence[str]) -> List[str]:
+    """``shard=[...]``: the "NODE=DEVICE[:STAGE]" texts; one text alone is a
+    TypeError, not its characters taken as points."""
+    if isinstance(shard, (str, bytes)):
+        raise TypeError(
+            "shardpoint: shard is a list of 'NODE=DEVICE[:STAGE]' texts, not one text: "
+            "shard=[...]"
+        )
+    return [str(s) for s in shard]
 
 
 class Picture:
@@ -404,9 +422,9 @@ def shard_file(
     Raises InvalidShardingError, writing nothing, when validation fails
     (``force=True`` writes anyway)."""
     text, found, written, _, rule_broken = _calls.shard_file(
-        _text(input),
+        _file_path("shard_file's input (Sharder.run takes a model's bytes or ModelProto)", input),
         _settings(
-            config=config, shard=[str(s) for s in shard], output=output, output_dir=output_dir,
+            config=config, shard=_points(shard), output=output, output_dir=output_dir,
             num_ipus=num_ipus, batches_per_step=batches_per_step,
             enable_pipelining=enable_pipelining, only_manual_sharding=only_manual_sharding,
             force=force, in_place=in_place, **_shape_settings(input_shapes, dims),
@@ -420,9 +438,10 @@ def shard_file(
     if report:
         return _json.loads(text)
     # No report to hold the findings: each one a ShardingWarning (an error
-    # too, where force=True wrote the model anyway).
+    # too, said so, where force=True wrote the model anyway).
     for d in _diagnostics(found):
-        _warnings.warn(f"[{d.rule}] {d.message}", ShardingWarning, stacklevel=2)
+        what = "error [" if d.severity == "error" else "["
+        _warnings.warn(f"{what}{d.rule}] {d.message}", ShardingWarning, stacklevel=2)
     return None
 
 
@@ -494,7 +513,7 @@ def simulate(
     measured times; giving both is a BadParameterError, as the flags exclude
     each other."""
     settings = _settings(
-        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        config=config, shard=_points(shard), only_manual_sharding=only_manual_sharding,
         batches_per_step=batches_per_step,
         mode=mode, cost=cost, num_ipus=num_ipus, unit_us=unit_us, queue_depth=queue_depth,
         stage_times=stage_times, backward_times=backward_times, weight_times=weight_times,
@@ -668,7 +687,7 @@ def memory_plan(
     3), not raised."""
     arg = None if model is None else _model(model)
     settings = _settings(
-        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        config=config, shard=_points(shard), only_manual_sharding=only_manual_sharding,
         parameters=parameters,
         largest_layer_parameters=largest_layer_parameters, device_memory=device_memory,
         compare_stages=compare_stages, compare_deepspeed=compare_deepspeed,
@@ -718,7 +737,7 @@ def draw(
     What breaks PopRT's rules is drawn too, and warned of
     (``ShardingWarning``)."""
     settings = _settings(
-        config=config, shard=[str(s) for s in shard], only_manual_sharding=only_manual_sharding,
+        config=config, shard=_points(shard), only_manual_sharding=only_manual_sharding,
         cost=cost,
         batches_per_step=batches_per_step or None,  # 0: twice the stages
         schedule=schedule, virtual_stages=virtual_stages,
@@ -760,7 +779,7 @@ def weights_strategy(
     return _calls.weights_strategy(
         _model(model),
         _settings(
-            config=config, shard=[str(s) for s in shard],
+            config=config, shard=_points(shard),
             only_manual_sharding=only_manual_sharding, tensor_parallel=tensor_parallel,
             output_dir=output_dir, devices_per_stage=devices_per_stage, layout=layout,
             layout_out=layout_out, format=format, layout_form=layout_form,

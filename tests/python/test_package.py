@@ -197,6 +197,28 @@ def test_shard_file_without_a_report_writes_and_warns_as_report_none(tmp_path):
     ]
     with open(ours, "rb") as a, open(printed_model, "rb") as b:
         assert a.read() == b.read()
+    # An error force=True wrote anyway is a warning that says it is one.
+    forced = str(tmp_path / "forced.onnx")
+    with pytest.warns(shardpoint.ShardingWarning) as caught:
+        shardpoint.shard_file(model, None, forced, shard=points, num_ipus=1, force=True,
+                              report=False)
+    assert any(str(w.message).startswith("error [too-many-devices]") for w in caught)
+    assert os.path.exists(forced)
+    # What a report would size is checked without one too; files only;
+    # points as a list. Nothing written for any of them.
+    refused = str(tmp_path / "refused.onnx")
+    with pytest.raises(shardpoint.BadParameterError, match="no input of the model has a dimension"):
+        shardpoint.shard_file(model, None, refused, shard=points, dims={"N": 4}, report=False)
+    with open(model, "rb") as f:
+        data = f.read()
+    for not_a_path in (data, model.encode(), 12):
+        with pytest.raises(TypeError, match="input .* is a file's path"):
+            shardpoint.shard_file(not_a_path, None, refused, shard=points, report=False)
+    with pytest.raises(TypeError, match="shard is a list"):
+        shardpoint.shard_file(model, None, refused, shard=points[0], report=False)
+    with pytest.raises(TypeError, match="shard is a list"):
+        shardpoint.simulate(model, None, 4, shard=points[0])
+    assert not os.path.exists(refused)
 
 
 @needs_models
