@@ -510,13 +510,28 @@ void write_atomically(const fs::path& given, const std::function<int(int fd)>& w
   temporaries::get().drop(temp);
 }
 
+std::size_t file_writer::piece(std::size_t left) const noexcept {
+  // In pieces of writeback_bytes at most, so that the disk starts on a
+  // large buffer's first piece while the rest is copied.
+  return static_cast<std::size_t>(
+      std::min<std::uint64_t>(left, writeback_bytes - (written_ - started_)));
+}
+
+void file_writer::wrote(std::uint64_t n) noexcept {
+  written_ += n;
+  if (written_ - started_ >= writeback_bytes) {
+#ifdef SYNC_FILE_RANGE_WRITE
+    // Errors are the fsync's to report; this only starts the writeback.
+    (void)::sync_file_range(fd_, static_cast<off64_t>(started_),
+                            static_cast<off64_t>(written_ - started_), SYNC_FILE_RANGE_WRITE);
+#endif
+    started_ = written_;
+  }
+}
+
 int file_writer::write(std::string_view bytes) noexcept {
   while (!bytes.empty()) {
-    // In pieces of writeback_bytes at most, so that the disk starts on a
-    // large buffer's first piece while the rest is copied.
-    const std::size_t piece = static_cast<std::size_t>(
-        std::min<std::uint64_t>(bytes.size(), writeback_bytes - (written_ - started_)));
-    const ssize_t n = ::write(fd_, bytes.data(), piece);
+    const ssize_t n = ::write(fd_, bytes.data(), piece(bytes.size()));
     if (n < 0 && errno == EINTR) {
       continue;
     }
@@ -524,17 +539,29 @@ int file_writer::write(std::string_view bytes) noexcept {
       return n < 0 ? errno : EIO;
     }
     bytes.remove_prefix(static_cast<std::size_t>(n));
-    written_ += static_cast<std::uint64_t>(n);
-    if (written_ - started_ >= writeback_bytes) {
-#ifdef SYNC_FILE_RANGE_WRITE
-      // Errors are the fsync's to report; this only starts the writeback.
-      (void)::sync_file_range(fd_, static_cast<off64_t>(started_),
-                              static_cast<off64_t>(written_ - started_), SYNC_FILE_RANGE_WRITE);
-#endif
-      started_ = written_;
-    }
+    wrote(static_cast<std::uint64_t>(n));
   }
   return 0;
+}
+
+int file_writer::copy(int from, std::uint64_t offset, std::string_view bytes) noexcept {
+  while (!bytes.empty() && offset <= static_cast<std::uint64_t>(INT64_MAX)) {
+    auto at = static_cast<off64_t>(offset);
+    const ssize_t n = ::copy_file_range(from, &at, fd_, nullptr, piece(bytes.size()), 0);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      // Not copied by the kernel (EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, ...,
+      // or the file shorter than it was): the rest from memory, whose
+      // write reports an error that is the output's own (ENOSPC, EIO).
+      break;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+    wrote(static_cast<std::uint64_t>(n));
+  }
+  return write(bytes);
 }
 
 void write_file_atomically(const fs::path& path, std::string_view data) {

@@ -145,8 +145,12 @@ void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   }
   struct closer {
     int fd;
-    ~closer() { ::close(fd); }
-  } const guard{fd};
+    ~closer() {
+      if (fd != -1) {
+        ::close(fd);
+      }
+    }
+  } guard{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     fail(path, std::string("cannot be read: ") + std::strerror(errno));
@@ -309,6 +313,7 @@ struct loaded_model::wire_source {
   std::string_view input;
   void* mapping = nullptr; // owned when not null
   std::size_t mapped = 0;
+  int fd = -1; ///< the file mapped (owned when not -1), which the writer copies from
   wire::layout where;
   wire::node_views views; ///< the nodes, when scan() read them as views
 
@@ -318,6 +323,9 @@ struct loaded_model::wire_source {
   ~wire_source() {
     if (mapping != nullptr) {
       ::munmap(mapping, mapped);
+    }
+    if (fd != -1) {
+      ::close(fd);
     }
   }
 };
@@ -395,8 +403,12 @@ loaded_model read_graph(const fs::path& path, node_reading nodes) {
   }
   struct closer {
     int fd;
-    ~closer() { ::close(fd); }
-  } const guard{fd};
+    ~closer() {
+      if (fd != -1) {
+        ::close(fd);
+      }
+    }
+  } guard{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > INT_MAX) {
     return read_model(path);
@@ -416,6 +428,7 @@ loaded_model read_graph(const fs::path& path, node_reading nodes) {
   if (source->views.size() != 0) { // parsed by the first proto()
     model->pending_ = std::make_unique<loaded_model::pending_nodes>();
   }
+  source->fd = std::exchange(guard.fd, -1); // for the writer's copies (write_file)
   model->source_ = std::move(source);
   model->complete_ = true;
   return std::move(*model);
@@ -465,18 +478,37 @@ std::size_t byte_size(const loaded_model::wire_source* src, const ::onnx::ModelP
 
 void write(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
            google::protobuf::io::CodedOutputStream& out, const wire::marks* marks = nullptr,
-           const wire::node_views* views = nullptr) {
+           const wire::node_views* views = nullptr, wire::range_copier* copier = nullptr) {
   if (views != nullptr) {
-    wire::rewrite(src->input, src->where, *views, out, marks);
+    wire::rewrite(src->input, src->where, *views, out, marks, copier);
   } else if (src != nullptr) {
-    wire::rewrite(src->input, src->where, model.graph(), out, marks);
+    wire::rewrite(src->input, src->where, model.graph(), out, marks, copier);
   } else {
     model.SerializeWithCachedSizes(&out);
   }
 }
 
+// The rewrite's long runs of unchanged bytes, copied from the input's file
+// by the kernel (io::file_writer::copy): a 100 MB model's weights are
+// written without being read into this process (bench/README.md).
+class file_copier final : public wire::range_copier {
+public:
+  file_copier(const loaded_model::wire_source& src, fd_output_stream& file)
+      : src_(src), file_(file) {}
+  bool copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
+            std::size_t to) override {
+    out.Trim(); // what `out` holds, to `file_`, which copy() writes first
+    (void)file_.copy(src_.fd, from, src_.input.substr(from, to - from)); // errors: file_.error()
+    return true;
+  }
+
+private:
+  const loaded_model::wire_source& src_;
+  fd_output_stream& file_;
+};
+
 // Serialised straight into the file, never into a second copy in memory,
-// `size` bytes by `write(CodedOutputStream&)`.
+// `size` bytes by `write(CodedOutputStream&, fd_output_stream&)`.
 template <class Write>
 void write_file(const fs::path& path, std::size_t size, const Write& write) {
   // protobuf refuses messages over 2 GiB (and logs a line of its own);
@@ -487,11 +519,11 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
     bool ok = true;
     {
       google::protobuf::io::CodedOutputStream coded(&out);
-      write(coded);
+      write(coded, out);
       ok = !coded.HadError();
     }
     ok = out.Flush() && ok;
-    return ok ? 0 : (out.error() != 0 ? out.error() : EIO);
+    return out.error() != 0 ? out.error() : (ok ? 0 : EIO);
   });
 }
 
@@ -499,9 +531,15 @@ void write_file(const fs::path& path, std::size_t size, const Write& write) {
 void save(const loaded_model::wire_source* src, const ::onnx::ModelProto& model,
           const fs::path& path, const wire::marks* marks = nullptr,
           const wire::node_views* views = nullptr) {
-  write_file(
-      path, byte_size(src, model, marks, views),
-      [&](google::protobuf::io::CodedOutputStream& out) { write(src, model, out, marks, views); });
+  write_file(path, byte_size(src, model, marks, views),
+             [&](google::protobuf::io::CodedOutputStream& out, fd_output_stream& file) {
+               if (src != nullptr && src->fd != -1) {
+                 file_copier copier(*src, file);
+                 write(src, model, out, marks, views, &copier);
+               } else {
+                 write(src, model, out, marks, views);
+               }
+             });
 }
 
 void serialize(const loaded_model::wire_source* src, const ::onnx::ModelProto& model, char* out,
@@ -582,7 +620,14 @@ void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
   const std::string small = serialize_model(part); // the graph, no large data
   const wire::splice pieces(small, src->input, spans);
   write_file(path, pieces.size(),
-             [&](google::protobuf::io::CodedOutputStream& out) { pieces.write(out); });
+             [&](google::protobuf::io::CodedOutputStream& out, fd_output_stream& file) {
+               if (src->fd != -1) {
+                 file_copier copier(*src, file);
+                 pieces.write(out, &copier);
+               } else {
+                 pieces.write(out);
+               }
+             });
 }
 
 std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k) {

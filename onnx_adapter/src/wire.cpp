@@ -524,15 +524,17 @@ std::size_t rewritten_size_with(std::string_view input, const layout& where, Fie
 // The rewrite, given each node's value size `size(i)` and `write(i, out)`
 // writing that value.
 template <class Size, class Write>
-void rewrite_with(std::string_view input, const layout& where, CodedOutputStream& out, Size size,
-                  Write write) {
+void rewrite_with(std::string_view input, const layout& where, CodedOutputStream& out,
+                  range_copier* copier, Size size, Write write) {
   const std::size_t n = where.nodes.size();
   std::size_t value = where.graph.end - where.graph_value;
   for (std::size_t i = 0; i < n; ++i) {
     value = value - (where.nodes[i].end - where.nodes[i].begin) + field_size(size(i));
   }
   const auto copy = [&](std::size_t from, std::size_t to) {
-    out.WriteRaw(input.data() + from, static_cast<int>(to - from));
+    if (copier == nullptr || to - from < range_copier::least || !copier->copy(out, from, to)) {
+      out.WriteRaw(input.data() + from, static_cast<int>(to - from));
+    }
   };
   copy(0, where.graph.begin);
   out.WriteTag(wfl::MakeTag(::onnx::ModelProto::kGraphFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED));
@@ -574,11 +576,11 @@ std::size_t rewritten_size(std::string_view input, const layout& where,
 }
 
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
-             CodedOutputStream& out, const marks* marks) {
+             CodedOutputStream& out, const marks* marks, range_copier* copier) {
   check_nodes(where, static_cast<std::size_t>(graph.node_size()), marks);
   std::string bytes; // a node that gains marks, serialised (reused)
   rewrite_with(
-      input, where, out,
+      input, where, out, copier,
       [&](std::size_t i) { // the sizes rewritten_size() cached
         const auto& node = graph.node(static_cast<int>(i));
         return static_cast<std::size_t>(node.GetCachedSize()) + gain(marks, node, i);
@@ -619,10 +621,10 @@ std::size_t rewritten_size(std::string_view input, const layout& where, const no
 }
 
 void rewrite(std::string_view input, const layout& where, const node_views& views,
-             CodedOutputStream& out, const marks* marks) {
+             CodedOutputStream& out, const marks* marks, range_copier* copier) {
   check_nodes(where, views.size(), marks);
   rewrite_with(
-      input, where, out,
+      input, where, out, copier,
       [&](std::size_t i) { return value_size(where, i) + (marks != nullptr ? marks->size(i) : 0); },
       [&](std::size_t i, CodedOutputStream& to) { // a plain node, its marks spliced in
         const char* value = input.data() + where.node_values[i].begin;
@@ -635,8 +637,8 @@ void rewrite(std::string_view input, const layout& where, const node_views& view
       });
 }
 
-splice::splice(std::string_view model, std::string_view input,
-               const std::vector<const span*>& from) {
+splice::splice(std::string_view model, std::string_view input, const std::vector<const span*>& from)
+    : input_(input) {
   const std::uint8_t* base = bytes_of(model);
   std::size_t graph_start = 0;
   std::size_t graph_value = 0;
@@ -699,13 +701,20 @@ splice::splice(std::string_view model, std::string_view input,
   size_ = graph_start + prefix_.size() + value_size + (model.size() - graph_end);
 }
 
-void splice::write(CodedOutputStream& out) const {
+void splice::write(CodedOutputStream& out, range_copier* copier) const {
   for (const auto piece : before_) {
     out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
   }
   out.WriteRaw(prefix_.data(), static_cast<int>(prefix_.size()));
+  const auto begin = reinterpret_cast<std::uintptr_t>(input_.data());
   for (const auto piece : after_) {
-    out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
+    const auto at = reinterpret_cast<std::uintptr_t>(piece.data());
+    const bool copied = copier != nullptr && piece.size() >= range_copier::least && at >= begin &&
+                        at - begin + piece.size() <= input_.size() &&
+                        copier->copy(out, at - begin, at - begin + piece.size());
+    if (!copied) {
+      out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
+    }
   }
 }
 

@@ -154,18 +154,39 @@ private:
   std::vector<std::string> ipu_, stage_; ///< a node's field, by value
 };
 
+/// Where the rewrite may send a long run of unchanged input bytes round
+/// `out` (to the file `out` writes, copied from the input's file by the
+/// kernel: model.cpp). copy() writes input bytes [from, to) after what
+/// `out` has been given, or returns false to have them written to `out`.
+class range_copier {
+public:
+  /// The shortest run given to copy().
+  static constexpr std::size_t least = std::size_t{64} << 10;
+  virtual bool copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
+                    std::size_t to) = 0;
+
+protected:
+  range_copier() = default;
+  range_copier(const range_copier&) = default;
+  range_copier& operator=(const range_copier&) = default;
+  ~range_copier() = default;
+};
+
 /// The size of the rewritten model, and the rewrite into `out`; with
-/// `marks`, each node spliced() gains its marks.
+/// `marks`, each node spliced() gains its marks; with `copier`, runs of
+/// unchanged bytes go through it.
 std::size_t rewritten_size(std::string_view input, const layout& where,
                            const ::onnx::GraphProto& graph, const marks* marks = nullptr);
 void rewrite(std::string_view input, const layout& where, const ::onnx::GraphProto& graph,
-             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr);
+             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr,
+             range_copier* copier = nullptr);
 /// The same for nodes scan() read as views and nothing parsed: each node's
 /// bytes copied, its marks spliced in at its view's `splice`.
 std::size_t rewritten_size(std::string_view input, const layout& where, const node_views& views,
                            const marks* marks = nullptr);
 void rewrite(std::string_view input, const layout& where, const node_views& views,
-             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr);
+             google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr,
+             range_copier* copier = nullptr);
 
 /// A model serialised by protobuf (`model`: small, a skeleton's part) with
 /// some of its graph's initializer fields replaced by fields of `input`
@@ -175,9 +196,11 @@ class splice {
 public:
   splice(std::string_view model, std::string_view input, const std::vector<const span*>& from);
   [[nodiscard]] std::size_t size() const { return size_; }
-  void write(google::protobuf::io::CodedOutputStream& out) const;
+  /// With `copier`, the pieces of `input` go through it.
+  void write(google::protobuf::io::CodedOutputStream& out, range_copier* copier = nullptr) const;
 
 private:
+  std::string_view input_;
   std::vector<std::string_view> before_; ///< up to the graph's length prefix
   std::string prefix_;                   ///< the graph's tag and new length
   std::vector<std::string_view> after_;

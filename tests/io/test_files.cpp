@@ -143,6 +143,56 @@ TEST_CASE("file_writer writes every byte, across its writeback points, and says 
   ::close(read_only);
 }
 
+TEST_CASE("file_writer::copy: the kernel copies a file's bytes, or they are written") {
+  scratch s;
+  constexpr std::size_t mib = 1 << 20;
+  std::string source(19 * mib + 5, '\0');
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    source[i] = static_cast<char>((i * 37 + i / 8191) & 0xff);
+  }
+  put(s / "source.bin", source);
+  const int from = ::open((s / "source.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(from >= 0);
+  // Whether this kernel and file system copy file to file at all: where
+  // they do, copy() must (given bytes other than the file's, the output
+  // shows which were written); where not, it writes the bytes given.
+  bool kernel_copies = false;
+  {
+    const int probe = ::open((s / "probe.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    REQUIRE(probe >= 0);
+    off64_t at = 0;
+    kernel_copies = ::copy_file_range(from, &at, probe, nullptr, 4096, 0) == 4096;
+    ::close(probe);
+  }
+  const std::size_t offset = 3 * mib + 11;
+  const std::size_t length = 11 * mib + 3; // across writeback points
+  const std::string other(length, 'x');    // "the file's bytes", not them
+  int pipe_ends[2] = {-1, -1};
+  REQUIRE(::pipe2(pipe_ends, O_CLOEXEC) == 0);
+  io::write_atomically(s / "out.bin", [&](int fd) {
+    io::file_writer out(fd);
+    int err = out.write("head");
+    err = err != 0 ? err : out.copy(from, offset, other);
+    err = err != 0 ? err : out.write("middle");
+    err = err != 0 ? err : out.copy(pipe_ends[0], 0, "from a pipe: written"); // EINVAL
+    err = err != 0 ? err : out.copy(-1, 0, "no file: written");               // EBADF
+    err = err != 0 ? err : out.copy(from, source.size() - 2, "end"); // 2 bytes left, then EOF
+    return err;
+  });
+  ::close(pipe_ends[0]);
+  ::close(pipe_ends[1]);
+  const std::string copied = kernel_copies ? source.substr(offset, length) : other;
+  const std::string end = kernel_copies ? source.substr(source.size() - 2) + "d" : "end";
+  CHECK(get(s / "out.bin") ==
+        "head" + copied + "middle" + "from a pipe: written" + "no file: written" + end);
+
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  REQUIRE(full >= 0);
+  CHECK(io::file_writer(full).copy(from, 0, source.substr(0, 10)) == ENOSPC);
+  ::close(full);
+  ::close(from);
+}
+
 TEST_CASE("a replaced file keeps its mode; only regular files are replaced") {
   scratch s;
   put(s / "a.txt", "old");

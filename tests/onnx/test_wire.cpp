@@ -118,6 +118,10 @@ TEST_CASE("every shared model: the fast path reads it, and writes it back byte f
       const std::string whole_out = so::serialize_model(b);
       CHECK(fast_out.size() == whole_out.size());
       CHECK(fast_out == whole_out);
+      // To a file, its unchanged runs copied from the input's by the kernel.
+      temp_dir dir;
+      so::save_model(a, dir / "out.onnx");
+      CHECK(onnx_test::read_file(dir / "out.onnx") == whole_out);
       if (seed == 0) { // the report's shape inference sees the same graph
         CHECK(report_json(a.proto(), ra) == report_json(b.proto(), rb));
       }

@@ -162,8 +162,22 @@ public:
   explicit file_writer(int fd) noexcept : fd_(fd) {}
   /// 0, or the errno of the write that failed.
   [[nodiscard]] int write(std::string_view bytes) noexcept;
+  /// Writes `bytes`, which are the bytes of the open file `from` at
+  /// `offset`, by having the kernel copy them file to file
+  /// (copy_file_range): they never pass through this process, so pages of
+  /// `from` mapped into it are not touched (their bytes are not counted in
+  /// its resident memory, and not copied twice). Where the kernel cannot
+  /// copy them so (another file system, an old kernel, a file that is not a
+  /// regular one), what is left is written from `bytes`. 0 or an errno, as
+  /// write().
+  [[nodiscard]] int copy(int from, std::uint64_t offset, std::string_view bytes) noexcept;
 
 private:
+  /// Counts `n` more bytes written, and starts the writeback of each
+  /// writeback_bytes of them.
+  void wrote(std::uint64_t n) noexcept;
+  /// The largest piece the next write should be.
+  [[nodiscard]] std::size_t piece(std::size_t left) const noexcept;
   int fd_;
   std::uint64_t written_ = 0;
   std::uint64_t started_ = 0; ///< bytes whose writeback was started
