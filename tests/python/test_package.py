@@ -182,6 +182,7 @@ def test_shard_file_without_a_report_writes_and_warns_as_report_none(tmp_path):
     model = str(tmp_path / "decoder.onnx")
     code, _, err = cli("synth", "decoder", "--layers", "2", model)
     assert code == 0, err
+    assert err == "shardpoint: wrote " + model + "\n"  # as every command that writes
     points = ["layer0/mlp_residual=0:0", "layer1/mlp_residual=1:1"]
     printed_model = str(tmp_path / "printed.onnx")
     code, _, err = cli("shard", "--input-model", model, "--shard", points[0], "--shard", points[1],

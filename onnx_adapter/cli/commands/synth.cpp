@@ -12,6 +12,7 @@ namespace shardpoint::cli {
 action add_synth(CLI::App& app) {
   return add_command<synth_options>(app, [](const synth_options& a) {
     synth_model(a);
+    print_written({a.output}); // as every command that writes a file says
     return exit_ok;
   });
 }
