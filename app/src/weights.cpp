@@ -162,10 +162,10 @@ std::vector<std::string> split_weights(const weights_options& a) {
     left_out = onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies,
                                         ranks, safetensors);
   } else {
-    const auto file = load_model(a.model.input, {}, reading::whole);
+    const auto file = load_model(a.model.input, {}, reading::graph); // weights: as streamed
     protect_inputs(outputs, a.model.input, &file);
-    onnx::write_rank_weights(onnx::model_weight_source(file.proto(), a.model.input), strategies,
-                             ranks, safetensors);
+    onnx::write_rank_weights(onnx::model_weight_source(file, a.model.input), strategies, ranks,
+                             safetensors);
   }
   outputs.commit();
   return left_out_warning(left_out, "the ranks");

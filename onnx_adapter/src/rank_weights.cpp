@@ -169,27 +169,58 @@ tensor_layout with_source_shape(const weights::strategy_entry& p, const source_t
 
 // ---- sources --------------------------------------------------------------------
 
-weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::path& model_path) {
+namespace {
+
+// model_weight_source, each initializer k's bytes streamed by `chunks(k, t,
+// base, sink)`.
+template <class Chunks>
+weight_source initializers_of(const ::onnx::ModelProto& model, const fs::path& model_path,
+                              Chunks chunks) {
   weight_source source;
   source.what = "the model";
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
-  for (const auto& t : model.graph().initializer()) {
-    source.tensors[t.name()] = {std::vector<std::int64_t>(t.dims().begin(), t.dims().end()),
-                                t.data_type(),
-                                [&t, base](const auto& sink) { for_each_chunk(t, base, sink); }};
+  const auto& g = model.graph();
+  for (int k = 0; k < g.initializer_size(); ++k) {
+    const auto& t = g.initializer(k);
+    source.tensors[t.name()] = {
+        std::vector<std::int64_t>(t.dims().begin(), t.dims().end()), t.data_type(),
+        [&t, k, base, chunks](const auto& sink) { chunks(k, t, base, sink); }};
   }
-  const auto nodes = build_graph(model.graph());
+  const auto nodes = build_graph(g);
   std::set<std::string_view> named;
   for (std::size_t v = 0; v + 1 < nodes.read_offsets.size(); ++v) {
     for (const auto t : nodes.reads(v)) {
       const auto& name = nodes.tensors[t];
       if (source.tensors.count(name) > 0 && named.insert(name).second) {
-        source.required.emplace_back(
-            name, "read by node " + io::quote(model.graph().node(static_cast<int>(v)).name()));
+        source.required.emplace_back(name, "read by node " +
+                                               io::quote(g.node(static_cast<int>(v)).name()));
       }
     }
   }
   return source;
+}
+
+} // namespace
+
+weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::path& model_path) {
+  return initializers_of(model, model_path,
+                         [](int, const ::onnx::TensorProto& t, const fs::path& base,
+                            const auto& sink) { for_each_chunk(t, base, sink); });
+}
+
+weight_source model_weight_source(const loaded_model& model, const fs::path& model_path) {
+  // A weight the skeleton left out is read again from the input each time
+  // it is streamed (once for each rank of its stage): one tensor in memory
+  // at a time, never the model's.
+  return initializers_of(
+      model.proto(), model_path,
+      [&model](int k, const ::onnx::TensorProto& t, const fs::path& base, const auto& sink) {
+        if (const auto whole = initializer_with_data(model, k)) {
+          for_each_chunk(*whole, base, sink);
+        } else {
+          for_each_chunk(t, base, sink);
+        }
+      });
 }
 
 weight_source file_weight_source(const fs::path& file) {

@@ -48,6 +48,7 @@
 
 #include <shardpoint/io/outputs.hpp>
 
+#include "model.hpp"
 #include "weight_files.hpp"
 
 namespace shardpoint::onnx {
@@ -95,6 +96,11 @@ struct weight_source {
 /// The initializers of `model` (which must outlive the source), read from
 /// `model_path`'s folder when external.
 weight_source model_weight_source(const ::onnx::ModelProto& model,
+                                  const std::filesystem::path& model_path);
+/// The same for a model read by read_graph() (which must outlive the
+/// source): the weights its skeleton left out are read from the input as
+/// they are streamed, one tensor at a time.
+weight_source model_weight_source(const loaded_model& model,
                                   const std::filesystem::path& model_path);
 
 /// Every tensor of a merged .safetensors or .ckpt file.
