@@ -2,6 +2,7 @@
 // terms.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <filesystem>
 
 #include <shardpoint/app/commands.hpp>
@@ -129,7 +130,21 @@ strategy_outcome write_strategy(const weights_options& a) {
     io::write_file_atomically(layout_out->staging(), io::to_layout_yaml(choices));
   }
   outputs.commit();
-  return {decisions, files};
+  strategy_outcome outcome{decisions, files, {}};
+  // Asked for tensor parallelism and given none: every rank would hold
+  // every weight whole, which a table of thousands of rows hides.
+  const bool any_split = std::any_of(decisions.begin(), decisions.end(), [](const auto& d) {
+    return std::any_of(d.shard.begin(), d.shard.end(), [](std::int64_t k) { return k > 1; });
+  });
+  if (a.tensor_parallel > 1 && !any_split) {
+    outcome.warnings.push_back(
+        "--tensor-parallel " + std::to_string(a.tensor_parallel) + " splits no weight: " +
+        (a.layout.empty() ? "the graph has no Megatron column/row pair (two MatMul or Gemm "
+                            "weights, one feeding the other) nor a vocabulary table"
+                          : "the --layout file cuts none of them") +
+        ", so every rank holds every weight whole; give the cuts with --layout");
+  }
+  return outcome;
 }
 
 std::vector<std::string> split_weights(const weights_options& a) {

@@ -775,8 +775,10 @@ def weights_strategy(
     stage that reads a weight into ``output_dir``, as MindSpore's own writer
     writes it (``layout_form="tutorial"``: as the tutorial's
     save_strategy_file, protobuf only). Returns the decisions: name, shape,
-    stages, layout (column, row, vocab, replicated), shard and the reason."""
-    return _calls.weights_strategy(
+    stages, layout (column, row, vocab, replicated), shard and the reason;
+    a ``tensor_parallel`` above 1 that splits no weight is said with a
+    UserWarning, as the command line says it."""
+    decisions, warned = _calls.weights_strategy(
         _model(model),
         _settings(
             config=config, shard=_points(shard),
@@ -786,6 +788,9 @@ def weights_strategy(
             replicate_shared=replicate_shared, force=force,
         ),
     )
+    for w in warned:
+        _warnings.warn(w, UserWarning, stacklevel=2)
+    return decisions
 
 
 def manual_shard(num_vertices: int, edges: Any, points: Any) -> Tuple[Any, Any]:

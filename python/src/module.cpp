@@ -611,8 +611,8 @@ py::tuple shard_file(const std::string& input, const py::dict& settings, bool re
                         rule_broken(app::verdict_of(r)));
 }
 
-// `weights strategy`: the decision on every weight.
-py::list weights_strategy(const py::object& model, const py::dict& settings) {
+// `weights strategy`: (the decision on every weight, warnings).
+py::tuple weights_strategy(const py::object& model, const py::dict& settings) {
   const auto m = model_from(model);
   app::weights_options a;
   py_options b(settings);
@@ -632,7 +632,7 @@ py::list weights_strategy(const py::object& model, const py::dict& settings) {
     x["reason"] = d.choice.reason;
     out.append(x);
   }
-  return out;
+  return py::make_tuple(out, r.warnings);
 }
 
 // ---- the core algorithms on an edge list ------------------------------------
@@ -846,7 +846,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("keywords", &keywords, arg("command"),
         "The Python keywords of a planning command's options (app/option_schema.hpp).");
   m.def("weights_strategy", &weights_strategy, arg("model"), arg("settings"),
-        "shardpoint weights strategy: the decision on every weight.");
+        "shardpoint weights strategy: (the decision on every weight, warnings).");
   m.def("manual_shard", &manual_shard, arg("num_vertices"), arg("edges"), arg("points"),
         "manual_shard on an edge list: (device, stage) arrays.");
   m.def("balanced_shard", &balanced_shard, arg("num_vertices"), arg("edges"), arg("stages"),

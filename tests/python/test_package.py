@@ -802,8 +802,11 @@ def test_weights_strategy_writes_mindspores_form_or_the_tutorials_as_the_command
                              "--tensor-parallel", "2", "--output-dir", str(tmp_path / ("cli-" + form)),
                              "--layout-form", form)
         assert code == 0, err
-        decisions = shardpoint.weights_strategy(str(model), 2, str(tmp_path / ("py-" + form)),
-                                                layout_form=form)
+        assert "warning" not in err  # Megatron pairs: weights are split
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            decisions = shardpoint.weights_strategy(str(model), 2, str(tmp_path / ("py-" + form)),
+                                                    layout_form=form)
         assert [d["name"] for d in decisions if d["layout"] == "column"]
         cli_file = (tmp_path / ("cli-" + form) / "stage0.ckpt").read_bytes()
         assert (tmp_path / ("py-" + form) / "stage0.ckpt").read_bytes() == cli_file
@@ -812,6 +815,38 @@ def test_weights_strategy_writes_mindspores_form_or_the_tutorials_as_the_command
         shardpoint.weights_strategy(str(model), 2, str(tmp_path / "j"), format="json",
                                     layout_form="tutorial")
     assert not (tmp_path / "j").exists()
+
+
+def test_weights_strategy_says_when_tensor_parallelism_splits_no_weight(tmp_path):
+    # ResNet-50 has no Megatron pair: --tensor-parallel 2 replicates every
+    # weight, which one line says (a table of 267 rows hides it).
+    model = tmp_path / "r.onnx"
+    assert cli("synth", "resnet50", str(model))[0] == 0
+    code, out, err = cli("weights", "strategy", "--input-model", str(model),
+                         "--tensor-parallel", "2", "--output-dir", str(tmp_path / "cli"))
+    assert code == 0, err
+    said = [line for line in err.splitlines() if line.startswith("shardpoint: warning:")]
+    assert said == ["shardpoint: warning: --tensor-parallel 2 splits no weight: the graph has no "
+                    "Megatron column/row pair (two MatMul or Gemm weights, one feeding the other) "
+                    "nor a vocabulary table, so every rank holds every weight whole; give the "
+                    "cuts with --layout"]
+    with pytest.warns(UserWarning) as caught:
+        decisions = shardpoint.weights_strategy(str(model), 2, str(tmp_path / "py"))
+    assert [str(w.message) for w in caught] == [said[0][len("shardpoint: warning: "):]]
+    assert decisions and all(d["layout"] == "replicated" for d in decisions)
+    # One weight cut by a layout file: nothing to say.
+    layout = tmp_path / "layout.yaml"
+    layout.write_text("resnetv17_dense0_weight: row\n")
+    code, out, err = cli("weights", "strategy", "--input-model", str(model),
+                         "--tensor-parallel", "2", "--output-dir", str(tmp_path / "cut"),
+                         "--layout", str(layout))
+    assert code == 0, err
+    assert "warning" not in err
+    # Without tensor parallelism there is nothing to split.
+    code, out, err = cli("weights", "strategy", "--input-model", str(model),
+                         "--tensor-parallel", "1", "--output-dir", str(tmp_path / "one"))
+    assert code == 0, err
+    assert "warning" not in err
 
 
 # ---- pictures: draw, and the reports a notebook shows

@@ -47,6 +47,7 @@ namespace {
 int run_strategy(const weights_options& a) {
   const auto r = write_strategy(a);
   print_decisions(r.decisions);
+  print_warnings(r.warnings);
   std::cerr << "shardpoint: wrote " << r.files << " strategy file(s) to "
             << io::printable(a.strategy_dir) << '\n';
   return exit_ok;

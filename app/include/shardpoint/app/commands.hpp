@@ -476,7 +476,8 @@ void merge_weights_options(B& b, weights_options& a) {
 
 struct strategy_outcome {
   std::vector<onnx::weight_decision> decisions;
-  std::size_t files = 0; ///< strategy files written
+  std::size_t files = 0;             ///< strategy files written
+  std::vector<std::string> warnings; ///< e.g. a tensor parallelism that splits no weight
 };
 
 /// `weights strategy`: the decision for every weight, the strategy files.
