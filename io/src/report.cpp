@@ -40,8 +40,8 @@ std::string to_table(const sharding_report& r) {
   for (const auto& c : r.crossings) {
     os << "  " << r.boundary << ' ' << opt(c.from) << " -> " << opt(c.to) << "  "
        << printable(c.name) << "  "
-       << (c.bytes ? human(*c.bytes) + " (" + std::to_string(*c.bytes) + " bytes" +
-                         (c.per.empty() ? ")" : " per " + c.per + ")")
+       << (c.bytes ? human(*c.bytes) + (c.per.empty() ? "" : " per " + c.per) + " (" +
+                         std::to_string(*c.bytes) + " bytes)" // "per N" of both figures
                    : std::string("size unknown"))
        << '\n';
   }

@@ -556,6 +556,12 @@ TEST_CASE("shard and validate size the crossing tensors with --dim and --input-s
   const auto v = shardpoint_cli("validate " + q(staged) + " --dim N=4 --report json", dir.path());
   REQUIRE(v.code == 0);
   CHECK(nlohmann::json::parse(v.out)["crossings"] == four["crossings"]);
+  // The table says "per N" of both figures: "3.1 MiB per N (3211264 bytes)".
+  const auto table = shardpoint_cli("validate " + q(staged), dir.path());
+  REQUIRE(table.code == 0);
+  const auto per = "0 -> 1  resnetv17_stage1__plus0  3.1 MiB per N (3211264 bytes)";
+  CHECK(table.out.find(per) != std::string::npos);
+  CHECK(table.out.find("bytes per") == std::string::npos);
   // A size that fits no input: refused before anything is written.
   fs::remove(staged);
   const auto bad =
