@@ -56,6 +56,37 @@ TEST_CASE("shard with PopRT's spellings writes the model and a report") {
         shardpoint::sharding_result(3, {0, 1, 2}, {0, 1, 2}));
 }
 
+TEST_CASE("--output_dir: a relative --output_model inside it, as written; absolute ignores it") {
+  fixture f;
+  const fs::path d = f.dir / "d" / "e";
+  fs::create_directories(d);
+  const auto shard = [&](const std::string& output, const fs::path& dir) {
+    return shardpoint_cli("shard --input_model " + q(f.model) + " --manual_sharding_config " +
+                              q(f.config) + " --report none --output_model " + q(output) +
+                              " --output_dir " + q(dir),
+                          f.dir.path());
+  };
+  auto r = shard("o.onnx", d); // D/O
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(fs::exists(d / "o.onnx"));
+  CHECK_FALSE(fs::exists(fs::current_path() / "o.onnx"));
+  r = shard("../p.onnx", d); // the path as it reads: beside e, in d
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(fs::exists(f.dir / "d" / "p.onnx"));
+  r = shard((f.dir / "abs.onnx").string(), d);
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  CHECK(fs::exists(f.dir / "abs.onnx"));
+  CHECK_FALSE(fs::exists(d / "abs.onnx"));
+  // D must exist: one line, exit 2, nothing written.
+  const fs::path missing = f.dir / "nothere";
+  expect_failure(f,
+                 "shard --input_model " + q(f.model) + " --manual_sharding_config " + q(f.config) +
+                     " --output_model o.onnx --output_dir " + q(missing),
+                 2,
+                 "'" + (missing / "o.onnx").string() + "': the output folder '" + missing.string() +
+                     "' does not exist");
+}
+
 TEST_CASE("--report json, --shard flags, inspect and validate") {
   fixture f;
   auto r = shardpoint_cli("shard --input-model " + q(f.model) +
