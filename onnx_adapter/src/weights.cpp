@@ -326,10 +326,14 @@ std::vector<io::layout_choice> layouts_of(const ::onnx::GraphProto& graph, const
         continue;
       }
       const auto it = named.find(t.name());
-      choices.push_back(
-          it != named.end()
-              ? *it->second
-              : io::layout_choice{t.name(), K::replicated, {}, "", "not named in the layout file"});
+      if (it == named.end()) {
+        choices.push_back({t.name(), K::replicated, {}, "", "not named in the layout file"});
+        continue;
+      }
+      choices.push_back(*it->second);
+      if (choices.back().reason.empty()) { // the why a printout and --layout-out give
+        choices.back().reason = "as the layout file says (" + choices.back().where + ")";
+      }
     }
   } else {
     choices = derive_layout(graph, nodes);

@@ -825,6 +825,11 @@ def test_weights_strategy_says_when_tensor_parallelism_splits_no_weight(tmp_path
     code, out, err = cli("weights", "strategy", "--input-model", str(model),
                          "--tensor-parallel", "2", "--output-dir", str(tmp_path / "cli"))
     assert code == 0, err
+    # Its table's columns line up past names of more than 32 characters.
+    lines = out.splitlines()
+    assert max(len(line.split(" ")[0]) for line in lines) > 32
+    at = lines[0].index("shape")
+    assert all(line[at - 1] == " " and line[at] == "[" for line in lines[1:])
     said = [line for line in err.splitlines() if line.startswith("shardpoint: warning:")]
     assert said == ["shardpoint: warning: --tensor-parallel 2 splits no weight: the graph has no "
                     "Megatron column/row pair (two MatMul or Gemm weights, one feeding the other) "
@@ -842,6 +847,8 @@ def test_weights_strategy_says_when_tensor_parallelism_splits_no_weight(tmp_path
                          "--layout", str(layout))
     assert code == 0, err
     assert "warning" not in err
+    row = [line for line in out.splitlines() if line.startswith("resnetv17_dense0_weight ")]
+    assert row and row[0].endswith("as the layout file says (" + str(layout) + ":1:1)")
     # Without tensor parallelism there is nothing to split.
     code, out, err = cli("weights", "strategy", "--input-model", str(model),
                          "--tensor-parallel", "1", "--output-dir", str(tmp_path / "one"))

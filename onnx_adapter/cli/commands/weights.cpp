@@ -2,8 +2,12 @@
 // MindSpore's terms (the seed document weight-sharding-strategy; docs/formats.md).
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <array>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <shardpoint/io/text.hpp>
 
@@ -23,21 +27,35 @@ std::string text(const std::vector<std::int64_t>& v, bool tuple) {
   return s + (tuple && v.size() == 1 ? ",)" : tuple ? ")" : "]");
 }
 
+// The decisions as a table whose columns fit their longest entry (at least
+// the widths of a short model's: 32, 16, 6, 11, 10), names escaped as every
+// printed name is.
 void print_decisions(const std::vector<onnx::weight_decision>& decisions) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%-32s %-16s %-6s %-11s %-10s %s\n", "weight", "shape", "stage",
-                "layout", "shard", "why");
-  std::cout << line;
+  using row = std::array<std::string, 6>;
+  std::vector<row> rows{{"weight", "shape", "stage", "layout", "shard", "why"}};
   for (const auto& d : decisions) {
     std::string stages;
     for (int s : d.stages) {
       stages.append(stages.empty() ? "" : ",").append(std::to_string(s));
     }
-    std::snprintf(line, sizeof line, "%-32s %-16s %-6s %-11s %-10s %s\n", d.name.c_str(),
-                  text(d.shape, false).c_str(), stages.c_str(), io::to_string(d.choice.how),
-                  text(d.shard, true).c_str(), d.choice.reason.c_str());
-    std::cout << line;
+    rows.push_back({io::printable(d.name), text(d.shape, false), stages,
+                    io::to_string(d.choice.how), text(d.shard, true),
+                    io::printable(d.choice.reason)});
   }
+  std::array<std::size_t, 5> width{32, 16, 6, 11, 10};
+  for (const auto& r : rows) {
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      width[c] = std::max(width[c], r[c].size());
+    }
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      out.append(r[c]).append(width[c] - r[c].size() + 1, ' ');
+    }
+    out.append(r.back()).push_back('\n');
+  }
+  std::cout << out;
 }
 
 } // namespace
