@@ -131,6 +131,20 @@ void check_structure(const ::onnx::ModelProto& model, const fs::path& path,
 
 namespace {
 
+// Closes a file descriptor when the scope ends, unless released.
+struct fd_guard {
+  int fd;
+  explicit fd_guard(int f) : fd(f) {}
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+  ~fd_guard() {
+    if (fd != -1) {
+      ::close(fd);
+    }
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
 // Parses `path` into `model` straight from the file descriptor, in 1 MiB
 // reads: the file is never held in memory whole, so peak memory is the
 // parsed model, not the model plus its bytes (100 MB less for ResNet-50).
@@ -143,14 +157,7 @@ void parse_file(const fs::path& path, ::onnx::ModelProto& model) {
   if (fd < 0) {
     fail(path, std::string("cannot be opened: ") + std::strerror(errno));
   }
-  struct closer {
-    int fd;
-    ~closer() {
-      if (fd != -1) {
-        ::close(fd);
-      }
-    }
-  } guard{fd};
+  fd_guard guard{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     fail(path, std::string("cannot be read: ") + std::strerror(errno));
@@ -401,14 +408,7 @@ loaded_model read_graph(const fs::path& path, node_reading nodes) {
   if (fd < 0) {
     return read_model(path); // which says why
   }
-  struct closer {
-    int fd;
-    ~closer() {
-      if (fd != -1) {
-        ::close(fd);
-      }
-    }
-  } guard{fd};
+  fd_guard guard{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > INT_MAX) {
     return read_model(path);
@@ -428,7 +428,7 @@ loaded_model read_graph(const fs::path& path, node_reading nodes) {
   if (source->views.size() != 0) { // parsed by the first proto()
     model->pending_ = std::make_unique<loaded_model::pending_nodes>();
   }
-  source->fd = std::exchange(guard.fd, -1); // for the writer's copies (write_file)
+  source->fd = guard.release(); // for the writer's copies (write_file)
   model->source_ = std::move(source);
   model->complete_ = true;
   return std::move(*model);
