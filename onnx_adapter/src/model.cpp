@@ -495,11 +495,10 @@ class file_copier final : public wire::range_copier {
 public:
   file_copier(const loaded_model::wire_source& src, fd_output_stream& file)
       : src_(src), file_(file) {}
-  bool copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
+  void copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
             std::size_t to) override {
     out.Trim(); // what `out` holds, to `file_`, which copy() writes first
     (void)file_.copy(src_.fd, from, src_.input.substr(from, to - from)); // errors: file_.error()
-    return true;
   }
 
 private:

@@ -532,7 +532,9 @@ void rewrite_with(std::string_view input, const layout& where, CodedOutputStream
     value = value - (where.nodes[i].end - where.nodes[i].begin) + field_size(size(i));
   }
   const auto copy = [&](std::size_t from, std::size_t to) {
-    if (copier == nullptr || to - from < range_copier::least || !copier->copy(out, from, to)) {
+    if (copier != nullptr && to - from >= range_copier::least) {
+      copier->copy(out, from, to);
+    } else {
       out.WriteRaw(input.data() + from, static_cast<int>(to - from));
     }
   };
@@ -709,10 +711,10 @@ void splice::write(CodedOutputStream& out, range_copier* copier) const {
   const auto begin = reinterpret_cast<std::uintptr_t>(input_.data());
   for (const auto piece : after_) {
     const auto at = reinterpret_cast<std::uintptr_t>(piece.data());
-    const bool copied = copier != nullptr && piece.size() >= range_copier::least && at >= begin &&
-                        at - begin + piece.size() <= input_.size() &&
-                        copier->copy(out, at - begin, at - begin + piece.size());
-    if (!copied) {
+    if (copier != nullptr && piece.size() >= range_copier::least && at >= begin &&
+        at - begin + piece.size() <= input_.size()) { // a piece of the input
+      copier->copy(out, at - begin, at - begin + piece.size());
+    } else {
       out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
     }
   }

@@ -157,12 +157,12 @@ private:
 /// Where the rewrite may send a long run of unchanged input bytes round
 /// `out` (to the file `out` writes, copied from the input's file by the
 /// kernel: model.cpp). copy() writes input bytes [from, to) after what
-/// `out` has been given, or returns false to have them written to `out`.
+/// `out` has been given; errors are the file's, reported where it is closed.
 class range_copier {
 public:
   /// The shortest run given to copy().
   static constexpr std::size_t least = std::size_t{64} << 10;
-  virtual bool copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
+  virtual void copy(google::protobuf::io::CodedOutputStream& out, std::size_t from,
                     std::size_t to) = 0;
 
 protected:
