@@ -54,11 +54,12 @@ void views(benchmark::State& state) {
   const auto& d = decoder(static_cast<int>(state.range(0)));
   std::vector<wire::node_view> out(d.values.size());
   std::vector<std::string_view> names;
+  wire::node_sharding sharding;
   for (auto _ : state) {
     names.clear();
     names.reserve(3 * d.values.size());
     for (std::size_t i = 0; i < d.values.size(); ++i) {
-      if (!wire::decode_node(d.values[i], out[i], names)) {
+      if (!wire::decode_node(d.values[i], out[i], names, sharding)) {
         state.SkipWithError("a generated node is not plain");
         return;
       }

@@ -62,11 +62,9 @@ std::string inspect_model(const inspect_options& a, reading what) {
     }
   } catch (const bad_input_error&) {
   }
-  // Device and stage columns when the model is sharded (never with views:
-  // a node with a sharding attribute is not read as one).
+  // Device and stage columns when the model is sharded.
   const bool sharded = onnx::has_annotations(file);
-  const sharding_result r =
-      sharded ? onnx::read_annotations(file.proto().graph()) : sharding_result();
+  const sharding_result r = sharded ? onnx::read_annotations(file) : sharding_result();
   const auto value = [](std::optional<int> v) { return v ? std::to_string(*v) : "-"; };
   const auto json_value = [](std::optional<int> v) {
     return v ? nlohmann::json(*v) : nlohmann::json();

@@ -667,7 +667,10 @@ bool has_annotations(const ::onnx::GraphProto& g) {
 }
 
 bool has_annotations(const loaded_model& model) {
-  return model.node_views() == nullptr && has_annotations(model.proto().graph());
+  if (const auto* views = model.node_views()) {
+    return !views->sharding.empty();
+  }
+  return has_annotations(model.proto().graph());
 }
 
 void for_each_node(const loaded_model& model,
@@ -684,12 +687,45 @@ void for_each_node(const loaded_model& model,
   });
 }
 
+namespace {
+
+// The sharding read from every node's attributes (unset where a node has
+// none); a kind no node has is left out, as manual_shard leaves it.
+sharding_result annotations_read(std::vector<int> devices, std::vector<int> stages) {
+  const std::size_t n = devices.size();
+  const auto none = [](const std::vector<int>& v) {
+    return std::all_of(v.begin(), v.end(), [](int x) { return x == sharding_result::unset; });
+  };
+  if (none(devices)) {
+    devices.clear();
+  }
+  if (none(stages)) {
+    stages.clear();
+  }
+  return sharding_result(n, std::move(devices), std::move(stages));
+}
+
+} // namespace
+
+sharding_result read_annotations(const loaded_model& model) {
+  const auto* views = model.node_views();
+  if (views == nullptr) {
+    return read_annotations(model.proto().graph());
+  }
+  std::vector<int> devices(views->size(), sharding_result::unset);
+  std::vector<int> stages(views->size(), sharding_result::unset);
+  for (std::size_t v = 0; v < views->sharding.size(); ++v) { // (empty: none)
+    const wire::node_sharding& s = views->sharding[v];
+    devices[v] = s.device >= 0 ? s.device : sharding_result::unset;
+    stages[v] = s.stage >= 0 ? s.stage : sharding_result::unset;
+  }
+  return annotations_read(std::move(devices), std::move(stages));
+}
+
 sharding_result read_annotations(const ::onnx::GraphProto& g) {
   const auto n = static_cast<std::size_t>(g.node_size());
   std::vector<int> devices(n, sharding_result::unset);
   std::vector<int> stages(n, sharding_result::unset);
-  bool any_device = false;
-  bool any_stage = false;
   for (std::size_t v = 0; v < n; ++v) {
     for (const auto& a : g.node(static_cast<int>(v)).attribute()) {
       const bool is_ipu = a.name() == ipu_attribute;
@@ -706,16 +742,9 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
         throw input_error(node_label(g, v) + ": attribute " + a.name() + " appears twice");
       }
       slot = static_cast<int>(a.i());
-      (is_ipu ? any_device : any_stage) = true;
     }
   }
-  if (!any_device) {
-    devices.clear();
-  }
-  if (!any_stage) {
-    stages.clear();
-  }
-  return sharding_result(n, std::move(devices), std::move(stages));
+  return annotations_read(std::move(devices), std::move(stages));
 }
 
 namespace {

@@ -559,8 +559,11 @@ struct loaded_model::sharding_marks : wire::marks {
 };
 
 void annotate(loaded_model& model, const sharding_result& result) {
+  if (const auto* views = model.node_views(); views != nullptr && !views->sharding.empty()) {
+    (void)model.proto(); // views holding sharding attributes: parsed, to remove them
+  }
   if (const auto* views = model.node_views()) {
-    // Plain nodes hold no sharding attribute to remove: only the marks.
+    // These views hold no sharding attribute to remove: only the marks.
     if (result.size() != views->size()) {
       throw internal_error("shardpoint: annotate() given a result of another graph");
     }

@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <shardpoint/onnx/model.hpp>
+#include <shardpoint/sharding_point.hpp>
 
 #include "node_view.hpp"
 
@@ -111,10 +112,14 @@ bool is_singular_attribute_field(int field) {
          field != ::onnx::AttributeProto::kStringsFieldNumber;
 }
 
-// An attribute of the kinds a plain node holds (node_view.hpp).
-bool plain_attribute(std::string_view bytes) {
+// An attribute of the kinds a plain node holds (node_view.hpp); a sharding
+// attribute's value into `sharding`.
+bool plain_attribute(std::string_view bytes, node_sharding& sharding) {
   fields f(bytes);
   int previous = 0;
+  std::string_view name;
+  std::uint64_t i = 0;    // (absent: 0, as protobuf reads it)
+  std::uint64_t type = 0; // (absent: UNDEFINED)
   while (f.next(is_singular_attribute_field(previous))) {
     previous = f.field();
     std::string_view s;
@@ -122,7 +127,7 @@ bool plain_attribute(std::string_view bytes) {
     bool ok = false;
     switch (f.field()) {
     case ::onnx::AttributeProto::kNameFieldNumber:
-      ok = f.bytes(s) && s != ipu_attribute && s != stage_attribute;
+      ok = f.bytes(name);
       break;
     case ::onnx::AttributeProto::kSFieldNumber:
     case ::onnx::AttributeProto::kStringsFieldNumber:
@@ -135,12 +140,14 @@ bool plain_attribute(std::string_view bytes) {
       ok = f.fixed32();
       break;
     case ::onnx::AttributeProto::kIFieldNumber:
+      ok = f.varint(i);
+      break;
     case ::onnx::AttributeProto::kIntsFieldNumber:
       ok = f.varint(v);
       break;
     case ::onnx::AttributeProto::kTypeFieldNumber:
-      ok = f.varint(v) && ::onnx::AttributeProto_AttributeType_IsValid(static_cast<int>(v)) &&
-           v <= INT_MAX;
+      ok = f.varint(type) && type <= INT_MAX &&
+           ::onnx::AttributeProto_AttributeType_IsValid(static_cast<int>(type));
       break;
     default: // a tensor, graph, type or sparse tensor, or an unknown field
       return false;
@@ -149,7 +156,22 @@ bool plain_attribute(std::string_view bytes) {
       return false;
     }
   }
-  return f.done();
+  if (!f.done()) {
+    return false;
+  }
+  const bool ipu = name == ipu_attribute;
+  if (!ipu && name != stage_attribute) {
+    return true;
+  }
+  // As read_annotations() takes it; what it throws on is left to it. (A
+  // negative INT is a 10-byte varint: above the bound as unsigned.)
+  std::int32_t& slot = ipu ? sharding.device : sharding.stage;
+  if (type != ::onnx::AttributeProto::INT || i > static_cast<std::uint64_t>(max_group_id) + 1 ||
+      slot != -1) {
+    return false;
+  }
+  slot = static_cast<std::int32_t>(i);
+  return true;
 }
 
 bool is_singular_node_field(int field) {
@@ -251,7 +273,8 @@ bool decode_tensor(std::string_view value, std::size_t kept, tensor_view& out) {
   return true;
 }
 
-bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names) {
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+                 node_sharding& sharding) {
   const std::size_t had = names.size();
   const auto refuse = [&] {
     names.resize(had);
@@ -261,6 +284,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
     return refuse();
   }
   node_view node;
+  node_sharding marks;
   node.first_input = static_cast<std::uint32_t>(had);
   node.splice = static_cast<std::uint32_t>(value.size());
   bool spliced = false;
@@ -295,7 +319,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
       node.domain = s;
       break;
     case ::onnx::NodeProto::kAttributeFieldNumber:
-      if (!plain_attribute(s)) {
+      if (!plain_attribute(s, marks)) {
         return refuse();
       }
       break;
@@ -309,6 +333,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
     return refuse();
   }
   out = node;
+  sharding = marks;
   return true;
 }
 

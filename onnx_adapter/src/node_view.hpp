@@ -22,8 +22,16 @@
 //   - every varint (tags, lengths, values) in its shortest encoding, an
 //     attribute's type one of AttributeType's values;
 //   - and, for what this reader is for: no attribute holding a tensor, a
-//     graph or a type (those nodes need protobuf), none named as a sharding
-//     attribute (a writer would drop it).
+//     graph or a type (those nodes need protobuf); a sharding attribute
+//     (`__ipu_number`, `__pipeline_stage`) only as read_annotations() takes
+//     it -- of type INT, its value in 0..max_group_id + 1, at most once in
+//     the node -- and then its value is read (`sharding`): what the
+//     function would throw on is left to it.
+//
+//   A node holding a sharding attribute is read, never written as a view:
+//   annotate(loaded_model&) parses the nodes first when any view holds one
+//   (a verbatim copy would keep the old attribute beside the new); a copy
+//   of the model as it is stays byte for byte.
 //
 //   Anything else is refused (false), never misread: the caller then parses
 //   the node with protobuf. tests/fuzz/fuzz_wire holds the rule to protobuf
@@ -55,6 +63,14 @@ struct node_view {
   std::uint32_t splice = 0; ///< offset in the value where attributes end
 };
 
+/// A node's sharding attributes as a view read them: each value, or -1
+/// where the node has none.
+struct node_sharding {
+  std::int32_t device = -1;
+  std::int32_t stage = -1;
+  friend bool operator==(const node_sharding&, const node_sharding&) = default;
+};
+
 /// Every top-level node of a graph as views, in order: what `wire::scan`
 /// gives instead of parsing the nodes, when every one of them is plain.
 /// With them, when every initializer is plain too (see decode_tensor), the
@@ -66,6 +82,9 @@ struct node_views {
   /// `initializers`, in order, and the skeleton has none until parsed.
   bool initializers_as_views = false;
   std::vector<std::string_view> initializers;
+  /// Every node's sharding attributes, by node; empty when no node has one
+  /// (most models: nothing is kept for them).
+  std::vector<node_sharding> sharding;
 
   [[nodiscard]] std::size_t size() const { return nodes.size(); }
   [[nodiscard]] std::span<const std::string_view> inputs(std::size_t v) const {
@@ -77,9 +96,11 @@ struct node_views {
 };
 
 /// Decodes a NodeProto's value bytes (no tag, no length) into `out`,
-/// appending its inputs and then its outputs to `names`. False, with
-/// `names` as it was, when the bytes are not plain (see above).
-bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names);
+/// appending its inputs and then its outputs to `names`, and its sharding
+/// attributes' values into `sharding`. False, with `names` as it was, when
+/// the bytes are not plain (see above).
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+                 node_sharding& sharding);
 
 /// An initializer (a TensorProto's value bytes) as views: its name, and
 /// how many bytes of its data fields are longer than `kept` -- what the

@@ -287,12 +287,14 @@ std::size_t field_size(std::size_t length) {
 namespace {
 
 // Every node as views (node_view.hpp), in chunks side by side, each
-// gathering its names, joined in order. False when one is not plain.
+// gathering its names (and the nodes with a sharding attribute), joined in
+// order. False when one is not plain.
 bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, node_views& out) {
   const std::size_t n = values.size();
   struct chunk_names {
     std::size_t from = 0, to = 0;
     std::vector<std::string_view> names;
+    std::vector<std::pair<std::size_t, node_sharding>> sharded;
   };
   std::vector<chunk_names> chunks(chunk_count(n));
   out.nodes.resize(n);
@@ -305,8 +307,11 @@ bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, no
     for (std::size_t i = from; i < to && ok.load(std::memory_order_relaxed); ++i) {
       const std::string_view value(reinterpret_cast<const char*>(input) + values[i].begin,
                                    values[i].end - values[i].begin);
-      if (!decode_node(value, out.nodes[i], mine.names)) {
+      node_sharding sharding;
+      if (!decode_node(value, out.nodes[i], mine.names, sharding)) {
         ok = false;
+      } else if (sharding != node_sharding{}) {
+        mine.sharded.emplace_back(i, sharding);
       }
     }
   });
@@ -326,6 +331,12 @@ bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, no
     }
     out.names.insert(out.names.end(), chunk.names.begin(), chunk.names.end());
     chunk.names = {};
+    if (!chunk.sharded.empty() && out.sharding.empty()) {
+      out.sharding.resize(n);
+    }
+    for (const auto& [v, sharding] : chunk.sharded) {
+      out.sharding[v] = sharding;
+    }
   }
   return true;
 }

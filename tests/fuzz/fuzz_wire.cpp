@@ -63,7 +63,8 @@ bool same(const google::protobuf::MessageLite& a, const google::protobuf::Messag
 void check_node_view(std::string_view bytes) {
   std::vector<std::string_view> names;
   wire::node_view v;
-  if (!wire::decode_node(bytes, v, names)) {
+  wire::node_sharding sharding;
+  if (!wire::decode_node(bytes, v, names, sharding)) {
     if (!names.empty()) {
       disagree("node views refused a node but kept its names");
     }
@@ -93,10 +94,21 @@ void check_node_view(std::string_view bytes) {
   }
   for (const auto& a : node.attribute()) {
     if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
-        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0 ||
-        shardpoint::onnx::is_sharding_attribute(a)) {
+        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0) {
       disagree("node views accepted an attribute they leave to protobuf");
     }
+  }
+  // Sharding attributes: only as read_annotations() takes them, read as it
+  // reads them.
+  ::onnx::GraphProto alone;
+  *alone.add_node() = node;
+  try {
+    const auto r = shardpoint::onnx::read_annotations(alone);
+    if (sharding.device != r.device(0).value_or(-1) || sharding.stage != r.stage(0).value_or(-1)) {
+      disagree("node views read other sharding attributes than read_annotations");
+    }
+  } catch (const shardpoint::bad_input_error&) {
+    disagree("node views accepted a sharding attribute read_annotations refuses");
   }
 }
 

@@ -6,8 +6,9 @@
 OUT_DIR/wire: each shared model made small (initializer data cut to at most
 32 bytes, the first 12 nodes, 4 in subgraphs), and the same with an unknown
 field, with the graph field first, with the graph's length padded to five and
-six bytes; a model with unpacked float data, and one whose weight lies in an
-external file. OUT_DIR/config: the first byte picks the reader (see
+six bytes, with sharding attributes on its nodes; a model with unpacked float
+data, one with sharding attributes, and one whose weight lies in an external
+file. OUT_DIR/config: the first byte picks the reader (see
 fuzz_config.cpp): the shard.yaml files, a JSON config, a layout file,
 the strategy files `shardpoint weights strategy` writes for a small decoder,
 and a rank's checkpoint and the merged safetensors of its weights.
@@ -179,6 +180,13 @@ def main():
         data = model.SerializeToString()
         put(wire, base + ".onnx", data)
         put(wire, base + "-unknown.onnx", data + field(999, 0, varint(7)))
+        sharded = onnx.ModelProto()
+        sharded.CopyFrom(model)
+        for i, n in enumerate(sharded.graph.node):
+            n.attribute.append(helper.make_attribute("__ipu_number", i % 2))
+            if i % 3:
+                n.attribute.append(helper.make_attribute("__pipeline_stage", i % 2))
+        put(wire, base + "-sharded.onnx", sharded.SerializeToString())
         graph = model.graph.SerializeToString()
         rest = onnx.ModelProto()
         rest.CopyFrom(model)
@@ -210,6 +218,11 @@ def main():
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
     model = helper.make_model(helper.make_graph([node], "g", [x], [y], [w]))
     put(wire, "packed.onnx", model.SerializeToString())
+    sharded = onnx.ModelProto()  # (the shared models' first nodes are mostly Constants)
+    sharded.CopyFrom(model)
+    sharded.graph.node[0].attribute.extend([helper.make_attribute("__ipu_number", 1),
+                                            helper.make_attribute("__pipeline_stage", 2)])
+    put(wire, "sharded.onnx", sharded.SerializeToString())
     tensor = onnx.TensorProto()
     tensor.CopyFrom(w)
     tensor.ClearField("float_data")

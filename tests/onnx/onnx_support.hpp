@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -101,16 +103,32 @@ inline ::onnx::ModelProto make_model(const std::vector<node_spec>& nodes,
   return m;
 }
 
+// The sharding read_annotations() reads from `node` alone: (device, stage),
+// -1 where it has none; nothing when it throws on the node's attributes.
+inline std::optional<std::pair<int, int>> node_annotations(const ::onnx::NodeProto& node) {
+  ::onnx::GraphProto g;
+  *g.add_node() = node;
+  try {
+    const auto r = shardpoint::onnx::read_annotations(g);
+    return std::pair<int, int>(r.device(0).value_or(-1), r.stage(0).value_or(-1));
+  } catch (const shardpoint::bad_input_error&) {
+    return std::nullopt;
+  }
+}
+
 // Whether node views (onnx_adapter/src/node_view.hpp) leave `node` to
 // protobuf by what it holds: an attribute with a tensor, graph, type or
-// sparse tensor, or a sharding attribute. Stated here, apart from the
-// views' own rule, for the tests to hold that rule to.
+// sparse tensor, or a sharding attribute read_annotations() throws on.
+// Stated here, apart from the views' own rule, for the tests to hold that
+// rule to.
 inline bool left_to_protobuf(const ::onnx::NodeProto& node) {
-  return std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto& a) {
-    return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
-           a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0 ||
-           shardpoint::onnx::is_sharding_attribute(a);
-  });
+  return std::any_of(node.attribute().begin(), node.attribute().end(),
+                     [](const auto& a) {
+                       return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() ||
+                              a.tensors_size() > 0 || a.graphs_size() > 0 ||
+                              a.type_protos_size() > 0 || a.sparse_tensors_size() > 0;
+                     }) ||
+         !node_annotations(node);
 }
 
 /// A FLOAT tensor's raw_data moved into float_data: the other form a

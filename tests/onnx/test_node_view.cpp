@@ -6,9 +6,12 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <shardpoint/onnx/model.hpp>
@@ -20,6 +23,7 @@
 #include "onnx_support.hpp"
 #include "wire.hpp"
 
+namespace sp = shardpoint;
 namespace so = shardpoint::onnx;
 namespace wire = shardpoint::onnx::wire;
 namespace fs = std::filesystem;
@@ -30,7 +34,11 @@ namespace {
 // splice is where protobuf writes the fields after the attributes, which is
 // the size of the node without them.
 void check_views(const ::onnx::NodeProto& node, const wire::node_view& v,
-                 const std::vector<std::string_view>& names) {
+                 const std::vector<std::string_view>& names, const wire::node_sharding& s) {
+  const auto annotations = onnx_test::node_annotations(node);
+  REQUIRE(annotations);
+  CHECK(s.device == annotations->first);
+  CHECK(s.stage == annotations->second);
   CHECK(v.name == node.name());
   CHECK(v.op_type == node.op_type());
   CHECK(v.domain == node.domain());
@@ -55,12 +63,13 @@ void check_model(const ::onnx::ModelProto& model) {
   for (const auto& node : model.graph().node()) {
     const std::string bytes = node.SerializeAsString();
     wire::node_view v;
+    wire::node_sharding s;
     const auto had = names.size();
-    const bool accepted = wire::decode_node(bytes, v, names);
+    const bool accepted = wire::decode_node(bytes, v, names, s);
     CHECK(accepted == !onnx_test::left_to_protobuf(node));
     if (accepted) {
       CHECK(v.first_input == had);
-      check_views(node, v, names);
+      check_views(node, v, names, s);
     } else {
       CHECK(names.size() == had);
     }
@@ -101,7 +110,8 @@ void check_model(const ::onnx::ModelProto& model) {
 void check_against_protobuf(const std::string& bytes) {
   std::vector<std::string_view> names;
   wire::node_view v;
-  const bool accepted = wire::decode_node(bytes, v, names);
+  wire::node_sharding s;
+  const bool accepted = wire::decode_node(bytes, v, names, s);
   ::onnx::NodeProto node;
   const bool parsed = node.ParseFromString(bytes);
   if (!parsed) {
@@ -111,7 +121,7 @@ void check_against_protobuf(const std::string& bytes) {
     REQUIRE(parsed);
     CHECK(node.SerializeAsString() == bytes);
     CHECK_FALSE(onnx_test::left_to_protobuf(node));
-    check_views(node, v, names);
+    check_views(node, v, names, s);
   } else {
     CHECK(names.empty());
   }
@@ -162,7 +172,25 @@ TEST_CASE("what protobuf writes: every shared model's nodes, generated models") 
   *made.mutable_graph()->add_node() = full_node();
   auto* sharded = made.mutable_graph()->add_node();
   *sharded = full_node();
-  sharded->add_attribute()->set_name(so::stage_attribute);
+  sharded->add_attribute()->set_name(so::stage_attribute); // no type: left to protobuf
+  // Sharding attributes read_annotations() takes: read by the views.
+  for (const auto& [device, stage] : std::vector<std::pair<int, int>>{
+           {0, -1}, {-1, 3}, {2, 5}, {sp::max_group_id + 1, 0}, {7, sp::max_group_id}}) {
+    auto* node = made.mutable_graph()->add_node();
+    *node = full_node();
+    so::annotate(*node, device >= 0 ? std::optional<int>(device) : std::nullopt,
+                 stage >= 0 ? std::optional<int>(stage) : std::nullopt);
+  }
+  auto* zero = made.mutable_graph()->add_node(); // an INT without `i`: 0, as protobuf reads it
+  *zero = full_node();
+  auto* no_value = zero->add_attribute();
+  no_value->set_name(so::ipu_attribute);
+  no_value->set_type(::onnx::AttributeProto::INT);
+  auto* first = made.mutable_graph()->add_node(); // before the other attributes
+  *first = full_node();
+  so::annotate(*first, 4, 1);
+  std::rotate(first->mutable_attribute()->begin(), first->mutable_attribute()->end() - 2,
+              first->mutable_attribute()->end());
   auto* tensor = made.mutable_graph()->add_node();
   tensor->set_op_type("Constant");
   tensor->add_attribute()->mutable_t()->add_dims(1);
@@ -198,7 +226,19 @@ TEST_CASE("bytes protobuf reads but would write otherwise are refused") {
        name + field(5, attribute_name + "\xa0\x01\x63" + field(21, "r")), true},
       {"an unknown field (at the end, where protobuf keeps it)", name + op + field(15, "x"), false},
       {"a tensor attribute", name + field(5, attribute_name + field(5, "")), false},
-      {"a sharding attribute", name + field(5, field(1, so::ipu_attribute)), false},
+      {"a sharding attribute without a type", name + field(5, field(1, so::ipu_attribute)), false},
+      {"a sharding attribute of type FLOAT",
+       name + field(5, field(1, so::ipu_attribute) + "\x18\x01\xa0\x01\x01"), false},
+      {"a sharding attribute past the largest group",
+       name + field(5, field(1, so::stage_attribute) + "\x18\x81\x80\x04\xa0\x01\x02"), false},
+      {"a negative sharding attribute",
+       name + field(5, field(1, so::stage_attribute) + "\x18" + std::string(9, '\xff') +
+                           "\x01\xa0\x01\x02"),
+       false},
+      {"a sharding attribute twice",
+       name + field(5, field(1, so::ipu_attribute) + "\x18\x01\xa0\x01\x02") +
+           field(5, field(1, so::ipu_attribute) + "\x18\x02\xa0\x01\x02"),
+       false},
   };
   for (const auto& c : cases) {
     CAPTURE(c.what);
@@ -206,7 +246,8 @@ TEST_CASE("bytes protobuf reads but would write otherwise are refused") {
     REQUIRE(node.ParseFromString(c.bytes)); // protobuf reads it ...
     std::vector<std::string_view> names;
     wire::node_view v;
-    CHECK_FALSE(wire::decode_node(c.bytes, v, names)); // ... the views do not
+    wire::node_sharding s;
+    CHECK_FALSE(wire::decode_node(c.bytes, v, names, s)); // ... the views do not
     CHECK(names.empty());
     CHECK((node.SerializeAsString() != c.bytes) == c.rewritten);
   }
@@ -218,7 +259,9 @@ TEST_CASE("bytes protobuf reads but would write otherwise are refused") {
 }
 
 TEST_CASE("random corruptions: accepted only as protobuf reads and writes them") {
-  std::vector<std::string> seeds = {full_node().SerializeAsString()};
+  auto sharded = full_node();
+  so::annotate(sharded, 1, 2);
+  std::vector<std::string> seeds = {full_node().SerializeAsString(), sharded.SerializeAsString()};
   const auto decoder = so::synth_decoder(1);
   for (const auto& node : decoder.graph().node()) {
     seeds.push_back(node.SerializeAsString());
@@ -230,7 +273,8 @@ TEST_CASE("random corruptions: accepted only as protobuf reads and writes them")
     CAPTURE(round);
     std::vector<std::string_view> names;
     wire::node_view v;
-    accepted += wire::decode_node(bytes, v, names) ? 1 : 0;
+    wire::node_sharding s;
+    accepted += wire::decode_node(bytes, v, names, s) ? 1 : 0;
     check_against_protobuf(bytes);
   }
   // The corruptions reach both sides of the rule.

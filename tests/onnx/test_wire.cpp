@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -673,6 +674,20 @@ std::vector<fs::path> view_test_models(const fs::path& dir) {
   unnamed.mutable_graph()->mutable_node(1)->clear_name();
   models.push_back(dir / "unnamed.onnx");
   so::save_model(unnamed, models.back());
+  // Sharded: devices on every node, stages on some (read by the views; a
+  // new sharding parses them first, to remove the old attributes).
+  auto sharded = so::synth_decoder(2, 8);
+  const auto n = static_cast<std::size_t>(sharded.graph().node_size());
+  std::vector<int> devices(n, 0);
+  std::vector<int> stages(n, sp::sharding_result::unset);
+  for (std::size_t v = n / 2; v < n; ++v) {
+    devices[v] = 1;
+    stages[v] = v % 3 == 0 ? 2 : sp::sharding_result::unset;
+  }
+  stages[0] = 0;
+  so::annotate(*sharded.mutable_graph(), sp::sharding_result(n, devices, stages));
+  models.push_back(dir / "sharded.onnx");
+  so::save_model(sharded, models.back());
   if (!onnx_test::models_dir().empty()) {
     for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
       if (entry.path().extension() == ".onnx") {
@@ -698,6 +713,7 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
     // Every node one the views read (and at least one).
     const bool plain = g.node_size() > 0 &&
                        std::none_of(g.node().begin(), g.node().end(), onnx_test::left_to_protobuf);
+    const bool sharded = so::has_annotations(g);
     for (unsigned seed = 0; seed < 3; ++seed) {
       CAPTURE(seed);
       auto views = so::read_graph(path, so::node_reading::views);
@@ -706,8 +722,9 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
       const auto a = shard_through_model(std::move(views), g, seed);
       const auto b = shard_through_model(so::read_graph(path), g, seed);
       check_same(a, b);
-      // Parsed only where a node needed a name.
-      CHECK(a.views_kept == (plain && named));
+      // Parsed only where a node needed a name, or had sharding attributes
+      // the new ones replace.
+      CHECK(a.views_kept == (plain && named && !sharded));
       kept += a.views_kept ? 1 : 0;
     }
     // proto() parses the views into the model the parse gives.
@@ -736,8 +753,8 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
 TEST_CASE("for_each_node and inspect on views: what the parsed nodes give, nothing parsed") {
   temp_dir dir;
   auto models = view_test_models(dir.path());
-  // Two nodes of one name (listed, not named) and a sharded model (parsed:
-  // its nodes hold sharding attributes).
+  // Two nodes of one name (listed, not named), and a sharded model (read as
+  // views, its attributes from them).
   auto shared = so::synth_decoder(1, 8);
   shared.mutable_graph()->mutable_node(3)->set_name(shared.graph().node(1).name());
   models.push_back(dir / "shared_name.onnx");
@@ -798,7 +815,81 @@ TEST_CASE("for_each_node and inspect on views: what the parsed nodes give, nothi
       }
     }
   }
-  CHECK(listed_as_views >= 3); // the decoder, ResNet-50, one of one shared name
+  CHECK(listed_as_views >= 5); // the decoder, ResNet-50, one of one shared name, the sharded
+}
+
+TEST_CASE("sharding attributes read from views: read_annotations and validate as parsed") {
+  temp_dir dir;
+  const auto models = view_test_models(dir.path());
+  // Attributes read_annotations() throws on: refused by the views, so
+  // parsed, so the same message.
+  std::vector<fs::path> refused;
+  for (const auto& [what, edit] :
+       std::vector<std::pair<std::string, std::function<void(::onnx::AttributeProto&)>>>{
+           {"float", [](auto& a) { a.set_type(::onnx::AttributeProto::FLOAT); }},
+           {"negative", [](auto& a) { a.set_i(-1); }},
+           {"large", [](auto& a) { a.set_i(sp::max_group_id + 2); }},
+           {"twice", [](auto&) {}}}) {
+    auto model = so::synth_decoder(2, 8);
+    auto& node = *model.mutable_graph()->mutable_node(5);
+    so::annotate(node, 1, 0);
+    edit(*node.mutable_attribute(node.attribute_size() - 1));
+    if (what == "twice") {
+      *node.add_attribute() = node.attribute(node.attribute_size() - 1);
+    }
+    refused.push_back(dir / (what + ".onnx"));
+    so::save_model(model, refused.back());
+  }
+  const auto joined = [](const auto& values) {
+    std::string out;
+    for (const int v : values) {
+      out += std::to_string(v) + ",";
+    }
+    return out;
+  };
+  const auto read = [&](const fs::path& path, so::node_reading how) {
+    try {
+      const auto m = so::read_graph(path, how);
+      const auto r = so::read_annotations(m);
+      return std::to_string(r.size()) + " " + joined(r.devices()) + " / " + joined(r.stages());
+    } catch (const so::input_error& e) {
+      return std::string(e.what());
+    }
+  };
+  int sharded_views = 0;
+  for (const auto& path : models) {
+    CAPTURE(path.filename().string());
+    const auto views = so::read_graph(path, so::node_reading::views);
+    const auto parsed = so::read_model(path);
+    if (views.node_views() != nullptr && so::has_annotations(views)) {
+      ++sharded_views;
+    }
+    CHECK(read(path, so::node_reading::views) == read(path, so::node_reading::parsed));
+    if (views.node_views() != nullptr) {
+      CHECK(so::has_annotations(views) == so::has_annotations(parsed.proto().graph()));
+    }
+    // validate without a report (on the views) against with one (parsed):
+    // the same findings, naming the same nodes.
+    sp::app::validate_options a;
+    a.model = path.string();
+    a.report.format = "json";
+    const auto with_report = sp::app::validate_model(a);
+    a.report.format = "none";
+    const auto without = sp::app::validate_model(a);
+    CHECK(without.diagnostics.size() == with_report.diagnostics.size());
+    for (std::size_t i = 0; i < without.diagnostics.size(); ++i) {
+      CHECK(without.diagnostics[i].message == with_report.diagnostics[i].message);
+    }
+    CHECK(without.node_names == with_report.node_names);
+  }
+  CHECK(sharded_views == 1);
+  for (const auto& path : refused) {
+    CAPTURE(path.filename().string());
+    CHECK(so::read_graph(path, so::node_reading::views).node_views() == nullptr);
+    const std::string error = read(path, so::node_reading::views);
+    CHECK(error == read(path, so::node_reading::parsed));
+    CHECK(error.find("attribute __") != std::string::npos);
+  }
 }
 
 TEST_CASE("nodes read as views: refused names are the parse's, proto() once from any thread") {

@@ -127,11 +127,15 @@ std::size_t strip_annotations(::onnx::GraphProto& graph);
 /// The sharding already stored in a model's attributes. Throws input_error for
 /// an attribute that is not a non-negative INT.
 sharding_result read_annotations(const ::onnx::GraphProto& graph);
+/// The same for a loaded model; from its views, parsing nothing, when its
+/// nodes were read so (a view holds a sharding attribute only as this
+/// function takes it: what it throws on is read by protobuf).
+sharding_result read_annotations(const loaded_model& model);
 
 /// Whether any top-level node carries a sharding attribute.
 bool has_annotations(const ::onnx::GraphProto& graph);
-/// The same for a loaded model; with views, false without parsing (a node
-/// with a sharding attribute is never read as a view).
+/// The same for a loaded model; from its views, parsing nothing, when its
+/// nodes were read so.
 bool has_annotations(const loaded_model& model);
 
 /// A top-level node as `inspect` lists it, viewing the model (its input when

@@ -45,10 +45,12 @@ enum class node_reading {
   parsed,
   /// As views into the input where every node is plain (src/node_view.hpp:
   /// bytes protobuf would write back unchanged, no attribute holding a
-  /// tensor, graph or type, no sharding attribute), parsed only when
-  /// proto() is first called; parsed otherwise. For commands that need of
-  /// the nodes only their names and edges (`shard` without a report), and
-  /// only through the functions that take a loaded_model (graph.hpp).
+  /// tensor, graph or type, a sharding attribute only as read_annotations()
+  /// takes it), parsed only when proto() is first called; parsed otherwise.
+  /// For commands that need of the nodes only their names, edges and
+  /// sharding attributes (`shard` and `validate` without a report,
+  /// `inspect`), and only through the functions that take a loaded_model
+  /// (graph.hpp).
   views,
 };
 
@@ -157,6 +159,8 @@ inline loaded_model parse_graph(std::string_view bytes, const std::string& sourc
 /// A skeleton's nodes lose their sharding attributes now and gain the new
 /// ones as the writer writes them, never as AttributeProto objects in
 /// memory; read_annotations() of proto() does not see them until then.
+/// Nodes read as views are parsed first when any holds a sharding
+/// attribute (to remove it), and stay views otherwise.
 /// The written bytes are annotate(graph, result)'s, byte for byte.
 void annotate(loaded_model& model, const sharding_result& result);
 
