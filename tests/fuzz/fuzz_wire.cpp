@@ -13,7 +13,8 @@
 //     parse_model() fails, with the same message;
 //   - a node's bytes (every node span's, and the input itself taken as a
 //     node) that node views accept (node_view.hpp) protobuf parses to the
-//     views' fields and serialises to the same bytes;
+//     views' fields and serialises to the same bytes, and read_annotations()
+//     reads to the views' sharding attributes, without throwing;
 //   - parse_graph() with the nodes read as views answers as with them
 //     parsed, and writes the same bytes after the same annotation;
 //   - an initializer's bytes (every initializer span's, and the input
