@@ -40,6 +40,21 @@ TEST_CASE("a cycle is reported with a vertex on it") {
   CHECK_THROWS_AS(shardpoint::manual_shard(g, pts{}), shardpoint::cycle_error);
 }
 
+TEST_CASE("validate refuses a graph with a cycle, whatever the sharding") {
+  // 4 -> 0 -> 1 -> 2 -> 0, and 2 -> 3: no sharding of it is valid.
+  const auto g = make_graph(5, {{4, 0}, {0, 1}, {1, 2}, {2, 0}, {2, 3}});
+  for (const auto& r : {shardpoint::sharding_result(5, {}, {}),
+                        shardpoint::sharding_result(5, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0})}) {
+    const auto e = caught([&] { (void)shardpoint::validate(g, r); });
+    REQUIRE(e.vertex().has_value());
+    CHECK(std::set<std::size_t>{0, 1, 2}.count(*e.vertex()) == 1);
+    CHECK_THROWS_AS((void)shardpoint::validate(g, r), shardpoint::cycle_error);
+  }
+  // Out of index order but acyclic: validated as before.
+  const auto dag = make_graph(3, {{2, 1}, {1, 0}});
+  CHECK(shardpoint::validate(dag, shardpoint::sharding_result(3, {0, 0, 0}, {})).empty());
+}
+
 TEST_CASE("a self-loop is a cycle") {
   const auto g = make_graph(3, {{0, 1}, {1, 1}, {1, 2}});
   CHECK_THROWS_WITH_AS(shardpoint::manual_shard(g, pts{{2, 0, 0}}),

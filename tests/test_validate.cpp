@@ -44,7 +44,7 @@ TEST_CASE("(a) one stage on several devices") {
   REQUIRE(rules_of(ds) == std::vector{rule::stage_on_several_devices});
   CHECK(ds[0].severity == severity::error);
   CHECK(ds[0].message ==
-        "stage 1 is split over devices 0 (vertex 3) 1 (vertex 2); a pipeline stage must run on "
+        "stage 1 is split over devices 0 (vertex 3), 1 (vertex 2); a pipeline stage must run on "
         "one device");
   CHECK(ds[0].vertices == std::vector<std::size_t>{3, 2});
 }

@@ -46,6 +46,10 @@ std::string inspect_model(const inspect_options& a, reading what) {
   // The nodes as views into the model where it allows (a node graph of
   // views, #30): listing them parses nothing.
   auto file = load_model(a.model, a.data, what);
+  // Device and stage columns when the model is sharded (read before any
+  // node is named: an error names a node as the model has it).
+  const bool sharded = onnx::has_annotations(file);
+  const sharding_result r = sharded ? onnx::read_annotations(file) : sharding_result();
   // An unnamed node is listed by the name shard gives it (PopRT's
   // <op_type>_<index>), which --shard and configs take, in parentheses: it
   // is not in the model. (With a name on two nodes, which shard refuses,
@@ -62,9 +66,6 @@ std::string inspect_model(const inspect_options& a, reading what) {
     }
   } catch (const bad_input_error&) {
   }
-  // Device and stage columns when the model is sharded.
-  const bool sharded = onnx::has_annotations(file);
-  const sharding_result r = sharded ? onnx::read_annotations(file) : sharding_result();
   const auto value = [](std::optional<int> v) { return v ? std::to_string(*v) : "-"; };
   const auto json_value = [](std::optional<int> v) {
     return v ? nlohmann::json(*v) : nlohmann::json();

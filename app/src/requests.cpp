@@ -45,6 +45,7 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading wha
     auto& graph = *out.model.proto().mutable_graph();
     if (!onnx::has_annotations(graph) && unsharded_ok) {
       out.nodes = onnx::build_graph(graph);
+      onnx::check_acyclic(out.model, out.nodes); // (points would have refused a cycle)
       out.result = sharding_result(static_cast<std::size_t>(graph.node_size()), {}, {});
       return out;
     }
@@ -53,6 +54,7 @@ sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading wha
                         "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
     }
     out.nodes = onnx::build_graph(graph);
+    onnx::check_acyclic(out.model, out.nodes);
     out.result = onnx::read_annotations(graph);
     out.from_attributes = true;
     return out;

@@ -109,7 +109,8 @@ void stage_devices(const sharding_result& r, const Describe& describe,
     msg.append(std::to_string(stage)).append(" is split over devices");
     std::vector<std::size_t> involved;
     for (const auto& [device, vertex] : devices) {
-      msg.append(" ").append(std::to_string(device)).append(" (").append(describe(vertex));
+      msg.append(involved.empty() ? " " : ", ").append(std::to_string(device)).append(" (");
+      msg.append(describe(vertex));
       msg.append(")");
       involved.push_back(vertex);
     }

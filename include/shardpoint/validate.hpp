@@ -27,6 +27,7 @@
 #include "graph_access.hpp"
 #include "pipeline_rules.hpp"
 #include "sharding_result.hpp"
+#include "topological_order.hpp"
 
 namespace shardpoint {
 
@@ -63,6 +64,12 @@ public:
   }
 
   std::vector<diagnostic> run() {
+    // No sharding of a graph with a cycle is valid (nor is the graph a
+    // model): refused as manual_shard and balanced_shard refuse it.
+    if (!is_index_order_topological(g_)) {
+      (void)kahn_order(
+          g_, indegrees(g_), [](std::size_t) { return false; }, [](std::size_t) {});
+    }
     const auto describe = [&](std::size_t i) { return g_.describe(i); };
     rules::stage_devices(r_, describe, out_);
     rules::stage_numbering(r_, out_);
@@ -164,7 +171,8 @@ std::vector<diagnostic> validate_impl(const G& g, const sharding_result& result,
 /// name_map])` (then messages name vertices). Rule (f) needs the inputs
 /// marked: see the overload below. Complexity O(V + E + S log S) for S
 /// stages. Throws `size_mismatch_error` when `result` has not
-/// num_vertices(g) vertices.
+/// num_vertices(g) vertices, and `cycle_error` (naming a vertex on it) when
+/// g has a cycle.
 template <vertex_list_graph G>
 std::vector<diagnostic> validate(const G& g, const sharding_result& result,
                                  const pipeline_options& options = {}) {

@@ -577,12 +577,11 @@ std::vector<sharding_point<std::size_t>> resolve_on(const Nodes& nodes,
                          [&](std::size_t v) -> std::string_view { return nodes.name(v); });
 }
 
-template <class Nodes>
-sharding_result shard_on(const Nodes& nodes, const node_graph& graph,
-                         const std::vector<sharding_point<std::size_t>>& points) {
-  const auto index = get(boost::vertex_index, graph.graph);
+// f(), with a cycle among the nodes said as the model's.
+template <class Nodes, class F>
+auto refusing_cycles(const Nodes& nodes, F&& f) {
   try {
-    return manual_shard(indexed(graph.graph, index, display_names<Nodes>{&nodes}), points);
+    return f();
   } catch (const cycle_error& e) {
     throw input_error("the model's nodes form a cycle through " +
                           label_of(nodes, e.vertex().value_or(0)),
@@ -590,7 +589,28 @@ sharding_result shard_on(const Nodes& nodes, const node_graph& graph,
   }
 }
 
+template <class Nodes>
+sharding_result shard_on(const Nodes& nodes, const node_graph& graph,
+                         const std::vector<sharding_point<std::size_t>>& points) {
+  const auto index = get(boost::vertex_index, graph.graph);
+  return refusing_cycles(nodes, [&] {
+    return manual_shard(indexed(graph.graph, index, display_names<Nodes>{&nodes}), points);
+  });
+}
+
 } // namespace
+
+void check_acyclic(const loaded_model& model, const node_graph& graph) {
+  on_nodes(model, [&](const auto& nodes, const auto&) {
+    using Nodes = std::decay_t<decltype(nodes)>;
+    const auto index = get(boost::vertex_index, graph.graph);
+    const auto g = indexed(graph.graph, index, display_names<Nodes>{&nodes});
+    if (!is_topologically_labelled(g)) {
+      refusing_cycles(nodes, [&] { return topological_order(g); });
+    }
+    return 0;
+  });
+}
 
 std::vector<sharding_point<std::size_t>> resolve(const ::onnx::GraphProto& g,
                                                  const std::vector<config_entry>& entries) {
@@ -734,8 +754,13 @@ sharding_result read_annotations(const ::onnx::GraphProto& g) {
       }
       // Up to max_group_id + 1: the default group manual_shard gives.
       if (a.type() != ::onnx::AttributeProto::INT || a.i() < 0 || a.i() > max_group_id + 1) {
-        throw input_error(node_label(g, v) + ": attribute " + a.name() + " is not an INT in 0.." +
-                          std::to_string(max_group_id + 1));
+        // Saying what it is: a type (by its name, as onnx.proto spells it) or the value.
+        const std::string found =
+            a.type() != ::onnx::AttributeProto::INT
+                ? "of type " + ::onnx::AttributeProto_AttributeType_Name(a.type())
+                : std::to_string(a.i());
+        throw input_error(node_label(g, v) + ": attribute " + a.name() + " is " + found +
+                          ", not an INT in 0.." + std::to_string(max_group_id + 1));
       }
       auto& slot = (is_ipu ? devices : stages)[v];
       if (slot != sharding_result::unset) { // which would it be? (ONNX's checker refuses it too)
@@ -755,8 +780,10 @@ std::vector<diagnostic> validate_on(const Nodes& names, const ::onnx::GraphProto
                                     const node_graph& nodes, const sharding_result& result,
                                     const pipeline_options& options) {
   const auto index = get(boost::vertex_index, nodes.graph);
-  auto out = shardpoint::validate(indexed(nodes.graph, index, display_names<Nodes>{&names}), result,
-                                  options);
+  auto out = refusing_cycles(names, [&] {
+    return shardpoint::validate(indexed(nodes.graph, index, display_names<Nodes>{&names}), result,
+                                options);
+  });
   if (!result.has_devices()) {
     return out;
   }

@@ -228,6 +228,21 @@ TEST_CASE("bad models: exit 2, one line, no output") {
       onnx_test::make_model({{"a", {"x", "yb"}, {"ya"}, "Add"}, {"b", {"ya"}, {"yb"}}}, {"yb"});
   sp::save_model(cyclic, bad);
   expect_failure(f, f.shard_args(bad, f.config), 2, "the model's nodes form a cycle through node");
+  // With its own sharding attributes, or none: every command that would
+  // take them refuses the cycle too (a trial found validate passing it and
+  // split writing stage models of it).
+  sp::annotate(*cyclic.mutable_graph(), shardpoint::sharding_result(2, {0, 1}, {0, 1}));
+  sp::save_model(cyclic, bad);
+  const std::string m = q(bad);
+  for (const std::string& args :
+       {"validate " + m, "validate " + m + " --report none", "validate " + m + " --report json",
+        "shard --input-model " + m + " --output-model " + q(f.out),
+        "split --input-model " + m + " --output-dir " + q(f.dir / "stages"),
+        "memory --input-model " + m, "simulate --input-model " + m + " --batches-per-step 2",
+        "weights strategy --input-model " + m + " --tensor-parallel 2 --output-dir " +
+            q(f.dir / "w")}) {
+    expect_failure(f, args, 2, "cycle through");
+  }
 
   auto twice = onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"a", {"ya"}, {"yb"}}}, {"yb"});
   sp::save_model(twice, bad);

@@ -147,6 +147,26 @@ TEST_CASE("sharding twice replaces the attributes, never duplicates them") {
                          ("node 0 'a': attribute " + std::string(name) + " appears twice").c_str(),
                          shardpoint::bad_input_error);
   }
+  // One that is no INT in range says what it is (a trial: "not an INT" read
+  // the same for a FLOAT, a -1 and a missing type).
+  const std::string range = ", not an INT in 0.." + std::to_string(shardpoint::max_group_id + 1);
+  const std::vector<std::pair<std::function<void(::onnx::AttributeProto&)>, std::string>> bad = {
+      {[](auto& a) { a.set_type(::onnx::AttributeProto::FLOAT); }, "of type FLOAT"},
+      {[](auto& a) { a.clear_type(); }, "of type UNDEFINED"},
+      {[](auto& a) { a.set_i(-1); }, "-1"},
+      {[](auto& a) { a.set_i(shardpoint::max_group_id + 2); },
+       std::to_string(shardpoint::max_group_id + 2)}};
+  for (const auto& [edit, found] : bad) {
+    auto wrong = m;
+    auto& node = *wrong.mutable_graph()->mutable_node(1);
+    sp::annotate(node, 1, std::nullopt);
+    edit(*node.mutable_attribute(0));
+    CHECK_THROWS_WITH_AS(
+        sp::read_annotations(wrong.graph()),
+        ("node 1 'b': attribute " + std::string(sp::ipu_attribute) + " is " + found + range)
+            .c_str(),
+        shardpoint::bad_input_error);
+  }
 }
 
 TEST_CASE("silero_vad_legacy: reads from inside If subgraphs create edges") {

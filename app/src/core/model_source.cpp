@@ -7,6 +7,7 @@
 #include <shardpoint/app/model_source.hpp>
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/text.hpp>
+#include <shardpoint/topological_order.hpp>
 
 namespace shardpoint::app {
 
@@ -67,6 +68,23 @@ std::vector<std::string> model_source::write_tensor_parallel(const sharding_resu
   return {};
 }
 
+namespace {
+
+// A graph with a cycle is no model to plan: refused (cycle_error, naming a
+// node on it), as a sharding by points refuses it. O(V + E) on a graph
+// whose nodes are in topological order.
+void require_acyclic(model_source& source) {
+  const auto& g = source.graph();
+  const auto index = get(boost::vertex_index, g);
+  if (is_topologically_labelled(indexed(g, index))) {
+    return;
+  }
+  const std::vector<std::string> all = source.names();
+  (void)topological_order(indexed(g, index, boost::make_iterator_property_map(all.begin(), index)));
+}
+
+} // namespace
+
 sharding_result sharding_of(model_source& source, const points& where, bool unsharded_ok) {
   if (where.has_points()) {
     const std::vector<config::entry> entries = where.read();
@@ -74,12 +92,14 @@ sharding_result sharding_of(model_source& source, const points& where, bool unsh
     return source.shard(entries);
   }
   if (auto stored = source.annotated()) {
+    require_acyclic(source);
     return std::move(*stored);
   }
   if (!unsharded_ok) {
     throw usage_error("give --manual-sharding-config FILE or at least one --shard "
                       "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
   }
+  require_acyclic(source);
   return sharding_result(num_vertices(source.graph()), {}, {});
 }
 

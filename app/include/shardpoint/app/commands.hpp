@@ -48,15 +48,19 @@ struct shard_options {
 };
 
 /// The options of each command (app/option_schema.hpp), next to its request.
+
+/// --report of the commands that validate (shard, validate).
+inline constexpr std::string_view findings_only_help =
+    "Report format; none prints only validation findings (on stderr) and skips the shape "
+    "inference that sizes the crossing tensors";
+
 template <class B>
 void options(B& b, shard_options& a) {
   options(b, a.model, opt::input_model.help, true, "input");
   b(opt::output_model.saying("Where to write the sharded model").keyed("output"), a.output);
   b(opt::output_dir.saying("Folder for a relative --output-model"), a.output_dir);
   options(b, a.pipeline, "Micro-batches per step (with pipelining: a multiple of the stages)");
-  options(b, a.report, "table,json,none",
-          "Report format; none prints only validation findings (on stderr) and skips the shape "
-          "inference that sizes the crossing tensors");
+  options(b, a.report, "table,json,none", findings_only_help);
   options(b, a.shapes);
   b(opt::in_place, a.in_place);
   b(opt::force.saying("Write the model even when validation fails"), a.force);
@@ -115,7 +119,7 @@ template <class B>
 void options(B& b, validate_options& a) {
   b(opt::model.saying("Model to check").needed(), a.model);
   options(b, a.pipeline, "Micro-batches per step (turns on the pipelining checks)");
-  options(b, a.report, "table,json,none");
+  options(b, a.report, "table,json,none", findings_only_help);
   options(b, a.shapes);
 }
 

@@ -63,6 +63,11 @@ node_graph build_graph(const ::onnx::GraphProto& graph);
 /// functions below that take a loaded_model, where the views suffice.
 node_graph build_graph(const loaded_model& model);
 
+/// Throws input_error naming a node on a cycle when the nodes form one: no
+/// sharding of such a graph is valid (manual_shard and validate refuse it
+/// too), and no stage of it runs. O(V + E) on nodes in topological order.
+void check_acyclic(const loaded_model& model, const node_graph& nodes);
+
 /// How nodes without a (unique) name are handled.
 enum class naming {
   /// Empty names get `<op_type>_<node index>` (with `_<k>` appended, k = 1,
