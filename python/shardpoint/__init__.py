@@ -454,7 +454,9 @@ def validate(
     """``shardpoint validate``: the findings on the sharding attributes
     already in ``model`` (PopRT's rules; ``batches_per_step`` alone turns
     the pipelining checks on, as the command does). An empty list: no
-    problems."""
+    problems. ``BadInputError`` where the command exits 2: a model that
+    cannot be read, a sharding attribute that is not an INT in range or
+    appears twice on a node, nodes that form a cycle."""
     _, found = _calls.validate(
         _model(model), num_ipus, batches_per_step, _flag("enable_pipelining", enable_pipelining)
     )

@@ -320,6 +320,15 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
     with pytest.raises(shardpoint.BadParameterError,
                        match=re.escape("--num-ipus: a 71-bit integer is beyond 64 bits")):
         shardpoint.validate(str(sharded), num_ipus=2**70)
+    # Nodes that form a cycle: the command's exit 2 (a trial found it passed).
+    a = onnx.helper.make_node("Add", ["x", "yb"], ["ya"], name="a", __ipu_number=0)
+    b = onnx.helper.make_node("Relu", ["ya"], ["yb"], name="b", __ipu_number=1)
+    x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])
+    y = onnx.helper.make_tensor_value_info("yb", onnx.TensorProto.FLOAT, [1])
+    cyclic = onnx.helper.make_model(onnx.helper.make_graph([a, b], "g", [x], [y]))
+    with pytest.raises(shardpoint.BadInputError,
+                       match=re.escape("the model's nodes form a cycle through node")):
+        shardpoint.validate(cyclic.SerializeToString())
     # simulate: the metrics of --report json.
     code, out, err = cli(
         "simulate", "--input-model", str(sharded), "--shard", f"{first}=0:0",
