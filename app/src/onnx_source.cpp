@@ -175,7 +175,9 @@ std::vector<std::string> onnx_source::op_types() {
 }
 
 node_measures onnx_source::measure(cost_model how) {
-  onnx::node_weights w = onnx::measure_nodes(proto(), nodes(), onnx_cost(how), &sizes_);
+  // The node graph, when not built yet, is built beside shape inference.
+  onnx::node_weights w = onnx::measure_nodes(
+      proto(), [this]() -> const onnx::node_graph& { return nodes(); }, onnx_cost(how), &sizes_);
   node_measures out;
   out.parameters = onnx::parameter_items(nodes(), w);
   out.cost = std::move(w.cost);

@@ -3,6 +3,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -149,14 +150,29 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
 
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
                            const input_sizes* sizes) {
-  const shapes::sized_inputs sized(model, sizes);
+  return measure_nodes(
+      model, [&]() -> const node_graph& { return nodes; }, how, sizes);
+}
+
+node_weights measure_nodes(::onnx::ModelProto& model,
+                           const std::function<const node_graph&()>& graph_of, cost_model how,
+                           const input_sizes* sizes) {
+  std::optional<shapes::sized_inputs> sized;
+  try {
+    sized.emplace(model, sizes);
+  } catch (const shardpoint::error&) {
+    graph_of(); // a model whose graph cannot be built is reported first
+    throw;
+  }
   const auto& g = model.graph();
   const auto n = static_cast<std::size_t>(g.node_size());
   node_weights w;
-  // The weights, and which outputs some other node reads (each sized
-  // once): what does not need the shapes.
-  std::vector<bool> read(nodes.tensors.size(), false);
+  // The node graph, the weights, and which outputs some other node reads
+  // (each sized once): what does not need the shapes.
+  std::vector<bool> read;
   const auto unshaped = [&] {
+    const node_graph& nodes = graph_of();
+    read.assign(nodes.tensors.size(), false);
     const shapes::model_weights weights = shapes::weights_of(g, nodes);
     w.initializer_bytes = weights.tensor_bytes();
     w.held_bytes.resize(n);
@@ -174,7 +190,8 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
   };
   // Shape inference is the longest step and runs node after node: the rest
   // runs beside it on another core where it can.
-  const inferred_shapes types(model, sized.active(), unshaped);
+  const inferred_shapes types(model, sized->active(), unshaped);
+  const node_graph& nodes = graph_of();
   if (how == cost_model::flops) {
     w.cost = flops_costs(g, types, &w.guessed);
   } else if (how == cost_model::params) {

@@ -5,6 +5,7 @@
 // unknown operators, inference errors, what ends inference, ir_version 3,
 // fresh symbols).
 #include <map>
+#include <optional>
 #include <set>
 
 #include <onnx/shape_inference/implementation.h>
@@ -428,6 +429,27 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
     const std::string before = m.SerializeAsString();
     const auto w = sp::measure_nodes(m, nodes, sp::cost_model::flops);
     CHECK(m.SerializeAsString() == before);
+    // The node graph built beside inference: the same measures.
+    std::optional<sp::node_graph> built;
+    const auto beside = sp::measure_nodes(
+        m,
+        [&]() -> const sp::node_graph& {
+          if (!built) {
+            built.emplace(sp::build_graph(m.graph()));
+          }
+          return *built;
+        },
+        sp::cost_model::flops);
+    CHECK(m.SerializeAsString() == before);
+    REQUIRE(built);
+    CHECK(built->tensors == nodes.tensors);
+    CHECK(beside.cost == w.cost);
+    CHECK(beside.parameter_bytes == w.parameter_bytes);
+    CHECK(beside.output_bytes == w.output_bytes);
+    CHECK(beside.initializer_bytes == w.initializer_bytes);
+    CHECK(beside.held_bytes == w.held_bytes);
+    CHECK(beside.guessed.cost_nodes == w.guessed.cost_nodes);
+    CHECK(beside.guessed.bytes_nodes == w.guessed.bytes_nodes);
     const auto n = static_cast<std::size_t>(m.graph().node_size());
     std::vector<std::int64_t> want(n, 0);
     const sp::shapes::inferred_shapes types(m);
@@ -461,6 +483,59 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
     for (std::size_t v = 0; v < n; ++v) {
       REQUIRE(w.held_bytes[v] == weights.held_bytes(v));
     }
+  }
+}
+
+TEST_CASE("measure_nodes: a node graph built beside inference, its error first") {
+  auto m = base_model();
+  node(*m.mutable_graph(), "Relu", {"x"}, {"a"}); // a second writer of "a"
+  auto with_if = m;
+  onnx_test::add_if(*with_if.mutable_graph(), "if", "x", "y");
+  sp::input_sizes no_such_input;
+  no_such_input.shapes.emplace_back("nothing", std::vector<std::int64_t>{2, 3, 4});
+  sp::input_sizes sized;
+  sized.shapes.emplace_back("x", std::vector<std::int64_t>{2, 3, 4});
+  for (auto* model : {&m, &with_if}) {
+    CAPTURE(model == &m);
+    const std::string before = model->SerializeAsString();
+    for (const auto* sizes :
+         std::initializer_list<const sp::input_sizes*>{nullptr, &no_such_input}) {
+      CAPTURE(sizes != nullptr);
+      // The graph's error, beside inference or before it, and before the
+      // sizes' own error.
+      CHECK_THROWS_WITH_AS(sp::measure_nodes(
+                               *model,
+                               [&]() -> const sp::node_graph& {
+                                 static sp::node_graph none;
+                                 none = sp::build_graph(model->graph());
+                                 return none;
+                               },
+                               sp::cost_model::flops, sizes),
+                           doctest::Contains("is written by both"), shardpoint::bad_input_error);
+      CHECK(model->SerializeAsString() == before);
+    }
+  }
+  // A graph that builds: the sizes' error. Where inference writes to the
+  // model (an If; sizes given), the graph is built before it, on the model
+  // as it was.
+  auto ok = base_model();
+  onnx_test::add_if(*ok.mutable_graph(), "if", "x", "y");
+  std::optional<sp::node_graph> built;
+  const auto graph_of = [&]() -> const sp::node_graph& {
+    if (!built) {
+      CHECK(ok.graph().value_info_size() == 0);
+      built.emplace(sp::build_graph(ok.graph()));
+    }
+    return *built;
+  };
+  CHECK_THROWS_AS(sp::measure_nodes(ok, graph_of, sp::cost_model::flops, &no_such_input),
+                  shardpoint::bad_parameter_error);
+  for (const auto* sizes : std::initializer_list<const sp::input_sizes*>{nullptr, &sized}) {
+    built.reset();
+    const auto w = sp::measure_nodes(ok, graph_of, sp::cost_model::flops, sizes);
+    CHECK(built);
+    CHECK(w.cost.size() == static_cast<std::size_t>(ok.graph().node_size()));
+    CHECK(ok.graph().value_info_size() == 0);
   }
 }
 

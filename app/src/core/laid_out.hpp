@@ -18,15 +18,15 @@ namespace shardpoint::app::detail {
 // The algorithms index vertices by the positions (results, points and
 // memory items alike); `node_order` maps them back.
 struct laid_out_model {
+  node_measures w; ///< measured first: a source may build its graph meanwhile
   const model_source::graph_type& graph;
-  node_measures w;
   std::vector<std::string> names;
   std::vector<std::size_t> positions;  ///< node -> position
   std::vector<std::size_t> node_order; ///< position -> node
   memory_items params;                 ///< parameter bytes, by position
 
   laid_out_model(model_source& source, cost_model cost)
-      : graph(source.graph()), w(source.measure(cost)), names(source.names()),
+      : w(source.measure(cost)), graph(source.graph()), names(source.names()),
         positions(producers_late_positions(graph)), node_order(positions.size()) {
     params.bytes = std::move(w.parameters.bytes);
     params.used = to_positions(std::move(w.parameters.used));

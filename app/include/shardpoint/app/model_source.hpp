@@ -91,7 +91,8 @@ public:
   /// Each node's operation ("Conv", "MatMul"), for pictures; by default
   /// none (every node drawn as a plain node).
   [[nodiscard]] virtual std::vector<std::string> op_types() { return {}; }
-  /// Costs, parameter and output bytes, the weights.
+  /// Costs, parameter and output bytes, the weights. May be called before
+  /// graph() (suggest does: a source may build its graph meanwhile).
   [[nodiscard]] virtual node_measures measure(cost_model how) = 0;
   /// Floating-point operations in one unit of measure(cost_model::flops)'s
   /// costs (ONNX: 10^6); by default 1.

@@ -7,6 +7,7 @@
 #define SHARDPOINT_ONNX_COSTS_HPP
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -127,6 +128,15 @@ struct node_weights {
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape
 /// inference. `model` is returned exactly as it was.
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
+                           const input_sizes* sizes = nullptr);
+/// The same where the node graph is not built yet: `nodes()` builds it (or
+/// returns it; called again, it must return the same one), on another core
+/// beside shape inference where inference leaves the model untouched
+/// (shapes::inferred_shapes::leaves_untouched), before it otherwise. Its
+/// error comes first, as when the graph is built before: also before an
+/// error in `sizes`.
+node_weights measure_nodes(::onnx::ModelProto& model,
+                           const std::function<const node_graph&()>& nodes, cost_model how,
                            const input_sizes* sizes = nullptr);
 
 /// How many weight tensors hold strings or an undefined or unknown element
