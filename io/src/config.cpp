@@ -362,8 +362,9 @@ std::optional<std::size_t> distance_up_to(std::string_view a, std::string_view b
 
 } // namespace
 
-std::vector<std::string>
-closest(std::string_view name, const std::vector<std::string_view>& candidates, std::size_t most) {
+std::vector<std::string> closest(std::string_view name,
+                                 const std::vector<std::string_view>& candidates, std::size_t most,
+                                 std::size_t within) {
   // The best `most` so far, worst first (a max-heap of (distance, name)):
   // a candidate farther than the worst of a full heap is not computed out.
   using scored = std::pair<std::size_t, std::string_view>;
@@ -376,8 +377,7 @@ closest(std::string_view name, const std::vector<std::string_view>& candidates, 
       continue;
     }
     const bool full = best.size() == most;
-    const auto d = distance_up_to(
-        name, c, full ? best.front().first : std::numeric_limits<std::size_t>::max());
+    const auto d = distance_up_to(name, c, full ? std::min(best.front().first, within) : within);
     if (!d || (full && !(scored(*d, c) < best.front()))) {
       continue;
     }

@@ -76,6 +76,13 @@ void long_names(const CLI::App& cmd, std::vector<std::string>& names) {
   }
 }
 
+// How far a word typed may be from a hint given for it: a third of its
+// length, at least 2 edits ("--num_ipu" is 1 from "--num_ipus"; "--force"
+// is 4 from "--dim", which is no hint).
+std::size_t hint_within(std::string_view typed) {
+  return std::max<std::size_t>(2, typed.size() / 3);
+}
+
 // "unknown option '--num_ipu'; did you mean '--num_ipus'?", one line.
 // Prints "unknown option" for the first option the command does not have,
 // with the closest it has, and returns exit_usage; -1 when every option is
@@ -105,10 +112,22 @@ int unknown_arguments(CLI::App& app, int argc, char** argv) {
   if (unknown.empty()) {
     return -1;
   }
-  const auto hint = shardpoint::config::closest(unknown, views, 1);
+  std::vector<std::string_view> longer; // "--output": "--output-model" says more than a distance
+  for (const auto v : views) {
+    // PopRT's spellings ("--output_model") only for one typed so
+    if (v.starts_with(unknown) && (v.find('_') == v.npos || unknown.find('_') != unknown.npos)) {
+      longer.push_back(v);
+    }
+  }
+  const auto hint = longer.empty()
+                        ? shardpoint::config::closest(unknown, views, 1, hint_within(unknown))
+                        : shardpoint::config::closest(unknown, longer, 3);
   std::cerr << "shardpoint: usage: unknown option '" << one_line(unknown) << "'" << context;
-  if (!hint.empty()) {
-    std::cerr << "; did you mean '" << hint.front() << "'?";
+  for (std::size_t i = 0; i < hint.size(); ++i) {
+    std::cerr << (i == 0                ? "; did you mean '"
+                  : i + 1 < hint.size() ? "', '"
+                                        : "' or '")
+              << hint[i] << (i + 1 == hint.size() ? "'?" : "");
   }
   std::cerr << '\n';
   return exit_usage;
@@ -143,7 +162,7 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
   std::cerr << "shardpoint: usage: " << what << " needs a command: " << list;
   if (!given.empty()) {
     std::vector<std::string_view> views(subcommands.begin(), subcommands.end());
-    const auto hint = shardpoint::config::closest(given, views, 1);
+    const auto hint = shardpoint::config::closest(given, views, 1, hint_within(given));
     std::string guess = hint.empty() ? std::string() : std::string(hint.front());
     for (const auto& s : subcommands) { // a prefix says more than a distance
       guess = s.starts_with(given) ? s : guess;

@@ -142,6 +142,16 @@ TEST_CASE("closest: the same names as a whole Levenshtein table sorted, on rando
       }
       INFO("name '", name, "', most ", most);
       CHECK(config::closest(name, views, most) == expected);
+      for (std::size_t within : {0U, 1U, 4U, 8U}) {
+        std::vector<std::string> near;
+        for (std::size_t i = 0; i < reference.size() && near.size() < most; ++i) {
+          if (reference[i].first <= within) {
+            near.push_back(reference[i].second);
+          }
+        }
+        INFO("within ", within);
+        CHECK(config::closest(name, views, most, within) == near);
+      }
     }
   }
   // A near match of 100,000 characters in O(d * length), not O(length^2).

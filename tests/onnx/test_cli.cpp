@@ -401,6 +401,17 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
   expect("weights strat", "shardpoint weights needs a command: strategy, split, merge; 'strat' "
                           "is none of them; did you mean 'strategy'?");
   expect("weights", "shardpoint weights needs a command: strategy, split, merge");
+  // No hint that is no near miss (a trial's `validate --force` was asked
+  // "did you mean '--dim'?", 4 edits away).
+  expect("validate m --force", "unknown option '--force' for 'validate'");
+  expect("shard --output x",
+         "unknown option '--output' for 'shard'; did you mean '--output-dir' or '--output-model'?");
+  expect("suggest --out x", "unknown option '--out' for 'suggest'; did you mean '--output-model' "
+                            "or '--output-config'?"); // the nearer first
+  expect("shard --output_mod x",
+         "unknown option '--output_mod' for 'shard'; did you mean '--output_model'?");
+  expect("frobnicate",
+         "shardpoint needs a command: " + commands + "; 'frobnicate' is none of them");
   CHECK(f.dir.files() == std::vector<std::string>{"model.onnx", "shard.yaml"});
 }
 

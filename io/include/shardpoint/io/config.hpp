@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,10 +61,12 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
                                  const std::string& source = "sharding_info/pipelining_info");
 
 /// Up to `most` of `candidates` closest to `name` (Levenshtein distance,
-/// then alphabetical), for "did you mean" hints.
+/// then alphabetical), for "did you mean" hints; only those within
+/// `within` edits of it (none farther is a hint worth giving).
 std::vector<std::string> closest(std::string_view name,
                                  const std::vector<std::string_view>& candidates,
-                                 std::size_t most = 3);
+                                 std::size_t most = 3,
+                                 std::size_t within = std::numeric_limits<std::size_t>::max());
 
 /// Resolves entries to sharding points on a graph of `num_vertices`
 /// vertices, `name_of(i)` being the name of vertex i. Throws bad_input_error
