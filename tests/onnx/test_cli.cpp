@@ -100,6 +100,14 @@ TEST_CASE("--report json, --shard flags, inspect and validate") {
   r = shardpoint_cli("inspect " + q(f.model) + " --grep '^b$'", f.dir.path());
   CHECK(r.code == 0);
   CHECK(r.out == "1\tb\tRelu\tya -> yb\n");
+  CHECK(r.err.empty());
+  for (const std::string format : {"table", "json"}) { // no match: said, not an error
+    r = shardpoint_cli("inspect " + q(f.model) + " --grep '^nothing$' --report " + format,
+                       f.dir.path());
+    CHECK(r.code == 0);
+    CHECK(r.out == (format == "json" ? "[]\n" : ""));
+    CHECK(r.err == "shardpoint: no node's name or op type matches --grep '^nothing$'\n");
+  }
   r = shardpoint_cli("inspect " + q(f.out) + " --grep '^b$' --report json", f.dir.path());
   CHECK(r.code == 0);
   const auto nodes = nlohmann::json::parse(r.out);

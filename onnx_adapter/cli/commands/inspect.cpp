@@ -4,6 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include <shardpoint/io/text.hpp>
+
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "options.hpp"
@@ -13,7 +15,14 @@ namespace shardpoint::cli {
 namespace {
 
 int run(const inspect_options& a) {
-  std::cout << inspect_model(a);
+  const std::string listed = inspect_model(a);
+  std::cout << listed;
+  if (!a.grep.empty() && (listed.empty() || listed == "[]\n")) {
+    // Said, so that no match is not read as a model without nodes (still
+    // exit 0: the listing is complete).
+    std::cerr << "shardpoint: no node's name or op type matches --grep " << io::quote(a.grep)
+              << '\n';
+  }
   return exit_ok;
 }
 
