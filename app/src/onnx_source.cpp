@@ -160,6 +160,11 @@ const model_source::graph_type& onnx_source::graph() {
   return nodes().graph;
 }
 
+void onnx_source::check_acyclic() {
+  const onnx::node_graph& built = nodes();
+  onnx::check_acyclic(*model_, built);
+}
+
 std::vector<std::string> onnx_source::names() {
   return onnx::node_names(proto().graph());
 }

@@ -248,8 +248,16 @@ TEST_CASE("bad models: exit 2, one line, no output") {
         "split --input-model " + m + " --output-dir " + q(f.dir / "stages"),
         "memory --input-model " + m, "simulate --input-model " + m + " --batches-per-step 2",
         "weights strategy --input-model " + m + " --tensor-parallel 2 --output-dir " +
-            q(f.dir / "w")}) {
-    expect_failure(f, args, 2, "cycle through");
+            q(f.dir / "w"),
+        // Those that partition the model themselves: in the same words (they
+        // said "the graph has a cycle through vertex 0", the core's).
+        "suggest --input-model " + m + " --stages 2 --output-model " + q(f.out),
+        "draw --input-model " + m + " --output " + q(f.dir / "p.html"),
+        "plan --input-model " + m +
+            " --global-batch 8 --devices 4 --device-memory 80GB --device-flops 1e14 "
+            "--intra-node-bandwidth 100GB --emit " +
+            q(f.dir / "emitted")}) {
+    expect_failure(f, args, 2, "the model's nodes form a cycle through node 0 'a'");
   }
 
   auto twice = onnx_test::make_model({{"a", {"x"}, {"ya"}}, {"a", {"ya"}, {"yb"}}}, {"yb"});

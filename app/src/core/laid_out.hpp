@@ -26,7 +26,7 @@ struct laid_out_model {
   memory_items params;                 ///< parameter bytes, by position
 
   laid_out_model(model_source& source, cost_model cost)
-      : w(source.measure(cost)), graph(source.graph()), names(source.names()),
+      : w(source.measure(cost)), graph(acyclic_graph(source)), names(source.names()),
         positions(producers_late_positions(graph)), node_order(positions.size()) {
     params.bytes = std::move(w.parameters.bytes);
     params.used = to_positions(std::move(w.parameters.used));
@@ -35,6 +35,11 @@ struct laid_out_model {
     }
   }
 
+  /// The source's graph, refused with a cycle as the source says it.
+  static const model_source::graph_type& acyclic_graph(model_source& source) {
+    source.check_acyclic();
+    return source.graph();
+  }
   /// A property map over the nodes of a vector indexed by node.
   template <class T>
   [[nodiscard]] auto by_node(const std::vector<T>& values) const {

@@ -68,22 +68,15 @@ std::vector<std::string> model_source::write_tensor_parallel(const sharding_resu
   return {};
 }
 
-namespace {
-
-// A graph with a cycle is no model to plan: refused (cycle_error, naming a
-// node on it), as a sharding by points refuses it. O(V + E) on a graph
-// whose nodes are in topological order.
-void require_acyclic(model_source& source) {
-  const auto& g = source.graph();
+void model_source::check_acyclic() {
+  const auto& g = graph();
   const auto index = get(boost::vertex_index, g);
   if (is_topologically_labelled(indexed(g, index))) {
     return;
   }
-  const std::vector<std::string> all = source.names();
+  const std::vector<std::string> all = names();
   (void)topological_order(indexed(g, index, boost::make_iterator_property_map(all.begin(), index)));
 }
-
-} // namespace
 
 sharding_result sharding_of(model_source& source, const points& where, bool unsharded_ok) {
   if (where.has_points()) {
@@ -92,14 +85,14 @@ sharding_result sharding_of(model_source& source, const points& where, bool unsh
     return source.shard(entries);
   }
   if (auto stored = source.annotated()) {
-    require_acyclic(source);
+    source.check_acyclic(); // a graph with a cycle is no model to plan
     return std::move(*stored);
   }
   if (!unsharded_ok) {
     throw usage_error("give --manual-sharding-config FILE or at least one --shard "
                       "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
   }
-  require_acyclic(source);
+  source.check_acyclic();
   return sharding_result(num_vertices(source.graph()), {}, {});
 }
 

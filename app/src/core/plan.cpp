@@ -141,6 +141,7 @@ struct laid_out {
 laid_out from_source(model_source& source) {
   laid_out out;
   node_measures m = source.measure(cost_model::flops);
+  source.check_acyclic(); // a graph with a cycle is no model to plan
   out.estimates = std::move(m.estimates);
   std::vector<std::string> notes;
   const auto act = source.activations(1, notes, out.estimates);

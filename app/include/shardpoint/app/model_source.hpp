@@ -86,6 +86,11 @@ public:
   // ---- the graph
 
   [[nodiscard]] virtual const graph_type& graph() = 0;
+  /// Throws (a bad_input_error category: cycle_error by default, naming a
+  /// node on the cycle as the format names it) when the graph has a cycle:
+  /// no sharding or plan of it is valid. O(V + E) where the nodes are in
+  /// topological order, as a format's usually are.
+  virtual void check_acyclic();
   /// Each node's name as messages, reports and points spell it.
   [[nodiscard]] virtual std::vector<std::string> names() = 0;
   /// Each node's operation ("Conv", "MatMul"), for pictures; by default

@@ -28,6 +28,7 @@ public:
   void name_nodes(bool strict) override;
 
   const graph_type& graph() override;
+  void check_acyclic() override; ///< "the model's nodes form a cycle through node N 'x'"
   std::vector<std::string> names() override;
   std::vector<std::string> op_types() override;
   node_measures measure(cost_model how) override;
