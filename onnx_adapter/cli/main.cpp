@@ -13,6 +13,7 @@
 
 #include <shardpoint/io/config.hpp>
 #include <shardpoint/io/outputs.hpp>
+#include <shardpoint/io/text.hpp>
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/version.hpp>
 
@@ -133,6 +134,37 @@ int unknown_arguments(CLI::App& app, int argc, char** argv) {
   return exit_usage;
 }
 
+// CLI11's own words where plainer ones are known: "unexpected argument
+// 'b'" for "The following argument was not expected: b", "--stages given 2
+// times; it takes one" for "--stages: At Most 1 required but received 2".
+// Anything else is CLI11's message as it is.
+std::string plain_words(const std::string& message) {
+  for (const std::string_view extras : {"The following argument was not expected: ",
+                                        "The following arguments were not expected: "}) {
+    if (message.starts_with(extras)) {
+      // CLI11 lists them last first (its rjoin), space-separated.
+      std::vector<std::string> args;
+      std::string_view rest = std::string_view(message).substr(extras.size());
+      for (std::size_t space; (space = rest.rfind(' ')) != rest.npos;
+           rest = rest.substr(0, space)) {
+        args.push_back(shardpoint::io::quote(rest.substr(space + 1)));
+      }
+      args.push_back(shardpoint::io::quote(rest));
+      std::string listed;
+      for (const auto& a : args) {
+        listed += (listed.empty() ? "" : ", ") + a;
+      }
+      return (args.size() == 1 ? "unexpected argument " : "unexpected arguments ") + listed;
+    }
+  }
+  static constexpr std::string_view at_most = ": At Most 1 required but received ";
+  if (const auto at = message.find(at_most); at != message.npos) {
+    return message.substr(0, at) + " given " + message.substr(at + at_most.size()) +
+           " times; it takes one";
+  }
+  return message;
+}
+
 // "A subcommand is required": which, and the closest to the word given.
 int missing_subcommand(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = chosen(app, argc, argv);
@@ -208,7 +240,7 @@ int run_program(int argc, char** argv) {
       return code;
     }
     CLI::App* cmd = chosen(app, argc, argv);
-    std::cerr << "shardpoint: usage: " << one_line(e.what())
+    std::cerr << "shardpoint: usage: " << one_line(plain_words(e.what()))
               << (cmd ? " (see " + command_name(cmd) + " --help)" : " (see --help)") << '\n';
     return exit_usage;
   } catch (const CLI::ParseError& e) {
@@ -235,7 +267,7 @@ int run_program(int argc, char** argv) {
       std::cerr << "shardpoint: error: " << one_line(e.what()) << see << '\n';
       return exit_input;
     }
-    std::cerr << "shardpoint: usage: " << one_line(e.what()) << see << '\n';
+    std::cerr << "shardpoint: usage: " << one_line(plain_words(e.what())) << see << '\n';
     return exit_usage;
   }
   for (auto& [cmd, run] : commands) {

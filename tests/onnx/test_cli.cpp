@@ -208,6 +208,20 @@ TEST_CASE("usage errors exit 1") {
   CHECK(shardpoint_cli("shard --input-model " + q(f.model), f.dir.path()).code == 1);
   CHECK(shardpoint_cli("shard --bogus", f.dir.path()).code == 1);
   CHECK(shardpoint_cli("inspect " + q(f.model) + " --grep '('", f.dir.path()).code == 2);
+  // CLI11's own words said plainly.
+  auto r = shardpoint_cli("inspect " + q(f.model) + " extra", f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "shardpoint: usage: unexpected argument 'extra' (see shardpoint inspect --help)\n");
+  r = shardpoint_cli("inspect " + q(f.model) + " one two", f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "shardpoint: usage: unexpected arguments 'one', 'two' (see shardpoint inspect --help)\n");
+  r = shardpoint_cli("suggest --input-model " + q(f.model) + " --stages 2 --stages 3",
+                     f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err == "shardpoint: usage: --stages given 2 times; it takes one (see shardpoint "
+                 "suggest --help)\n");
   const auto help = shardpoint_cli("--help", f.dir.path());
   CHECK(help.code == 0);
   CHECK(help.out.find("3 a rule broken (validation failed") != std::string::npos);
