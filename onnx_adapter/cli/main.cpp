@@ -5,6 +5,9 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -165,6 +168,22 @@ std::string plain_words(const std::string& message) {
   return message;
 }
 
+// `code`, unless what the command printed did not all reach standard
+// output (a full disk, a closed pipe with SIGPIPE ignored): then that, one
+// line, exit 2 -- a report cut short is never a success.
+int written_out(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+  if (!failed) {
+    return code;
+  }
+  const int error = errno;
+  std::cerr << "shardpoint: error: the report could not be written to standard output"
+            << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+  return exit_input;
+}
+
 // "A subcommand is required": which, and the closest to the word given.
 int missing_subcommand(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = chosen(app, argc, argv);
@@ -272,11 +291,13 @@ int run_program(int argc, char** argv) {
   }
   for (auto& [cmd, run] : commands) {
     if (cmd->parsed()) {
+      int code = exit_usage;
       try {
-        return run();
+        code = run();
       } catch (...) {
         return report_current_exception("running 'shardpoint " + cmd->get_name() + "'");
       }
+      return written_out(code);
     }
   }
   return exit_usage;

@@ -227,6 +227,34 @@ TEST_CASE("usage errors exit 1") {
   CHECK(help.out.find("3 a rule broken (validation failed") != std::string::npos);
 }
 
+TEST_CASE("a report that cannot be written is an error, not a success") {
+  // A trial's `inspect m.onnx > /dev/full` exited 0, the listing lost.
+  if (!fs::exists("/dev/full")) {
+    return;
+  }
+  fixture f;
+  const fs::path err = f.dir.path() / "err.txt";
+  for (const std::string& args :
+       {"inspect " + q(f.model), "inspect " + q(f.model) + " --report json",
+        "suggest --input-model " + q(f.model) + " --stages 2",
+        "validate " + q(f.model) + " --num-ipus 2"}) {
+    CAPTURE(args);
+    const int status = std::system(("'" + std::string(SHARDPOINT_CLI) + "' " + args +
+                                    " >/dev/full 2>'" + err.string() + "' </dev/null")
+                                       .c_str());
+    REQUIRE(WIFEXITED(status));
+    const std::string said = onnx_test::read_file(err);
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(said.ends_with("shardpoint: error: the report could not be written to standard "
+                         "output: No space left on device\n"));
+  }
+  // Nothing to print: nothing lost.
+  const int status = std::system(("'" + std::string(SHARDPOINT_CLI) + "' inspect " + q(f.model) +
+                                  " --grep '^nothing$' >/dev/full 2>/dev/null </dev/null")
+                                     .c_str());
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+}
+
 TEST_CASE("bad models: exit 2, one line, no output") {
   fixture f;
   const auto bad = f.dir / "bad.onnx";
