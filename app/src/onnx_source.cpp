@@ -134,6 +134,7 @@ void onnx_source::declare_inputs(io::output_set& outputs) const {
 void onnx_source::load(io::output_set& outputs) {
   model_.emplace(load_model(path_, data_, reading::graph));
   nodes_.reset();
+  unsized_.reset();
   protect_inputs(outputs, file_path(), &*model_);
 }
 
@@ -183,6 +184,7 @@ node_measures onnx_source::measure(cost_model how) {
   // The node graph, when not built yet, is built beside shape inference.
   onnx::node_weights w = onnx::measure_nodes(
       proto(), [this]() -> const onnx::node_graph& { return nodes(); }, onnx_cost(how), &sizes_);
+  unsized_ = w.unsized_weights;
   node_measures out;
   out.parameters = onnx::parameter_items(nodes(), w);
   out.cost = std::move(w.cost);
@@ -235,7 +237,8 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
 
 std::vector<std::string> onnx_source::weight_estimates() {
   std::vector<std::string> out;
-  if (const auto unsized = onnx::unsized_weights(proto().graph(), nodes()); unsized > 0) {
+  if (const auto unsized = unsized_ ? *unsized_ : onnx::unsized_weights(proto().graph(), nodes());
+      unsized > 0) {
     out.push_back(unsized_sentence(unsized));
   }
   const auto made = onnx::tensors_made_from_shapes(proto().graph());

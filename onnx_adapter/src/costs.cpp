@@ -175,6 +175,7 @@ node_weights measure_nodes(::onnx::ModelProto& model,
     read.assign(nodes.tensors.size(), false);
     const shapes::model_weights weights = shapes::weights_of(g, nodes);
     w.initializer_bytes = weights.tensor_bytes();
+    w.unsized_weights = weights.unsized();
     w.held_bytes.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
       w.held_bytes[v] = weights.held_bytes(v);

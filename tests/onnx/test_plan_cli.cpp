@@ -165,6 +165,36 @@ TEST_CASE("plan --emit on a model: the split, the sharded model, strategy files 
   CHECK(shardpoint_cli(args + " --force", dir.path()).code == 0);
 }
 
+TEST_CASE("plan: FLOPs rounded up to whole MFLOPs a node are a guess when they weigh") {
+  // A trial's 4-layer, hidden-8 decoder was costed at 116 MFLOPs a sample
+  // for about 0.14, and nothing said so.
+  temp_dir dir;
+  const auto estimates = [&](int hidden, int sequence) {
+    sp::save_model(sp::synth_decoder(1, hidden, sequence), dir / "d.onnx");
+    const auto r = shardpoint_cli("plan --input-model " + q(dir / "d.onnx") +
+                                      " --devices 1 --device-memory 80GiB --device-flops 1T "
+                                      "--global-batch 8 --report json",
+                                  dir.path());
+    REQUIRE(r.code == 0);
+    std::string rounding;
+    const auto report = nlohmann::json::parse(r.out);
+    for (const auto& e : report["estimates"]) {
+      if (e.get<std::string>().find("rounded up") != std::string::npos) {
+        CHECK(r.err.find("shardpoint: warning: " + e.get<std::string>()) != std::string::npos);
+        rounding = e.get<std::string>();
+      }
+    }
+    return rounding;
+  };
+  const std::string small = estimates(8, 16);
+  const auto nodes = static_cast<std::size_t>(sp::synth_decoder(1, 8, 16).graph().node_size());
+  CHECK(small == "each node's FLOPs are counted in whole MFLOPs, rounded up (at least 1): up to " +
+                     std::to_string(nodes) + " of the " + std::to_string(nodes) +
+                     " counted (100%) may be that rounding, and the compute times that much too "
+                     "long");
+  CHECK(estimates(256, 4096).empty()); // GFLOPs a node: the rounding is < 1%
+}
+
 TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   temp_dir dir;
   const std::string emit = " --emit " + q(dir / "e");

@@ -65,6 +65,7 @@ private:
   onnx::input_sizes sizes_; ///< the user's sizes for the free input dimensions
   std::optional<onnx::loaded_model> model_;
   std::optional<onnx::node_graph> nodes_; ///< built when first asked for
+  std::optional<std::size_t> unsized_;    ///< onnx::unsized_weights, once measured
 };
 
 /// MindSpore strategy files of `strategies` into `folder`, under `prefix`:

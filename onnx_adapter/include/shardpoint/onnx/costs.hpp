@@ -123,6 +123,8 @@ struct node_weights {
   std::vector<std::int64_t> held_bytes;
   /// What of the above is a guess.
   guesses guessed;
+  /// The weight tensors counted as 0 bytes (unsized_weights()).
+  std::size_t unsized_weights = 0;
 };
 
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape
