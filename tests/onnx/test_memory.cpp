@@ -981,9 +981,11 @@ TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never ca
   const auto params =
       run_json("suggest --input-model " + q(model) + " --stages 2 --cost params", dir);
   CHECK(said(params));
-  // A split by FLOPs with no cap counts no weight: nothing to say there.
+  // A split by FLOPs with no cap still reports each stage's parameters: said
+  // there too (it was not, and a trial read 7.6 KiB for 97.7 MiB held so).
   const auto flops = run_json("suggest --input-model " + q(model) + " --stages 2", dir);
-  CHECK_FALSE(said(flops));
+  CHECK(said(flops));
+  CHECK(flops["estimated"] == true);
 }
 
 TEST_CASE("the same weight as an initializer, a Constant and inside an If counts the same") {
