@@ -5,6 +5,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -87,45 +88,96 @@ std::size_t hint_within(std::string_view typed) {
   return std::max<std::size_t>(2, typed.size() / 3);
 }
 
+// An argument meant as a long option but not written as one: "-input-model"
+// (one dash), "\u2014-output-model" or "\u2013output" (a dash pasted from a
+// web page). The option it was meant as ("--input-model", ...), or empty.
+std::string meant_as_option(std::string_view arg) {
+  for (const std::string_view dash : {"\u2014", "\u2013"}) { // em dash, en dash
+    if (arg.starts_with(dash)) {
+      arg.remove_prefix(dash.size());
+      return "--" + std::string(arg.starts_with('-') ? arg.substr(1) : arg);
+    }
+  }
+  // One dash, then a word: no short option of this program is longer than
+  // "-h"; "-3" and "-1e6" are values.
+  if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' &&
+      std::isalpha(static_cast<unsigned char>(arg[1])) != 0) {
+    return "-" + std::string(arg);
+  }
+  return {};
+}
+
+// Whether `hint` is no hint for `typed`: one names an input where the other
+// names an output ("--output-model" is 3 edits from "--input-model").
+bool crosses_direction(std::string_view typed, std::string_view hint) {
+  const auto says = [](std::string_view s, std::string_view w) { return s.find(w) != s.npos; };
+  return (says(typed, "output") && says(hint, "input") && !says(hint, "output")) ||
+         (says(typed, "input") && says(hint, "output") && !says(hint, "input"));
+}
+
 // "unknown option '--num_ipu'; did you mean '--num_ipus'?", one line.
 // Prints "unknown option" for the first option the command does not have,
 // with the closest it has, and returns exit_usage; -1 when every option is
 // known (then `fallback`, CLI11's own message, is the caller's to print).
+// The hint: the options that begin with what was typed ("--output": the
+// output options), or the option it begins with ("--output-file":
+// "--output"), or the nearest within hint_within -- never one of the other
+// direction (input for output), and in PopRT's underscore spelling only
+// for a flag typed so.
 int unknown_arguments(CLI::App& app, int argc, char** argv) {
   CLI::App* cmd = chosen(app, argc, argv);
   CLI::App& where = cmd ? *cmd : app;
   std::vector<std::string> names;
   long_names(where, names);
-  std::vector<std::string_view> views(names.begin(), names.end());
-  std::string unknown;
-  for (int i = 1; i < argc; ++i) {
+  std::string unknown; // as typed
+  std::string meant;   // as a long option
+  for (int i = 1; i < argc && unknown.empty(); ++i) {
     const std::string_view arg = argv[i];
+    std::string flag;
     if (arg.size() > 2 && arg.substr(0, 2) == "--") {
-      const std::string flag(arg.substr(0, arg.find('=')));
-      bool known = flag == "--help" || flag == "--version";
-      for (const auto& n : names) {
-        known = known || n == flag;
-      }
-      if (!known) {
-        unknown = flag;
-        break;
-      }
+      flag = std::string(arg.substr(0, arg.find('=')));
+    } else if (std::string as = meant_as_option(arg.substr(0, arg.find('='))); !as.empty()) {
+      unknown = std::string(arg.substr(0, arg.find('=')));
+      meant = std::move(as);
+      break;
+    } else {
+      continue;
+    }
+    bool known = flag == "--help" || flag == "--version";
+    for (const auto& n : names) {
+      known = known || n == flag;
+    }
+    if (!known) {
+      unknown = meant = flag;
     }
   }
   const std::string context = cmd ? " for '" + command_name(cmd).substr(11) + "'" : "";
   if (unknown.empty()) {
     return -1;
   }
-  std::vector<std::string_view> longer; // "--output": "--output-model" says more than a distance
-  for (const auto v : views) {
-    // PopRT's spellings ("--output_model") only for one typed so
-    if (v.starts_with(unknown) && (v.find('_') == v.npos || unknown.find('_') != unknown.npos)) {
+  names.emplace_back("--help");
+  if (cmd == nullptr) {
+    names.emplace_back("--version");
+  }
+  const bool underscored = meant.find('_') != std::string::npos;
+  std::vector<std::string_view> views;
+  std::vector<std::string_view> longer;  // "--output": "--output-model" says more than a distance
+  std::vector<std::string_view> shorter; // "--output-file": "--output"
+  for (const std::string_view v : names) {
+    if (crosses_direction(meant, v) || (v.find('_') != v.npos && !underscored)) {
+      continue;
+    }
+    views.push_back(v);
+    if (v == meant || v.starts_with(meant)) {
       longer.push_back(v);
+    } else if (meant.starts_with(v) && (meant[v.size()] == '-' || meant[v.size()] == '_')) {
+      shorter.push_back(v);
     }
   }
-  const auto hint = longer.empty()
-                        ? shardpoint::config::closest(unknown, views, 1, hint_within(unknown))
-                        : shardpoint::config::closest(unknown, longer, 3);
+  const auto hint = !longer.empty() ? shardpoint::config::closest(meant, longer, 3)
+                    : !shorter.empty()
+                        ? shardpoint::config::closest(meant, shorter, 1)
+                        : shardpoint::config::closest(meant, views, 1, hint_within(meant));
   std::cerr << "shardpoint: usage: unknown option '" << one_line(unknown) << "'" << context;
   for (std::size_t i = 0; i < hint.size(); ++i) {
     std::cerr << (i == 0                ? "; did you mean '"

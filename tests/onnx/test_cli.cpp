@@ -466,6 +466,21 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
          "unknown option '--output' for 'shard'; did you mean '--output-dir' or '--output-model'?");
   expect("suggest --out x", "unknown option '--out' for 'suggest'; did you mean '--output-model' "
                             "or '--output-config'?"); // the nearer first
+  // Never an input for an output (a trial was offered '--input-model' for
+  // `draw --output-model`); the option a longer word begins with.
+  expect("draw --input-model m --output-model x.html",
+         "unknown option '--output-model' for 'draw'; did you mean '--output'?");
+  expect("memory --input-model m --output-model x", "unknown option '--output-model' for 'memory'");
+  expect("weights merge --output-file x",
+         "unknown option '--output-file' for 'weights merge'; did you mean '--output'?");
+  // A long option written with one dash, or a dash pasted from a web page:
+  // said as such, not as the option it meant missing.
+  expect("shard -input-model m.onnx --output-model a.onnx",
+         "unknown option '-input-model' for 'shard'; did you mean '--input-model'?");
+  expect("validate -num-ipus 2 m.onnx",
+         "unknown option '-num-ipus' for 'validate'; did you mean '--num-ipus'?");
+  expect("shard --input-model m.onnx \u2014-output-model a.onnx",
+         "unknown option '\u2014-output-model' for 'shard'; did you mean '--output-model'?");
   expect("shard --output_mod x",
          "unknown option '--output_mod' for 'shard'; did you mean '--output_model'?");
   expect("frobnicate",

@@ -83,6 +83,11 @@ public:
 
   template <class T>
   void operator()(const app::option_spec& o, const T& field) {
+    if (own_again_) { // the command's own options after a group's: a table of their own
+      *out_ << "\n";
+      header();
+      own_again_ = false;
+    }
     std::string names = "`" + std::string(o.flag) + "`";
     if (!o.alias.empty()) {
       names += ", `" + std::string(o.alias) + "`";
@@ -104,9 +109,9 @@ public:
       *out_ << "\n*" << name << "*: " << description << "\n\n";
       header();
       grouped_ = true;
-    } else if (grouped_) { // the command's own options again
-      *out_ << "\n";
-      header();
+      own_again_ = false;
+    } else if (grouped_) { // the command's own options again, if any follow
+      own_again_ = true;
       grouped_ = false;
     }
   }
@@ -158,6 +163,7 @@ private:
   std::ostringstream* out_;
   bool python_;
   bool grouped_ = false;
+  bool own_again_ = false;
   std::vector<std::string> exclusions_;
 };
 
