@@ -286,7 +286,8 @@ std::atomic<bool> main_started{false}; // (new_delete.cpp)
 namespace {
 
 int run_program(int argc, char** argv) {
-  CLI::App app{"shardpoint: PopRT-compatible sharding of ONNX models."};
+  // Named, so that --help says "Usage: shardpoint ...", not the path it was run by.
+  CLI::App app{"shardpoint: PopRT-compatible sharding of ONNX models.", "shardpoint"};
   app.footer(exit_codes_help);
   app.set_version_flag("--version", version(), "Print the version and exit");
   app.require_subcommand(1);

@@ -152,6 +152,8 @@ TEST_CASE("every --help ends with README's exit codes") {
     CHECK(r.out.find("3 a rule broken (validation failed, not runnable as a pipeline, does not "
                      "fit): nothing written (shard and suggest write anyway with --force); 4 "
                      "internal error (a bug).") != std::string::npos);
+    // The program by its name, not by the path it was run by.
+    CHECK(r.out.find("Usage: shardpoint " + std::string(command) + " ") != std::string::npos);
   }
 }
 
@@ -401,6 +403,15 @@ TEST_CASE("simulate: the seed example fills and drains the pipeline, as the anal
                  "positive multiple of the number of stages (4)\n");
   r = shardpoint_cli(base + " --batches-per-step 16 --num-ipus 3", dir.path());
   CHECK(r.code == 3);
+  // Devices without stages: said in simulate's words (a trial was told
+  // "pipelining is enabled", which it never asked for).
+  r = shardpoint_cli("simulate --input-model " + q(dir / "resnet50.onnx") +
+                         " --shard resnetv17_stage4__plus0=1 --batches-per-step 2",
+                     dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.err == "shardpoint: cannot run as a pipeline: no node has a pipeline stage (simulate "
+                 "runs the stages as a pipeline: give each point one, NODE=DEVICE:STAGE or the "
+                 "config's stage)\n");
 
   // The trace goes through the same atomic writer as models: a bad folder is one line, exit 2,
   // and nothing on stdout.

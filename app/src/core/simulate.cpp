@@ -128,6 +128,11 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     // (run_schedule's), not PopRT's multiple of the stages.
     options.batches_per_step = std::max(result.num_stages(), 1);
   }
+  if (!result.has_stages()) { // the rule's words ("pipelining is enabled") name no flag typed here
+    throw check_failed("cannot run as a pipeline: no node has a pipeline stage (simulate runs the "
+                       "stages as a pipeline: give each point one, NODE=DEVICE:STAGE or the "
+                       "config's stage)");
+  }
   rt::pipeline_plan plan;
   try {
     plan = rt::make_plan(result, costs.data(), options);
