@@ -184,7 +184,8 @@ laid_out from_source(model_source& source) {
       total += static_cast<double>(c);
     }
     if (static_cast<double>(V) >= 0.01 * total) {
-      const std::string units = unit == 1e6 ? "MFLOPs" : cat("units of ", shardpoint::detail::number(unit), " FLOPs");
+      const std::string units =
+          unit == 1e6 ? "MFLOPs" : cat("units of ", shardpoint::detail::number(unit), " FLOPs");
       out.estimates.push_back(
           cat("each node's FLOPs are counted in whole ", units, ", rounded up (at least 1): up to ",
               V, " of the ", static_cast<std::int64_t>(total), " counted (",
