@@ -95,7 +95,8 @@ std::string meant_as_option(std::string_view arg) {
   for (const std::string_view dash : {"\u2014", "\u2013"}) { // em dash, en dash
     if (arg.starts_with(dash)) {
       arg.remove_prefix(dash.size());
-      return "--" + std::string(arg.starts_with('-') ? arg.substr(1) : arg);
+      arg.remove_prefix(arg.starts_with('-') ? 1 : 0);
+      return arg.empty() ? std::string() : "--" + std::string(arg); // a dash alone is a word
     }
   }
   // One dash, then a word: no short option of this program is longer than

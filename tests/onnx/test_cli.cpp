@@ -492,6 +492,7 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
          "unknown option '-num-ipus' for 'validate'; did you mean '--num-ipus'?");
   expect("shard --input-model m.onnx \u2014-output-model a.onnx",
          "unknown option '\u2014-output-model' for 'shard'; did you mean '--output-model'?");
+  expect("inspect m.onnx \u2014", "unexpected argument '\u2014' (see shardpoint inspect --help)");
   expect("shard --output_mod x",
          "unknown option '--output_mod' for 'shard'; did you mean '--output_model'?");
   expect("frobnicate",
