@@ -134,7 +134,7 @@ void onnx_source::declare_inputs(io::output_set& outputs) const {
 void onnx_source::load(io::output_set& outputs) {
   model_.emplace(load_model(path_, data_, reading::graph));
   nodes_.reset();
-  unsized_.reset();
+  weight_guesses_.reset();
   protect_inputs(outputs, file_path(), &*model_);
 }
 
@@ -184,7 +184,7 @@ node_measures onnx_source::measure(cost_model how) {
   // The node graph, when not built yet, is built beside shape inference.
   onnx::node_weights w = onnx::measure_nodes(
       proto(), [this]() -> const onnx::node_graph& { return nodes(); }, onnx_cost(how), &sizes_);
-  unsized_ = w.unsized_weights;
+  weight_guesses_.emplace(w.unsized_weights, w.made_from_shapes);
   node_measures out;
   out.parameters = onnx::parameter_items(nodes(), w);
   out.cost = std::move(w.cost);
@@ -237,11 +237,14 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
 
 std::vector<std::string> onnx_source::weight_estimates() {
   std::vector<std::string> out;
-  if (const auto unsized = unsized_ ? *unsized_ : onnx::unsized_weights(proto().graph(), nodes());
-      unsized > 0) {
+  if (!weight_guesses_) { // not measured: found here
+    weight_guesses_.emplace(onnx::unsized_weights(proto().graph(), nodes()),
+                            onnx::tensors_made_from_shapes(proto().graph()));
+  }
+  if (const auto unsized = weight_guesses_->first; unsized > 0) {
     out.push_back(unsized_sentence(unsized));
   }
-  const auto made = onnx::tensors_made_from_shapes(proto().graph());
+  const auto& made = weight_guesses_->second;
   if (made.nodes == 0) {
     return out;
   }

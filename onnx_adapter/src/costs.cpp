@@ -11,6 +11,7 @@
 #include <shardpoint/error.hpp>
 #include <shardpoint/onnx/costs.hpp>
 #include <shardpoint/onnx/graph.hpp>
+#include <shardpoint/onnx/memory.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "node_view.hpp"
@@ -176,6 +177,7 @@ node_weights measure_nodes(::onnx::ModelProto& model,
     const shapes::model_weights weights = shapes::weights_of(g, nodes);
     w.initializer_bytes = weights.tensor_bytes();
     w.unsized_weights = weights.unsized();
+    w.made_from_shapes = tensors_made_from_shapes(g);
     w.held_bytes.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
       w.held_bytes[v] = weights.held_bytes(v);

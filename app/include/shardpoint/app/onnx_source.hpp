@@ -8,10 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <shardpoint/app/model_source.hpp>
 #include <shardpoint/app/requests.hpp>
 #include <shardpoint/io/outputs.hpp>
+#include <shardpoint/onnx/costs.hpp>
 #include <shardpoint/onnx/weight_files.hpp>
 
 namespace shardpoint::app {
@@ -65,7 +67,9 @@ private:
   onnx::input_sizes sizes_; ///< the user's sizes for the free input dimensions
   std::optional<onnx::loaded_model> model_;
   std::optional<onnx::node_graph> nodes_; ///< built when first asked for
-  std::optional<std::size_t> unsized_;    ///< onnx::unsized_weights, once measured
+  /// What of the weights is a guess (onnx::node_weights' unsized_weights,
+  /// made_from_shapes), once measured.
+  std::optional<std::pair<std::size_t, onnx::shape_made_tensors>> weight_guesses_;
 };
 
 /// MindSpore strategy files of `strategies` into `folder`, under `prefix`:

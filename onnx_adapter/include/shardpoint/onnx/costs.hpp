@@ -101,6 +101,18 @@ struct guesses {
   }
 };
 
+/// Tensors made from constants alone that no weight count holds:
+/// ConstantOfShape nodes of the top-level graph whose shape is an
+/// initializer -- what a model whose weights were replaced by their shapes
+/// holds in their place (memory.hpp's tensors_made_from_shapes). `unsized`:
+/// those whose shape cannot be read here (an external, non-INT64 or
+/// negative one).
+struct shape_made_tensors {
+  std::size_t nodes = 0;
+  std::int64_t bytes = 0;
+  std::size_t unsized = 0;
+};
+
 /// What the balanced partitioner needs of a model, per top-level node.
 struct node_weights {
   std::vector<std::int64_t> cost;
@@ -123,8 +135,11 @@ struct node_weights {
   std::vector<std::int64_t> held_bytes;
   /// What of the above is a guess.
   guesses guessed;
-  /// The weight tensors counted as 0 bytes (unsized_weights()).
+  /// The weight tensors counted as 0 bytes (unsized_weights()), and the
+  /// tensors made from shapes alone, counted as none (both said as guesses
+  /// wherever weights are figures).
   std::size_t unsized_weights = 0;
+  shape_made_tensors made_from_shapes;
 };
 
 /// Costs as estimate_costs, parameter bytes and output bytes in one shape

@@ -65,17 +65,9 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
 parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const std::vector<weight_decision>& decisions);
 
-/// Tensors made from constants alone that no weight count holds:
-/// ConstantOfShape nodes of the top-level graph whose shape is an
-/// initializer -- what a model whose weights were replaced by their shapes
-/// holds in their place. Their outputs count as activations (above), not as
-/// weights. `unsized`: those whose shape cannot be read here (an external,
-/// non-INT64 or negative one).
-struct shape_made_tensors {
-  std::size_t nodes = 0;
-  std::int64_t bytes = 0;
-  std::size_t unsized = 0;
-};
+/// Tensors made from constants alone that no weight count holds
+/// (shape_made_tensors, costs.hpp). Their outputs count as activations
+/// (above), not as weights.
 shape_made_tensors tensors_made_from_shapes(const ::onnx::GraphProto& graph);
 
 /// Both, per stage of `stages` (one stage when it has none).
