@@ -324,14 +324,22 @@ int run_program(int argc, char** argv) {
         std::string_view(e.what()).starts_with("A subcommand is required")) {
       return missing_subcommand(app, argc, argv);
     }
-    // A required option "missing" because it was misspelled: say so.
+    CLI::App* cmd = chosen(app, argc, argv);
+    const std::string see = cmd ? " (see " + command_name(cmd) + " --help)" : " (see --help)";
     if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      // A required option "missing" because it was misspelled: say so.
       if (const int code = unknown_arguments(app, argc, argv); code >= 0) {
         return code;
       }
+      // ... or given as a plain argument (`shard model.onnx`): that first,
+      // with the option missing beside it.
+      if (cmd != nullptr && !cmd->remaining().empty()) {
+        std::cerr << "shardpoint: usage: unexpected argument "
+                  << shardpoint::io::quote(cmd->remaining().front()) << " ("
+                  << one_line(plain_words(e.what())) << ")" << see << '\n';
+        return exit_usage;
+      }
     }
-    CLI::App* cmd = chosen(app, argc, argv);
-    const std::string see = cmd ? " (see " + command_name(cmd) + " --help)" : " (see --help)";
     // A value its option cannot take (not a number, out of range, not one
     // of the choices) is a bad parameter, exit 2, as when a command finds it
     // later; the shape of the command line is usage, exit 1.

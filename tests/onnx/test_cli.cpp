@@ -219,6 +219,12 @@ TEST_CASE("usage errors exit 1") {
   CHECK(r.code == 1);
   CHECK(r.err ==
         "shardpoint: usage: unexpected arguments 'one', 'two' (see shardpoint inspect --help)\n");
+  // A model given as a plain argument: that first, not only the option
+  // it left missing (a trial read "--input-model is required" and no more).
+  r = shardpoint_cli("shard model.onnx", f.dir.path());
+  CHECK(r.code == 1);
+  CHECK(r.err == "shardpoint: usage: unexpected argument 'model.onnx' (--input-model is required) "
+                 "(see shardpoint shard --help)\n");
   r = shardpoint_cli("suggest --input-model " + q(f.model) + " --stages 2 --stages 3",
                      f.dir.path());
   CHECK(r.code == 1);
