@@ -14,6 +14,7 @@
 #include <shardpoint/onnx/memory.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "chunks.hpp"
 #include "node_view.hpp"
 #include "shapes.hpp"
 
@@ -38,75 +39,97 @@ bool cost_is_guess(const ::onnx::NodeProto& n, const ::onnx::TypeProto* const* i
   return guess;
 }
 
-// MFLOPs of every node from the shapes inference found (see cost_model);
-// `guessed`, when given, takes the nodes whose count is a guess.
+// MFLOPs of node v (at least 1) from the shapes inference found (see
+// cost_model); `guessed`, when given, takes it when its count is a guess.
+std::int64_t flops_cost(const ::onnx::GraphProto& g, const inferred_shapes& types, std::size_t v,
+                        guesses* guessed) {
+  const auto& n = g.node(static_cast<int>(v));
+  if (n.output_size() == 0) {
+    return 1;
+  }
+  // The types of its output 0 and inputs 0 and 1 (where it has them).
+  const ::onnx::TypeProto* const io[3] = {types.output_type(v, 0),
+                                          n.input_size() > 0 ? types.input_type(v, 0) : nullptr,
+                                          n.input_size() > 1 ? types.input_type(v, 1) : nullptr};
+  if (guessed != nullptr && cost_is_guess(n, io, guessed->symbols)) {
+    ++guessed->cost_nodes;
+  }
+  if (guessed != nullptr && has_subgraphs(n)) {
+    ++guessed->body_nodes;
+  }
+  const auto out = dims_of(io[0]);
+  if (!out) {
+    return 1;
+  }
+  double flops = 1;
+  for (auto d : *out) {
+    flops *= static_cast<double>(d);
+  }
+  const auto in0 = n.input_size() > 0 ? dims_of(io[1]) : std::nullopt;
+  const auto in1 = n.input_size() > 1 ? dims_of(io[2]) : std::nullopt;
+  if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
+    bool trans_a = false;
+    for (const auto& a : n.attribute()) {
+      trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
+    }
+    const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
+    flops *= 2.0 * static_cast<double>(k);
+  } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 && in1->size() >= 2) {
+    // Weight dims: Conv [out, in / group, k...], a multiply-add per output
+    // element and weight column; ConvTranspose [in, out / group, k...], one
+    // per input element and weight row.
+    double per_element = 1;
+    for (std::size_t i = 1; i < in1->size(); ++i) {
+      per_element *= static_cast<double>((*in1)[i]);
+    }
+    if (n.op_type() == "ConvTranspose") {
+      if (!in0) {
+        return 1; // (an input of unknown shape: 1, as any unknown)
+      }
+      flops = 1;
+      for (auto d : *in0) {
+        flops *= static_cast<double>(d);
+      }
+    }
+    flops *= 2.0 * per_element;
+  }
+  // A count no machine reaches (dims a model declares, up to 2^63 each)
+  // is bad input, not a number cast out of range; NaN and inf too.
+  const double mflops = std::ceil(flops / 1e6);
+  if (!(mflops < 0x1p62)) {
+    throw bad_input_error(
+        node_label(g, v) + ": its shapes make " +
+        (std::isnan(mflops) ? std::string("an undefined number of") : "more than 4.6e24") +
+        " floating-point operations; check the dimensions the model declares");
+  }
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(mflops));
+}
+
+// A chunk's guesses added to `into`.
+void add_guesses(guesses& into, guesses&& chunk) {
+  into.cost_nodes += chunk.cost_nodes;
+  into.body_nodes += chunk.body_nodes;
+  into.bytes_nodes += chunk.bytes_nodes;
+  into.symbols.merge(chunk.symbols);
+}
+
+// flops_cost of every node, in chunks side by side (a pass over every
+// node's types, a tenth of `suggest` at 10^6 nodes on one core). The error
+// is the first node's in order, as one pass would throw it.
 std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types,
                                       guesses* guessed = nullptr) {
-  std::vector<std::int64_t> costs(static_cast<std::size_t>(g.node_size()), 1);
-  for (int v = 0; v < g.node_size(); ++v) {
-    const auto& n = g.node(v);
-    if (n.output_size() == 0) {
-      continue;
+  const auto n = static_cast<std::size_t>(g.node_size());
+  std::vector<std::int64_t> costs(n, 1);
+  std::vector<guesses> chunks(chunk_count(n));
+  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    for (std::size_t v = from; v < to; ++v) {
+      costs[v] = flops_cost(g, types, v, guessed != nullptr ? &chunks[chunk] : nullptr);
     }
-    // The types of its output 0 and inputs 0 and 1 (where it has them).
-    const auto at = static_cast<std::size_t>(v);
-    const ::onnx::TypeProto* const io[3] = {types.output_type(at, 0),
-                                            n.input_size() > 0 ? types.input_type(at, 0) : nullptr,
-                                            n.input_size() > 1 ? types.input_type(at, 1) : nullptr};
-    if (guessed != nullptr && cost_is_guess(n, io, guessed->symbols)) {
-      ++guessed->cost_nodes;
+  });
+  if (guessed != nullptr) {
+    for (auto& c : chunks) {
+      add_guesses(*guessed, std::move(c));
     }
-    if (guessed != nullptr && has_subgraphs(n)) {
-      ++guessed->body_nodes;
-    }
-    const auto out = dims_of(io[0]);
-    if (!out) {
-      continue;
-    }
-    double flops = 1;
-    for (auto d : *out) {
-      flops *= static_cast<double>(d);
-    }
-    const auto in0 = n.input_size() > 0 ? dims_of(io[1]) : std::nullopt;
-    const auto in1 = n.input_size() > 1 ? dims_of(io[2]) : std::nullopt;
-    if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
-      bool trans_a = false;
-      for (const auto& a : n.attribute()) {
-        trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
-      }
-      const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
-      flops *= 2.0 * static_cast<double>(k);
-    } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 &&
-               in1->size() >= 2) {
-      // Weight dims: Conv [out, in / group, k...], a multiply-add per output
-      // element and weight column; ConvTranspose [in, out / group, k...], one
-      // per input element and weight row.
-      double per_element = 1;
-      for (std::size_t i = 1; i < in1->size(); ++i) {
-        per_element *= static_cast<double>((*in1)[i]);
-      }
-      if (n.op_type() == "ConvTranspose") {
-        if (!in0) {
-          continue; // (an input of unknown shape: 1, as any unknown)
-        }
-        flops = 1;
-        for (auto d : *in0) {
-          flops *= static_cast<double>(d);
-        }
-      }
-      flops *= 2.0 * per_element;
-    }
-    // A count no machine reaches (dims a model declares, up to 2^63 each)
-    // is bad input, not a number cast out of range; NaN and inf too.
-    const double mflops = std::ceil(flops / 1e6);
-    if (!(mflops < 0x1p62)) {
-      throw bad_input_error(
-          node_label(g, static_cast<std::size_t>(v)) + ": its shapes make " +
-          (std::isnan(mflops) ? std::string("an undefined number of") : "more than 4.6e24") +
-          " floating-point operations; check the dimensions the model declares");
-    }
-    costs[static_cast<std::size_t>(v)] =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(mflops));
   }
   return costs;
 }
@@ -205,19 +228,39 @@ node_weights measure_nodes(::onnx::ModelProto& model,
   } else {
     w.cost.assign(n, 1);
   }
+  // Each read tensor's bytes (-1: unknown) and whether they are a guess,
+  // in chunks side by side; then added up by producer, in order.
+  const std::size_t tensors = nodes.tensors.size();
+  std::vector<std::int64_t> bytes(tensors, -1);
+  std::vector<char> guess(tensors, 0);
+  std::vector<guesses> chunks(chunk_count(tensors));
+  in_chunks(tensors, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    for (std::size_t t = from; t < to; ++t) {
+      if (nodes.producer[t] == node_graph::no_producer || !read[t]) {
+        continue;
+      }
+      const auto* type = types.produced_type(nodes, t);
+      guess[t] = shapes::has_free_dims(type, chunks[chunk].symbols) ? 1 : 0;
+      if (type != nullptr) {
+        if (const auto b = shapes::value_bytes(*type, nodes.tensors[t])) {
+          bytes[t] = b->bytes;
+        }
+      }
+    }
+  });
+  for (auto& c : chunks) {
+    add_guesses(w.guessed, std::move(c));
+  }
   w.output_bytes.assign(n, 0);
   std::vector<bool> guessed_bytes(n, false);
-  for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
+  for (std::size_t t = 0; t < tensors; ++t) {
     const auto p = nodes.producer[t];
     if (p == node_graph::no_producer || !read[t]) {
       continue;
     }
-    const auto* type = types.produced_type(nodes, t);
-    guessed_bytes[p] = shapes::has_free_dims(type, w.guessed.symbols) || guessed_bytes[p];
-    if (type != nullptr) {
-      if (const auto b = shapes::value_bytes(*type, nodes.tensors[t])) {
-        w.output_bytes[p] += b->bytes;
-      }
+    guessed_bytes[p] = guess[t] != 0 || guessed_bytes[p];
+    if (bytes[t] >= 0) {
+      w.output_bytes[p] += bytes[t];
     }
   }
   w.guessed.bytes_nodes =

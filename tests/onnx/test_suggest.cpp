@@ -203,6 +203,61 @@ TEST_CASE("a FLOP count no machine reaches is bad input naming the node") {
             .code == 0);
 }
 
+// The FLOP counts and output bytes are found in chunks side by side on a
+// model this long (one a core, each of 16384 nodes or more): the error is
+// still the first node's in order, and the guesses are every chunk's.
+TEST_CASE("costs found in chunks: the first error in node order, every chunk's guesses") {
+  temp_dir dir;
+  constexpr int n = 40000;
+  const auto chain = [&](int huge_a, int huge_b, bool symbolic) {
+    std::vector<onnx_test::node_spec> nodes;
+    for (int v = 0; v < n; ++v) {
+      const std::string in = v == 0 ? "x" : "t" + std::to_string(v - 1);
+      const bool huge = v == huge_a || v == huge_b;
+      nodes.push_back({(huge ? "mm" : "r") + std::to_string(v),
+                       huge ? std::vector<std::string>{in, in} : std::vector<std::string>{in},
+                       {"t" + std::to_string(v)},
+                       huge ? "MatMul" : "Relu"});
+    }
+    auto m = onnx_test::make_model(nodes, {"t" + std::to_string(n - 1)});
+    for (auto* v : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)}) {
+      for (auto& d : *v->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+        if (symbolic) {
+          d.set_dim_param("S");
+        } else {
+          d.set_dim_value(std::int64_t{1} << 40); // a MatMul of 2^121 FLOPs
+        }
+      }
+    }
+    return m;
+  };
+  const auto model = dir / "chain.onnx";
+  sp::save_model(chain(7, n - 7, false), model);
+  const auto r = shardpoint_cli("suggest --input-model " + q(model) + " --stages 2", dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err == "shardpoint: error: node 7 'mm7': its shapes make more than 4.6e24 "
+                 "floating-point operations; check the dimensions the model declares\n");
+  // Without FLOPs, the first tensor too large (t0, 2^82 bytes) is named.
+  const auto unit =
+      shardpoint_cli("suggest --input-model " + q(model) + " --stages 2 --cost unit", dir.path());
+  CHECK(unit.code == 2);
+  CHECK(unit.err == "shardpoint: error: tensor 't0': its shape (a dimension of 1099511627776) "
+                    "makes it more than 2^62 bytes\n");
+  // Every node's shape is symbolic: every one's FLOPs and every read
+  // output's bytes (all but the last's) are guesses, counted across chunks.
+  sp::save_model(chain(-1, -1, true), model);
+  const auto guessed =
+      shardpoint_cli("suggest --input-model " + q(model) + " --stages 2 --report json", dir.path());
+  REQUIRE(guessed.code == 0);
+  const std::string all = std::to_string(n);
+  CHECK(guessed.err.find("the FLOPs of " + all + " of " + all +
+                         " nodes rest on unknown or "
+                         "symbolic shapes (the inputs' free dimensions 'S', each counted as 1)") !=
+        std::string::npos);
+  CHECK(guessed.err.find("the output bytes of " + std::to_string(n - 1) + " of " + all +
+                         " nodes rest on those shapes too") != std::string::npos);
+}
+
 // ---- figures that are guesses: said once, marked, never "proven optimal" --
 
 namespace {
