@@ -265,6 +265,48 @@ TEST_CASE("persistence threshold: weights just below, at and above it") {
   }
 }
 
+// PopRT's sharding without pipelining: devices, no stages. A trial saw such
+// a model planned whole on one device, without a word.
+TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, said") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(3), model);
+  const std::string at = " --input-model " + q(model) + " --shard layer1/mlp_residual=";
+  const std::string note = "the sharding gives 2 device(s) and no pipeline stage (sharding "
+                           "without pipelining: the devices run one after another): each device "
+                           "is planned as a stage that holds its nodes, with one micro-batch in "
+                           "flight";
+  const auto whole = run_json("memory --input-model " + q(model) + " --inference", dir);
+  // Each mode, and what one micro-batch in flight means in it: one batch
+  // a step, one entry between stages.
+  const std::pair<std::string, std::string> modes[] = {
+      {"--schedule 1f1b --batches-per-step 4", "--schedule 1f1b --batches-per-step 1"},
+      {"--inference --queue-depth 8", "--inference --queue-depth 1"}};
+  for (const auto& [mode, one] : modes) {
+    CAPTURE(mode);
+    const auto devices = run_json("memory" + at + "0 " + mode, dir);
+    const auto staged = run_json("memory" + at + "0:0 " + one, dir); // staged alike
+    CHECK(devices["devices"] == staged["devices"]);
+    REQUIRE(devices["devices"].size() == 2);
+    CHECK(devices["notes"] == nlohmann::json::array({note}));
+    CHECK(staged["notes"].empty());
+  }
+  // Each device holds its part of the weights, not the whole model's (a
+  // weight both read is held by both: together, at least the whole).
+  const auto devices = run_json("memory" + at + "0 --inference", dir);
+  const auto part = [&](int d) {
+    return devices["devices"][d]["parameter_bytes"].get<std::int64_t>();
+  };
+  const auto all = whole["devices"][0]["parameter_bytes"].get<std::int64_t>();
+  CHECK(part(0) < all);
+  CHECK(part(1) < all);
+  CHECK(part(0) + part(1) >= all);
+  const auto table = shardpoint_cli("memory" + at + "0", dir.path());
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("devices: 2 stage(s)") != std::string::npos);
+  CHECK(table.out.find(note) != std::string::npos);
+}
+
 TEST_CASE("tensor parallel: a rank's parameter bytes are the slices weights split writes") {
   temp_dir dir;
   const auto staged = two_stage_decoder(dir, 3);

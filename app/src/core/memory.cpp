@@ -43,12 +43,33 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
 
 namespace {
 
+// A sharding over devices without pipeline stages is PopRT's sharding
+// without pipelining: its devices run one after another, one batch through
+// them at a time. Each device is then planned as a stage that holds its
+// nodes, with one micro-batch in flight (a trial saw such a model planned
+// whole on one device, without a word).
+void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_report& r) {
+  if (!result.has_devices() || result.has_stages()) {
+    return;
+  }
+  const auto devices = result.devices();
+  result = sharding_result(result.size(), {devices.begin(), devices.end()},
+                           {devices.begin(), devices.end()});
+  c.micro_batches = 1;
+  c.queue_depth = 1;
+  r.notes.push_back("the sharding gives " + std::to_string(result.num_devices()) +
+                    " device(s) and no pipeline stage (sharding without pipelining: the devices "
+                    "run one after another): each device is planned as a stage that holds its "
+                    "nodes, with one micro-batch in flight");
+}
+
 std::vector<stage_memory_input> from_model(model_source& source, const points& where,
-                                           const memory_request& a, const parallel_config& c,
+                                           const memory_request& a, parallel_config& c,
                                            io::memory_report& r, sharding_result& result,
                                            io::output_set& outputs) {
   source.load(outputs);
   result = sharding_of(source, where, true);
+  devices_as_stages(result, c, r);
   return detail::stage_inputs(source, result, a.plan, c, r);
 }
 
