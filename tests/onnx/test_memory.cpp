@@ -305,6 +305,11 @@ TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, 
   REQUIRE(table.code == 0);
   CHECK(table.out.find("devices: 2 stage(s)") != std::string::npos);
   CHECK(table.out.find(note) != std::string::npos);
+  // A rule on stages, broken by the devices planned as stages, says so.
+  onnx_test::expect_failure(dir, "memory" + at + "0 --data-parallel 2 --sharded-data-parallel 2", 2,
+                            "sharded data parallelism currently is not compatible with pipeline "
+                            "parallelism (2 pipeline stages); use one stage (the sharding's 2 "
+                            "devices, planned as stages: it gives no stage)\n");
 }
 
 TEST_CASE("tensor parallel: a rank's parameter bytes are the slices weights split writes") {

@@ -48,6 +48,7 @@ namespace {
 // them at a time. Each device is then planned as a stage that holds its
 // nodes, with one micro-batch in flight (a trial saw such a model planned
 // whole on one device, without a word).
+// Their stages are the devices: a rule on stages broken says so.
 void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_report& r) {
   if (!result.has_devices() || result.has_stages()) {
     return;
@@ -61,6 +62,11 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
                     " device(s) and no pipeline stage (sharding without pipelining: the devices "
                     "run one after another): each device is planned as a stage that holds its "
                     "nodes, with one micro-batch in flight");
+  if (const memory_rule* broken = broken_memory_rule(c, result.num_stages())) {
+    throw bad_parameter_error(broken->message(c, result.num_stages()) + " (the sharding's " +
+                              std::to_string(result.num_devices()) +
+                              " devices, planned as stages: it gives no stage)");
+  }
 }
 
 std::vector<stage_memory_input> from_model(model_source& source, const points& where,
