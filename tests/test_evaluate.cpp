@@ -151,3 +151,45 @@ TEST_CASE("a stage gap counts as an empty group") {
   CHECK(m.mean_load == doctest::Approx(2.0 / 3));
   CHECK(m.imbalance == doctest::Approx(1.5));
 }
+
+// Shared items (memory_items): each counted once in every group a vertex of
+// which uses it, against sets; up to 100 groups, past the 64 a word holds.
+TEST_CASE("shared memory items: once per group, on random partitions of up to 100 groups") {
+  shardpoint::synthetic::splitmix64 rng(11);
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    const auto d = shardpoint::synthetic::random_dag(2 + seed % 150, seed % 300, seed);
+    const test::edge_list edges(d.edges.begin(), d.edges.end());
+    const auto g = test::make_graph(d.num_vertices, edges);
+    const std::size_t n = d.num_vertices;
+    const auto groups = 1 + rng.below(seed % 3 == 0 ? 100 : 8);
+    const auto items = rng.below(20);
+    shardpoint::memory_items memory;
+    for (std::uint64_t i = 0; i < items; ++i) {
+      memory.bytes.push_back(static_cast<double>(rng.below(1U << 20)));
+    }
+    memory.used.resize(n);
+    std::vector<int> stage(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      stage[v] = static_cast<int>(rng.below(groups));
+      for (std::uint64_t k = items == 0 ? 0 : rng.below(4); k > 0; --k) {
+        memory.used[v].push_back(static_cast<std::uint32_t>(rng.below(items))); // repeats too
+      }
+    }
+    std::map<int, std::set<std::uint32_t>> held;
+    for (std::size_t v = 0; v < n; ++v) {
+      held[stage[v]].insert(memory.used[v].begin(), memory.used[v].end());
+    }
+    const std::vector<double> zero(n, 0.0);
+    const auto index = get(boost::vertex_index, g);
+    const auto none = boost::make_iterator_property_map(zero.begin(), index);
+    const auto m = shardpoint::evaluate(g, sharding_result(n, {}, stage), none, memory, none, {});
+    CAPTURE(seed);
+    for (const auto& x : m.stages) {
+      double want = 0;
+      for (auto it : held[x.id]) {
+        want += memory.bytes[it];
+      }
+      CHECK(x.memory == want);
+    }
+  }
+}

@@ -26,7 +26,9 @@
 #define SHARDPOINT_EVALUATE_HPP
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <type_traits>
@@ -138,19 +140,40 @@ void fill(const Ref& g, std::span<const int> group, std::vector<group_metrics>& 
     });
   }
   if constexpr (std::is_same_v<Memory, memory_items>) {
-    // Each item once per group: the (group, item) pairs, deduplicated.
-    std::vector<std::pair<int, std::uint32_t>> held;
-    for (std::size_t u = 0; u < n; ++u) {
-      if (group[u] >= 0) {
-        for (auto it : memory.used[u]) {
-          held.emplace_back(group[u], it);
+    // Each item once per group, added to each group's memory in item order.
+    // Up to 64 groups, the groups using an item are bits of one word: O(V +
+    // uses + items). Sorting the (group, item) pairs, as beyond 64 groups,
+    // was a tenth of `suggest` at 10^6 vertices, which evaluates its split
+    // and three baselines.
+    if (out.size() <= 64) {
+      std::vector<std::uint64_t> groups_of(memory.bytes.size(), 0);
+      for (std::size_t u = 0; u < n; ++u) {
+        if (group[u] >= 0) {
+          const std::uint64_t bit = std::uint64_t{1} << group[u];
+          for (auto it : memory.used[u]) {
+            groups_of[it] |= bit;
+          }
         }
       }
-    }
-    std::sort(held.begin(), held.end());
-    held.erase(std::unique(held.begin(), held.end()), held.end());
-    for (const auto& [gv, it] : held) {
-      out[static_cast<std::size_t>(gv)].memory += memory.bytes[it];
+      for (std::size_t it = 0; it < groups_of.size(); ++it) {
+        for (std::uint64_t left = groups_of[it]; left != 0; left &= left - 1) {
+          out[static_cast<std::size_t>(std::countr_zero(left))].memory += memory.bytes[it];
+        }
+      }
+    } else {
+      std::vector<std::pair<int, std::uint32_t>> held;
+      for (std::size_t u = 0; u < n; ++u) {
+        if (group[u] >= 0) {
+          for (auto it : memory.used[u]) {
+            held.emplace_back(group[u], it);
+          }
+        }
+      }
+      std::sort(held.begin(), held.end());
+      held.erase(std::unique(held.begin(), held.end()), held.end());
+      for (const auto& [gv, it] : held) {
+        out[static_cast<std::size_t>(gv)].memory += memory.bytes[it];
+      }
     }
   }
   for (auto& m : out) {
