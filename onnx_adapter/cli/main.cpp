@@ -248,6 +248,7 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
     }
   }
   std::string given;
+  std::string option; // the first option typed, when no word is
   for (int i = 1; i < argc && given.empty(); ++i) {
     const std::string_view arg = argv[i];
     bool is_command = std::find(subcommands.begin(), subcommands.end(), arg) != subcommands.end();
@@ -256,6 +257,8 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
     }
     if (!arg.starts_with("-") && !is_command) {
       given = arg;
+    } else if (arg.starts_with("-") && option.empty()) {
+      option = arg.substr(0, arg.find('='));
     }
   }
   std::string list;
@@ -271,8 +274,20 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
     for (const auto& s : subcommands) { // a prefix says more than a distance
       guess = s.starts_with(given) ? s : guess;
     }
+    std::string lower = given; // a command in capitals (SHARD) is that command
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (std::find(subcommands.begin(), subcommands.end(), lower) != subcommands.end()) {
+      guess = lower;
+    }
     std::cerr << "; '" << one_line(given) << "' is none of them"
               << (guess.empty() ? std::string() : "; did you mean '" + guess + "'?");
+  } else if (!cmd && !option.empty()) { // (--help and --version end the program before)
+    const std::vector<std::string_view> own{"--help", "--version"};
+    const auto hint = shardpoint::config::closest(option, own, 1, hint_within(option));
+    std::cerr << "; '" << one_line(option) << "' is no option of shardpoint"
+              << (hint.empty() ? std::string()
+                               : "; did you mean '" + std::string(hint.front()) + "'?");
   }
   std::cerr << '\n';
   return exit_usage;

@@ -476,6 +476,17 @@ TEST_CASE("misspellings: nested commands, option groups, commands, required opti
   expect("weights strat", "shardpoint weights needs a command: strategy, split, merge; 'strat' "
                           "is none of them; did you mean 'strategy'?");
   expect("weights", "shardpoint weights needs a command: strategy, split, merge");
+  // A command in capitals is that command; an option with no command is
+  // said, with the program's own option it is near (a trial's `--versoin`
+  // was told only that a command was needed).
+  expect("SHARD --input-model m", "shardpoint needs a command: " + commands +
+                                      "; 'SHARD' is none of them; did you mean 'shard'?");
+  expect("weights Split", "shardpoint weights needs a command: strategy, split, merge; 'Split' "
+                          "is none of them; did you mean 'split'?");
+  expect("--versoin", "shardpoint needs a command: " + commands +
+                          "; '--versoin' is no option of shardpoint; did you mean '--version'?");
+  expect("--verbose=3",
+         "shardpoint needs a command: " + commands + "; '--verbose' is no option of shardpoint");
   // No hint that is no near miss (a trial's `validate --force` was asked
   // "did you mean '--dim'?", 4 edits away).
   expect("validate m --force", "unknown option '--force' for 'validate'");
