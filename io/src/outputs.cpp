@@ -36,6 +36,20 @@ namespace {
   throw bad_input_error(quote(path.string()) + ": " + what);
 }
 
+// Refuses to replace an existing file that is read-only: one no one may
+// write (mode a-w, which root's writes would otherwise ignore), or that this
+// user may not write -- as `cp` refuses it; a rename over it needs only the
+// folder's permission, and would replace what its owner protected (a
+// trial's --output-config replaced a 0444 file in a read-only folder).
+void refuse_read_only(const fs::path& path, const struct stat& st) {
+  if ((st.st_mode & 0222) == 0 || ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    fail(path, std::string("exists and is read-only (mode ") + mode +
+                   "); shardpoint does not replace it: make it writable, or remove it");
+  }
+}
+
 // Refuses an output whose folder is missing, is a file, or cannot be
 // reached ("file/o.onnx" where file is a file: not "does not exist").
 void require_output_folder(const fs::path& path, const fs::path& folder, const std::string& named) {
@@ -472,6 +486,7 @@ void write_atomically(const fs::path& given, const std::function<int(int fd)>& w
       fail(path, std::string("exists and is ") + kind_of(st.st_mode) +
                      "; shardpoint replaces only regular files");
     }
+    refuse_read_only(path, st);
     existed = true;
   }
   auto [fd, temp] = create_temporary_file(path);
@@ -689,6 +704,7 @@ staged_file& output_set::file(const fs::path& given, std::string_view what) {
       fail(path, std::string("exists and is ") + kind_of(st.st_mode) +
                      "; shardpoint replaces only regular files");
     }
+    refuse_read_only(path, st);
     f->existed_ = true;
     f->mode_ = st.st_mode & 07777;
     f->uid_ = st.st_uid;

@@ -203,6 +203,23 @@ TEST_CASE("a replaced file keeps its mode; only regular files are replaced") {
   CHECK((st.st_mode & 07777) == 0640);
   CHECK(get(s / "a.txt") == "new");
 
+  // A read-only file is not replaced, by root either, nor through a set;
+  // one its owner may write is.
+  put(s / "kept.txt", "mine");
+  ::chmod((s / "kept.txt").c_str(), 0444);
+  const std::string read_only = "kept.txt': exists and is read-only (mode 0444); shardpoint does "
+                                "not replace it: make it writable, or remove it";
+  CHECK(error_of([&] { io::write_file_atomically(s / "kept.txt", "x"); }).find(read_only) !=
+        std::string::npos);
+  CHECK(error_of([&] {
+          io::output_set set;
+          set.file(s / "kept.txt", "--output-config");
+        }).find(read_only) != std::string::npos);
+  CHECK(get(s / "kept.txt") == "mine");
+  ::chmod((s / "kept.txt").c_str(), 0244);
+  io::write_file_atomically(s / "kept.txt", "x");
+  CHECK(get(s / "kept.txt") == "x");
+
   REQUIRE(::mkfifo((s / "fifo").c_str(), 0600) == 0);
   fs::create_symlink(s / "a.txt", s / "link");
   fs::create_directory(s / "folder");

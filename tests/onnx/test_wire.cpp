@@ -353,6 +353,9 @@ TEST_CASE("save_model writes the rewrite atomically, also over its own input") {
   temp_dir dir;
   const auto path = dir / "m.onnx";
   fs::copy_file(onnx_test::models_dir() / "light_squeezenet.onnx", path);
+  // The copy keeps the shared model's mode (0444): a read-only file is
+  // never replaced (test_files), so it is made the user's own.
+  fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
   auto m = so::read_graph(path);
   REQUIRE(m.is_skeleton());
   shard_randomly(m.proto(), 1);
