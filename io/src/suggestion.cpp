@@ -111,6 +111,14 @@ std::string to_table(const suggestion& s) {
     std::string note;
     if (!fits(s, b)) {
       note = "over the memory cap";
+      // In bytes where the rounded figures are alike (a trial read "3.0
+      // KiB", over a cap of 3.0 KiB).
+      const double held = b.planned_largest.value_or(largest_memory(x));
+      if (human_bytes(held) == human_bytes(*s.memory_capacity)) {
+        char exact[96];
+        std::snprintf(exact, sizeof exact, " (%.0f bytes, the cap %.0f)", held, *s.memory_capacity);
+        note += exact;
+      }
     }
     if (const auto empty = empty_stages(x, stages)) {
       note += (note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
