@@ -312,6 +312,38 @@ TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, 
                             "devices, planned as stages: it gives no stage)\n");
 }
 
+// A device holding two stages holds both stages' bytes (a trial read "fits"
+// for a device whose two stages together did not).
+TEST_CASE("stages that share a device: the largest device is their sum, said") {
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(4), model);
+  const std::string args = "memory --input-model " + q(model) +
+                           " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 "
+                           "--shard layer2/mlp_residual=1:2";
+  const auto j = run_json(args, dir);
+  REQUIRE(j["devices"].size() == 4);
+  const auto total = [&](int s) { return j["devices"][s]["total_bytes"].get<std::int64_t>(); };
+  const std::int64_t shared = total(1) + total(2);
+  CHECK(shared > std::max({total(0), total(1), total(2), total(3)}));
+  CHECK(j["largest_total_bytes"] == std::max({total(0), shared, total(3)}));
+  REQUIRE(j["notes"].size() == 1);
+  CHECK(j["notes"][0].get<std::string>().starts_with("device 1 holds stages 1, 2: its memory is "
+                                                     "their sum, "));
+  // A cap above every stage and below the shared device: it does not fit.
+  const auto cap = std::to_string((shared + std::max(total(1), total(2))) / 2);
+  const auto r = shardpoint_cli(args + " --device-memory " + cap, dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("does not fit") != std::string::npos);
+  // A device a stage: no note, the largest stage.
+  const auto own = run_json("memory --input-model " + q(model) +
+                                " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 "
+                                "--shard layer2/mlp_residual=2:2",
+                            dir);
+  CHECK(own["notes"].empty());
+  CHECK(own["largest_total_bytes"] == std::max({total(0), total(1), total(2), total(3)}));
+}
+
 TEST_CASE("tensor parallel: a rank's parameter bytes are the slices weights split writes") {
   temp_dir dir;
   const auto staged = two_stage_decoder(dir, 3);

@@ -3,7 +3,12 @@
 // graph in any format or from counts alone.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <map>
+#include <tuple>
+
 #include <boost/property_map/property_map.hpp>
+
+#include <shardpoint/detail/checked.hpp>
 
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/layout_file.hpp>
@@ -66,6 +71,59 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
     throw bad_parameter_error(broken->message(c, result.num_stages()) + " (the sharding's " +
                               std::to_string(result.num_devices()) +
                               " devices, planned as stages: it gives no stage)");
+  }
+}
+
+// Stages that share a device share its memory: the largest device is the
+// largest sum of one device's stages (a trial read "fits" for a device whose
+// two stages together did not). Each row stays a stage; a note names the
+// devices that hold several, with their sums. A stage's device is its first
+// node's.
+void devices_holding_stages(const sharding_result& result, io::memory_report& r) {
+  if (!result.has_stages() || !result.has_devices()) {
+    return;
+  }
+  std::vector<int> device_of(static_cast<std::size_t>(result.num_stages()), -1);
+  for (std::size_t v = 0; v < result.size(); ++v) {
+    const auto s = result.stage(v);
+    const auto d = result.device(v);
+    if (s && d && device_of[static_cast<std::size_t>(*s)] < 0) {
+      device_of[static_cast<std::size_t>(*s)] = *d;
+    }
+  }
+  std::map<int, std::vector<int>> stages_of;
+  for (std::size_t s = 0; s < device_of.size(); ++s) {
+    stages_of[device_of[s]].push_back(static_cast<int>(s));
+  }
+  if (stages_of.size() == device_of.size()) {
+    return; // a device a stage
+  }
+  std::map<std::tuple<int, std::int64_t, std::int64_t>, std::int64_t> sum;
+  for (const auto& row : r.plan.devices) {
+    auto& total = sum[{device_of[static_cast<std::size_t>(row.stage)], row.tensor_parallel_rank,
+                       row.data_parallel_rank}];
+    total = shardpoint::detail::checked_add(total, row.total_bytes).value_or(INT64_MAX);
+  }
+  std::int64_t largest = 0;
+  std::map<int, std::int64_t> most_of; // a device's largest sum over its ranks
+  for (const auto& [at, total] : sum) {
+    largest = std::max(largest, total);
+    most_of[std::get<0>(at)] = std::max(most_of[std::get<0>(at)], total);
+  }
+  r.plan.largest_total_bytes = largest;
+  r.plan.fits = !r.plan.capacity || largest <= *r.plan.capacity;
+  for (const auto& [device, stages] : stages_of) {
+    if (stages.size() < 2 || device < 0) {
+      continue;
+    }
+    std::string list;
+    for (const int s : stages) {
+      list += (list.empty() ? "" : ", ") + std::to_string(s);
+    }
+    r.notes.push_back("device " + std::to_string(device) + " holds stages " + list +
+                      ": its memory is their sum, " +
+                      io::human_bytes(static_cast<double>(most_of[device])) +
+                      " (each row is one stage)");
   }
 }
 
@@ -239,6 +297,9 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   }
   r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
                               : shardpoint::plan_memory(stages, c, capacity);
+  if (a.parameters.empty()) {
+    devices_holding_stages(result, r);
+  }
   c.sharded_data_parallel = r.plan.sharded_data_parallel;
   if (a.compare_stages) {
     r.zero_stages = compare_zero_stages(stages, c);
