@@ -2,6 +2,8 @@
 // name, the core's validation, and the sharding of a request.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/app/model_source.hpp>
@@ -17,6 +19,29 @@ cost_model cost_named(const std::string& name) {
     return *c;
   }
   throw bad_parameter_error("cost " + io::quote(name) + " is not " + names.listed(" or "));
+}
+
+std::optional<std::string> rounding_estimate(const model_source& source,
+                                             const std::vector<std::int64_t>& costs,
+                                             std::string_view then) {
+  const double unit = source.flops_per_cost_unit();
+  const auto nodes = costs.size();
+  double total = 0;
+  for (const auto c : costs) {
+    total += static_cast<double>(c);
+  }
+  if (!(unit > 1) || nodes == 0 || static_cast<double>(nodes) < 0.05 * total) {
+    return std::nullopt;
+  }
+  const std::string units =
+      unit == 1e6
+          ? "MFLOPs"
+          : shardpoint::detail::cat("units of ", shardpoint::detail::number(unit), " FLOPs");
+  return shardpoint::detail::cat(
+      "each node's FLOPs are counted in whole ", units, ", rounded up (at least 1): up to ", nodes,
+      " of the ", static_cast<std::int64_t>(total), " counted (",
+      static_cast<int>(std::lround(100.0 * static_cast<double>(nodes) / total)),
+      "%) may be that rounding, ", then);
 }
 
 void model_source::declare_inputs(io::output_set& /*outputs*/) const {}

@@ -174,24 +174,8 @@ laid_out from_source(model_source& source) {
     row = x.splits ? !row : row;
     out.model.vertices.push_back(std::move(x));
   }
-  // Costs in whole units (ONNX: MFLOPs, rounded up, at least 1 a node):
-  // up to one unit a node may be rounding, which on small nodes is most of
-  // their count (a trial's 4-layer, hidden-8 decoder: 116 MFLOPs counted
-  // for 0.14). A guess to say once it is 1% of the total or more.
-  if (unit > 1 && V > 0) {
-    double total = 0;
-    for (const auto c : m.cost) {
-      total += static_cast<double>(c);
-    }
-    if (static_cast<double>(V) >= 0.01 * total) {
-      const std::string units =
-          unit == 1e6 ? "MFLOPs" : cat("units of ", shardpoint::detail::number(unit), " FLOPs");
-      out.estimates.push_back(
-          cat("each node's FLOPs are counted in whole ", units, ", rounded up (at least 1): up to ",
-              V, " of the ", static_cast<std::int64_t>(total), " counted (",
-              static_cast<int>(std::lround(100.0 * static_cast<double>(V) / total)),
-              "%) may be that rounding, and the compute times that much too long"));
-    }
+  if (auto e = rounding_estimate(source, m.cost, "and the compute times that much too long")) {
+    out.estimates.push_back(std::move(*e));
   }
   out.graph = source.graph();
   out.description = cat("a model of ", V, " nodes");

@@ -118,6 +118,11 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   std::vector<std::string> warnings;
   const auto costs =
       source.costs(a.cost == "flops" ? cost_model::flops : cost_model::unit, warnings);
+  if (a.cost == "flops") {
+    if (auto e = rounding_estimate(source, costs, "and the stage times that much too long")) {
+      warnings.push_back(std::move(*e));
+    }
+  }
   pipeline_options options;
   options.enable_pipelining = true;
   options.batches_per_step = a.batches_per_step;

@@ -220,6 +220,14 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   for (auto& e : source.weight_estimates()) {
     s.estimates.push_back(std::move(e));
   }
+  // Small nodes' FLOPs rounded up to a unit each: the split balances the
+  // rounding as much as the FLOPs (a trial's split of a small model into
+  // three was one per node).
+  if (a.cost == "flops") {
+    if (auto e = rounding_estimate(source, m.w.cost, "which the split balances as FLOPs")) {
+      s.estimates.push_back(std::move(*e));
+    }
+  }
   const sharding_result by_node = m.by_node_index(best.result);
   pipeline_options checks;
   checks.num_devices = a.num_ipus;
