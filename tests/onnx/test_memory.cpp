@@ -983,7 +983,27 @@ TEST_CASE("a node of a sharded model without a stage is named") {
   sp::save_model(staged, dir / "m.onnx");
   const auto r = onnx_test::shardpoint_cli("memory --input-model " + q(dir / "m.onnx"), dir.path());
   CHECK(r.code == 3);
-  CHECK(r.err == "shardpoint: error: vertex 0 ('add0') has no stage\n");
+  // PopRT's rules first (add0 has a device and no stage, add1 the reverse),
+  // as simulate checks them.
+  CHECK(r.err == "shardpoint: the sharding cannot be planned: pipelining needs every vertex on a "
+                 "device, but 1 vertex(es) have none, e.g. vertex 1 ('add1')\n");
+}
+
+TEST_CASE("a sharding PopRT's rules refuse is not planned") {
+  // A trial's memory planned a backward edge and a stage on two devices,
+  // which shard and validate refuse, without a word.
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(3), model);
+  const std::string at = "memory --input-model " + q(model) + " --shard layer0/mlp_residual=";
+  onnx_test::expect_failure(dir, at + "0:1 --shard layer1/mlp_residual=1:0", 3,
+                            "shardpoint: the sharding cannot be planned: ");
+  onnx_test::expect_failure(dir, at + "0:1 --shard layer1/mlp_residual=1:0", 3,
+                            "forward layers must be in increasing stage order");
+  onnx_test::expect_failure(dir, at + "0:0 --shard layer1/mlp_residual=1", 3,
+                            "a pipeline stage must run on one device");
+  // The same points staged in order are planned.
+  CHECK(shardpoint_cli(at + "0:0 --shard layer1/mlp_residual=1:1", dir.path()).code == 0);
 }
 
 TEST_CASE("tensors ConstantOfShape makes from initializer shapes: said, never called weights") {

@@ -48,6 +48,23 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
 
 namespace {
 
+// A sharding PopRT's rules refuse (a backward edge, a stage on several
+// devices) has no memory to plan: refused as simulate refuses it (a trial's
+// memory planned what shard and validate refused, without a word). The
+// rule on batches per step is a pipeline run's, not the planner's, which
+// plans any number: checked here with one that meets it.
+void refuse_broken(model_source& source, const sharding_result& result) {
+  pipeline_options checks;
+  checks.enable_pipelining = result.has_stages();
+  checks.batches_per_step = 2 * std::max(result.num_stages(), 1);
+  checks.spelling = flag_spelling;
+  for (const auto& d : source.validate(result, checks)) {
+    if (d.severity == severity::error) {
+      throw check_failed("the sharding cannot be planned: " + d.message);
+    }
+  }
+}
+
 // A sharding over devices without pipeline stages is PopRT's sharding
 // without pipelining: its devices run one after another, one batch through
 // them at a time. Each device is then planned as a stage that holds its
@@ -133,6 +150,7 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
                                            io::output_set& outputs) {
   source.load(outputs);
   result = sharding_of(source, where, true);
+  refuse_broken(source, result);
   devices_as_stages(result, c, r);
   return detail::stage_inputs(source, result, a.plan, c, r);
 }
