@@ -137,12 +137,7 @@ strategy_outcome write_strategy(const weights_options& a) {
     return std::any_of(d.shard.begin(), d.shard.end(), [](std::int64_t k) { return k > 1; });
   });
   if (a.tensor_parallel > 1 && !any_split) {
-    outcome.warnings.push_back(
-        "--tensor-parallel " + std::to_string(a.tensor_parallel) + " splits no weight: " +
-        (a.layout.empty() ? "the graph has no Megatron column/row pair (two MatMul or Gemm "
-                            "weights, one feeding the other) nor a vocabulary table"
-                          : "the --layout file cuts none of them") +
-        ", so every rank holds every weight whole; give the cuts with --layout");
+    outcome.warnings.push_back(splits_no_weight(a.tensor_parallel, !a.layout.empty()));
   }
   return outcome;
 }

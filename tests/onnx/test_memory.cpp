@@ -989,6 +989,29 @@ TEST_CASE("a node of a sharded model without a stage is named") {
                  "device, but 1 vertex(es) have none, e.g. vertex 1 ('add1')\n");
 }
 
+TEST_CASE("a tensor-parallel degree that splits no weight is said, as weights strategy says it") {
+  // A trial's CNN with --tensor-parallel 2: the same bytes as T = 1, and
+  // no note (weights strategy warns of it).
+  temp_dir dir;
+  sp::save_model(adds({10, 20}), dir / "adds.onnx");
+  const std::string none = "--tensor-parallel 2 splits no weight: the graph has no Megatron "
+                           "column/row pair (two MatMul or Gemm weights, one feeding the other) "
+                           "nor a vocabulary table, so every rank holds every weight whole; give "
+                           "the cuts with --layout";
+  const auto j =
+      run_json("memory --input-model " + q(dir / "adds.onnx") + " --tensor-parallel 2", dir);
+  CHECK(j["notes"] == nlohmann::json::array({none}));
+  const auto strategy = shardpoint_cli("weights strategy --input-model " + q(dir / "adds.onnx") +
+                                           " --tensor-parallel 2 --output-dir " + q(dir / "s"),
+                                       dir.path());
+  CHECK(strategy.err.find("shardpoint: warning: " + none) != std::string::npos);
+  // A decoder's Megatron pairs are split: nothing to say.
+  sp::save_model(sp::synth_decoder(2), dir / "decoder.onnx");
+  CHECK(run_json("memory --input-model " + q(dir / "decoder.onnx") + " --tensor-parallel 2",
+                 dir)["notes"]
+            .empty());
+}
+
 TEST_CASE("a sharding PopRT's rules refuse is not planned") {
   // A trial's memory planned a backward edge and a stage on two devices,
   // which shard and validate refuse, without a word.

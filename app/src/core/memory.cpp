@@ -32,6 +32,9 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
   }
   const parameter_uses uses =
       source.parameters(result, c.tensor_parallel, flags.layout.empty() ? nullptr : &layout);
+  if (auto none = unsplit_weights(uses, c.tensor_parallel, !flags.layout.empty())) {
+    r.notes.push_back(std::move(*none)); // (a trial's CNN: the same bytes as T = 1, unsaid)
+  }
   const auto produced = source.activations(c.micro_batch_size, r.notes, r.estimates);
   for (auto& e : source.weight_estimates()) {
     r.estimates.push_back(std::move(e));

@@ -2,6 +2,7 @@
 // name, the core's validation, and the sharding of a request.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cmath>
 
 #include <boost/property_map/property_map.hpp>
@@ -42,6 +43,24 @@ std::optional<std::string> rounding_estimate(const model_source& source,
       " of the ", static_cast<std::int64_t>(total), " counted (",
       static_cast<int>(std::lround(100.0 * static_cast<double>(nodes) / total)),
       "%) may be that rounding, ", then);
+}
+
+std::string splits_no_weight(std::int64_t tensor_parallel, bool layout_given) {
+  return "--tensor-parallel " + std::to_string(tensor_parallel) + " splits no weight: " +
+         (layout_given ? "the --layout file cuts none of them"
+                       : "the graph has no Megatron column/row pair (two MatMul or Gemm "
+                         "weights, one feeding the other) nor a vocabulary table") +
+         ", so every rank holds every weight whole; give the cuts with --layout";
+}
+
+std::optional<std::string> unsplit_weights(const parameter_uses& uses, std::int64_t tensor_parallel,
+                                           bool layout_given) {
+  if (tensor_parallel <= 1 || uses.tensors.empty() ||
+      std::any_of(uses.tensors.begin(), uses.tensors.end(),
+                  [](const parameter_tensor& t) { return t.tensor_parallel_parts > 1; })) {
+    return std::nullopt;
+  }
+  return splits_no_weight(tensor_parallel, layout_given);
 }
 
 void model_source::declare_inputs(io::output_set& /*outputs*/) const {}

@@ -65,6 +65,9 @@ planner make_planner(const laid_out_model& m, model_source& source, const sugges
   const sharding_result one_stage(m.positions.size(), {}, {});
   auto by_node = source.parameters(one_stage, p.config.tensor_parallel,
                                    a.plan.layout.empty() ? nullptr : &layout);
+  if (auto none = unsplit_weights(by_node, p.config.tensor_parallel, !a.plan.layout.empty())) {
+    p.notes.push_back(std::move(*none));
+  }
   p.uses.tensors = std::move(by_node.tensors);
   p.uses.used = m.to_positions(std::move(by_node.used));
   p.produced = source.activations(p.config.micro_batch_size, p.notes, p.estimates);

@@ -161,6 +161,15 @@ std::optional<std::string> rounding_estimate(const model_source& source,
                                              const std::vector<std::int64_t>& costs,
                                              std::string_view then);
 
+/// The sentence for a tensor-parallel degree `tensor_parallel` > 1 that
+/// splits no weight (every rank holds every weight whole), `weights
+/// strategy`'s and the memory planner's: from the graph's pairs, or from a
+/// --layout file (`layout_given`).
+std::string splits_no_weight(std::int64_t tensor_parallel, bool layout_given);
+/// That sentence when `uses` has weights and none is split in parts.
+std::optional<std::string> unsplit_weights(const parameter_uses& uses, std::int64_t tensor_parallel,
+                                           bool layout_given);
+
 /// The sharding of every node: by the points when there are any (naming
 /// the nodes first), else the model's own, else -- with `unsharded_ok` --
 /// none (one stage); otherwise a usage_error.
