@@ -86,7 +86,8 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
   r.notes.push_back("the sharding gives " + std::to_string(result.num_devices()) +
                     " device(s) and no pipeline stage (sharding without pipelining: the devices "
                     "run one after another): each device is planned as a stage that holds its "
-                    "nodes, with one micro-batch in flight");
+                    "nodes, with one micro-batch in flight (--batches-per-step and "
+                    "--queue-depth do not apply)");
   if (const memory_rule* broken = broken_memory_rule(c, result.num_stages())) {
     throw bad_parameter_error(broken->message(c, result.num_stages()) + " (the sharding's " +
                               std::to_string(result.num_devices()) +
