@@ -348,6 +348,17 @@ TEST_CASE("FLOPs that are mostly their rounding to whole MFLOPs: said, not prove
   CHECK(sim.err == "shardpoint: warning: each node's FLOPs are counted in whole MFLOPs, rounded "
                    "up (at least 1): up to 58 of the 58 counted (100%) may be that rounding, and "
                    "the stage times that much too long\n");
+  // So do draw's stage costs, on stderr and in the page's title.
+  const auto page = dir / "page.html";
+  const auto drawn = shardpoint_cli("draw --input-model " + q(model) +
+                                        " --shard layer0/mlp_residual=0:0 --output " + q(page),
+                                    dir.path());
+  REQUIRE(drawn.code == 0);
+  CHECK(drawn.err.find("shardpoint: warning: each node's FLOPs are counted in whole MFLOPs, "
+                       "rounded up (at least 1): up to 58 of the 58 counted (100%) may be that "
+                       "rounding, and the stages' costs that much too large\n") !=
+        std::string::npos);
+  CHECK(onnx_test::read_file(page).find("(estimated)</title>") != std::string::npos);
 }
 
 TEST_CASE("weights moved into Constant nodes count as the initializers did") {

@@ -129,6 +129,7 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   draw_outcome out;
   detail::picture_inputs in;
   in.cost = cost;
+  in.rounding_then = "and the stages' costs that much too large"; // (a trial's: unsaid)
   in.memory = without_stage == 0 ? &memory : nullptr;
   in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
   in.lay_out = a.report.lay_out;

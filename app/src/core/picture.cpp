@@ -248,6 +248,11 @@ io::picture picture_of(model_source& source, const sharding_result& given,
   io::picture p;
   p.cost_unit = cost_unit(source, in.cost);
   p.estimates = m.w.estimates;
+  if (in.cost == cost_model::flops && !in.rounding_then.empty()) {
+    if (auto e = rounding_estimate(source, m.w.cost, in.rounding_then)) {
+      p.estimates.push_back(std::move(*e));
+    }
+  }
   const std::vector<int> group = groups_of(r);
   const std::vector<std::string> ops = source.op_types();
   const auto block_of = add_blocks(p, m, group, r, ops);

@@ -47,6 +47,10 @@ struct picture_inputs {
   std::optional<double> capacity;
   node_layout lay_out = nullptr;
   std::size_t most_nodes_drawn = 5000;
+  /// When the costs are FLOPs, the end of rounding_estimate's sentence, for
+  /// a command whose own report does not say it already (draw); empty:
+  /// not said.
+  std::string_view rounding_then;
 };
 
 /// Steps 1-4 for a loaded `source` sharded by `r` (indexed by node; a
