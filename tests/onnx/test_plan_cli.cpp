@@ -192,7 +192,32 @@ TEST_CASE("plan: FLOPs rounded up to whole MFLOPs a node are a guess when they w
                      std::to_string(nodes) + " of the " + std::to_string(nodes) +
                      " counted (100%) may be that rounding, and the compute times that much too "
                      "long");
-  CHECK(estimates(256, 4096).empty()); // GFLOPs a node: the rounding is < 1%
+  CHECK(estimates(256, 4096).empty()); // GFLOPs a node: the rounding is < 5%
+}
+
+TEST_CASE("plan: a best layout whose tensor parallelism splits no weight says so") {
+  // A trial's plan of silero (no Megatron pair) ranked tp 4 first, unsaid.
+  SKIP_WITHOUT_MODELS();
+  temp_dir dir;
+  const auto run = [&](const fs::path& model) {
+    const auto r = shardpoint_cli("plan --input-model " + q(model) + " " + cluster +
+                                      "--global-batch 64 --report json",
+                                  dir.path());
+    REQUIRE(r.code == 0);
+    return std::pair(nlohmann::json::parse(r.out), r.err);
+  };
+  const auto [silero, silero_err] = run(onnx_test::models_dir() / "silero_vad_legacy.onnx");
+  const int tp = silero["candidates"][0]["tensor"].get<int>();
+  const std::string said =
+      "tensor parallelism splits no weight: the graph has no Megatron column/row pair (two "
+      "MatMul or Gemm weights, one feeding the other) nor a vocabulary table; the best layout's " +
+      std::to_string(tp) + " tensor-parallel ranks each hold every weight and compute every node";
+  const auto estimates = silero["estimates"].get<std::vector<std::string>>();
+  CHECK(std::count(estimates.begin(), estimates.end(), said) == (tp > 1 ? 1 : 0));
+  CHECK((silero_err.find("shardpoint: warning: " + said + "\n") != std::string::npos) == (tp > 1));
+  // A decoder's pairs split: nothing to say of them.
+  sp::save_model(sp::synth_decoder(2), dir / "d.onnx");
+  CHECK(run(dir / "d.onnx").second.find("splits no weight") == std::string::npos);
 }
 
 TEST_CASE("plan: bad input is one line, its exit code, nothing written") {

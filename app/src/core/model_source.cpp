@@ -45,11 +45,14 @@ std::optional<std::string> rounding_estimate(const model_source& source,
       "%) may be that rounding, ", then);
 }
 
+std::string_view no_split_pair() {
+  return "the graph has no Megatron column/row pair (two MatMul or Gemm weights, one feeding the "
+         "other) nor a vocabulary table";
+}
+
 std::string splits_no_weight(std::int64_t tensor_parallel, bool layout_given) {
   return "--tensor-parallel " + std::to_string(tensor_parallel) + " splits no weight: " +
-         (layout_given ? "the --layout file cuts none of them"
-                       : "the graph has no Megatron column/row pair (two MatMul or Gemm "
-                         "weights, one feeding the other) nor a vocabulary table") +
+         std::string(layout_given ? "the --layout file cuts none of them" : no_split_pair()) +
          ", so every rank holds every weight whole; give the cuts with --layout";
 }
 

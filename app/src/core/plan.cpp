@@ -498,9 +498,21 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   report.top_k = top_k;
   report.estimates = m.estimates;
   report.result = rt::search_layouts(m.graph, m.model, cluster, space);
+  // The best layout's tensor parallelism, when no weight splits: its ranks
+  // each hold every weight whole and compute every node (a trial's plan of
+  // a model without a Megatron pair ranked tp 4 first, unsaid).
+  const bool splits = std::any_of(m.model.weights.begin(), m.model.weights.end(),
+                                  [](const auto& w) { return w.splits; });
+  if (source != nullptr && !splits && report.result.feasible > 0 &&
+      report.result.candidates.front().at.tensor > 1) {
+    report.estimates.push_back(
+        cat("tensor parallelism splits no weight: ", no_split_pair(), "; the best layout's ",
+            report.result.candidates.front().at.tensor,
+            " tensor-parallel ranks each hold every weight and compute every node"));
+  }
   plan_outcome out;
   out.fits = report.result.feasible > 0;
-  out.warnings = m.estimates;
+  out.warnings = report.estimates;
   if (a.report.picture()) {
     if (out.fits) {
       out.picture = draw_plan(source, report, a);

@@ -166,6 +166,8 @@ std::optional<std::string> rounding_estimate(const model_source& source,
 /// strategy`'s and the memory planner's: from the graph's pairs, or from a
 /// --layout file (`layout_given`).
 std::string splits_no_weight(std::int64_t tensor_parallel, bool layout_given);
+/// Why a graph has no weight tensor parallelism splits, in words.
+std::string_view no_split_pair();
 /// That sentence when `uses` has weights and none is split in parts.
 std::optional<std::string> unsplit_weights(const parameter_uses& uses, std::int64_t tensor_parallel,
                                            bool layout_given);
