@@ -74,7 +74,26 @@ struct sized_text {
   std::uint64_t factor;
 };
 
+// The unit `text` ends with, as written (after the number and blanks).
+std::string_view unit_of(std::string_view text) {
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && blank(text.back())) {
+    text.remove_suffix(1);
+  }
+  if (text.ends_with("/s")) { // a rate's
+    text.remove_suffix(2);
+  }
+  std::size_t at = text.size();
+  while (at > 0 && std::isalpha(static_cast<unsigned char>(text[at - 1])) != 0) {
+    --at;
+  }
+  return text.substr(at);
+}
+
 std::optional<sized_text> split_unit(std::string_view text) {
+  if (written_in_bits(text)) {
+    return std::nullopt;
+  }
   const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   while (!text.empty() && blank(text.front())) {
     text.remove_prefix(1);
@@ -131,6 +150,18 @@ std::optional<double> bytes_of(const std::optional<sized_text>& sized) {
 
 } // namespace
 
+bool written_in_bits(std::string_view text) {
+  const auto unit = unit_of(text);
+  return unit.size() >= 2 && unit.back() == 'b' &&
+         std::string_view("KMGTPE").find(unit.front()) != std::string_view::npos;
+}
+
+std::string bits_message(std::string_view text) {
+  return quote(text) + ": '" + std::string(unit_of(text)) +
+         "' is bits (a lowercase b), 8 to a byte; give bytes, with B (" +
+         std::string(unit_of(text).substr(0, unit_of(text).size() - 1)) + "B)";
+}
+
 std::optional<double> parse_bytes(std::string_view text) {
   return bytes_of(split_unit(text));
 }
@@ -139,6 +170,9 @@ std::int64_t parse_size(std::string_view flag, std::string_view text) {
   const auto fail = [&](std::string_view why) {
     return bad_parameter_error(std::string(flag) + " " + quote(text) + std::string(why));
   };
+  if (written_in_bits(text)) {
+    throw bad_parameter_error(std::string(flag) + " " + bits_message(text));
+  }
   const auto sized = split_unit(text);
   const auto not_size = " is not a size (e.g. 32GiB, 16GB, 123456789)";
   if (!sized || sized->number.empty()) {

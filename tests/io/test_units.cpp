@@ -28,6 +28,27 @@ TEST_CASE("sizes with and without units") {
   CHECK_FALSE(parse_bytes("1e GB").has_value());
 }
 
+// A trial's --intra-node-bandwidth 100Gb/s was read as 100 GB/s: 8 times
+// the link. Bits as usually written are refused, in words; all lower case
+// stays bytes.
+TEST_CASE("sizes written in bits are refused, not read as bytes") {
+  for (const char* bits : {"100Gb", "25Mb/s", "1Gib", "16 Tb", "3Kb", "100Gb/s"}) {
+    CAPTURE(bits);
+    CHECK(shardpoint::io::written_in_bits(bits));
+    CHECK_FALSE(parse_bytes(bits).has_value());
+  }
+  for (const char* bytes : {"100GB", "16gb", "32gib", "10 kB", "4096", "1.5 GiB", "5 B"}) {
+    CAPTURE(bytes);
+    CHECK_FALSE(shardpoint::io::written_in_bits(bytes));
+    CHECK(parse_bytes(bytes).has_value());
+  }
+  CHECK(shardpoint::io::bits_message("100Gb/s") ==
+        "'100Gb/s': 'Gb' is bits (a lowercase b), 8 to a byte; give bytes, with B (GB)");
+  CHECK_THROWS_WITH(shardpoint::io::parse_size("--device-memory", "16Gb"),
+                    "--device-memory '16Gb': 'Gb' is bits (a lowercase b), 8 to a byte; give "
+                    "bytes, with B (GB)");
+}
+
 TEST_CASE("decimal numbers, all of the text, and nothing the C library reads besides") {
   CHECK(read_decimal("8") == 8.0);
   CHECK(read_decimal("-2.5") == -2.5);

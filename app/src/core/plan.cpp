@@ -91,6 +91,9 @@ rt::cluster_spec cluster_of(const plan_request& a) {
       return std::nullopt;
     }
     const auto r = bandwidth ? io::parse_bandwidth(v->first) : io::parse_flops(v->first);
+    if (!r && bandwidth && io::written_in_bits(v->first)) {
+      throw bad_parameter_error(v->second + " " + io::bits_message(v->first.substr(0, 32)));
+    }
     if (!r) {
       throw bad_parameter_error(v->second + ": '" + v->first.substr(0, 32) + "' is not " + example);
     }

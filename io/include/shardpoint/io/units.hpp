@@ -31,6 +31,15 @@ bool decimal_overflows(std::string_view text);
 /// anything else, a sign or a value beyond a double.
 std::optional<double> parse_bytes(std::string_view text);
 
+/// Whether `text`'s unit is written as bits: an upper-case prefix and a
+/// lower-case b ("100Gb", "25Mb/s", "1Gib"), the usual spelling of gigabits.
+/// parse_bytes refuses it (a link quoted in Gb/s read as GB/s is 8 times
+/// too fast); parse_size says why. All lower case ("16gb") is bytes.
+bool written_in_bits(std::string_view text);
+/// The words for such a text: "'100Gb/s': 'Gb' is bits (a lowercase b), 8
+/// to a byte; give bytes, with B (GB)".
+std::string bits_message(std::string_view text);
+
 /// `text` as a whole number of bytes (parse_bytes' forms), at most 2^62
 /// (4 EiB); digits with a unit are read exactly as integers (a double keeps
 /// only 53 bits: 9007199254740993 stays itself). bad_parameter_error naming
