@@ -485,6 +485,7 @@ def simulate(
     unit_us: int = 100,
     queue_depth: int = 4,
     trace: Optional[PathLike] = None,
+    force: bool = False,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
     schedule: Optional[str] = None,
@@ -518,7 +519,7 @@ def simulate(
         config=config, shard=_points(shard), only_manual_sharding=only_manual_sharding,
         batches_per_step=batches_per_step,
         mode=mode, cost=cost, num_ipus=num_ipus, unit_us=unit_us, queue_depth=queue_depth,
-        stage_times=stage_times, backward_times=backward_times, weight_times=weight_times,
+        force=force, stage_times=stage_times, backward_times=backward_times, weight_times=weight_times,
         batch_dim=batch_dim,
         activation_bytes=[activation_bytes] if isinstance(activation_bytes, int) else activation_bytes,
         **_shape_settings(input_shapes, dims),
@@ -667,6 +668,7 @@ def memory_plan(
     pipeline_parallel: Optional[int] = None,
     compare_deepspeed: bool = False,
     gpus_per_node: Optional[int] = None,
+    force: bool = False,
     input_shapes: Union[None, Sequence[int], Mapping[str, Sequence[int]]] = None,
     dims: Optional[Mapping[str, int]] = None,
     **options: Any,
@@ -696,7 +698,7 @@ def memory_plan(
         pipeline_parallel=None if pipeline_parallel is None
         else _integer("pipeline_parallel", pipeline_parallel),
         gpus_per_node=None if gpus_per_node is None else _integer("gpus_per_node", gpus_per_node),
-        **_shape_settings(input_shapes, dims), **options,
+        force=force, **_shape_settings(input_shapes, dims), **options,
     )
 
     def call(report: str) -> Any:

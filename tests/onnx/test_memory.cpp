@@ -1012,6 +1012,31 @@ TEST_CASE("a tensor-parallel degree that splits no weight is said, as weights st
             .empty());
 }
 
+TEST_CASE("memory and simulate replace their own earlier svg folder with --force") {
+  // A trial was told "--force replaces a folder shardpoint wrote" by two
+  // commands that took no --force.
+  temp_dir dir;
+  const auto model = dir / "decoder.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const std::string memory =
+      "memory --input-model " + q(model) + " --report svg --report-file " + q(dir / "m");
+  const std::string simulate = "simulate --input-model " + q(model) +
+                               " --shard layer0/mlp_residual=0:0 --batches-per-step 2 --report "
+                               "svg --report-file " +
+                               q(dir / "s");
+  for (const auto& run : {memory, simulate}) {
+    CAPTURE(run);
+    REQUIRE(shardpoint_cli(run, dir.path()).code == 0);
+    onnx_test::expect_failure(dir, run, 2,
+                              "the output folder exists and is not empty (--force "
+                              "replaces a folder shardpoint wrote)");
+    CHECK(shardpoint_cli(run + " --force", dir.path()).code == 0);
+  }
+  onnx_test::expect_failure(
+      dir, "memory --input-model " + q(model) + " --force", 1,
+      "--force replaces an earlier --report svg folder; it goes with --report svg");
+}
+
 TEST_CASE("a sharding PopRT's rules refuse is not planned") {
   // A trial's memory planned a backward edge and a stage on two devices,
   // which shard and validate refuse, without a word.

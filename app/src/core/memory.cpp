@@ -304,10 +304,13 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   if (!a.plan.layout.empty()) {
     outputs.input(a.plan.layout, "the layout file");
   }
+  if (a.force && a.report.format != "svg") {
+    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
+  }
   if (a.report.picture() && source == nullptr) {
     throw usage_error("--report " + a.report.format + " draws a model: give --input-model");
   }
-  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, a.force);
   sharding_result result;
   if (!a.parameters.empty()) {
     stages = from_counts(a, c, r);

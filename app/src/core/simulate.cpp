@@ -25,6 +25,9 @@ void check_run(const simulate_request& a) {
   check_option(opt::mode, opt::mode.flag, a.mode);
   check_option(opt::run_cost, opt::run_cost.flag, a.cost);
   check_option(opt::batches_per_step, opt::batches_per_step.flag, a.batches_per_step);
+  if (a.force && a.report.format != "svg") {
+    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
+  }
   if (a.num_ipus) {
     check_option(opt::num_ipus, opt::num_ipus.flag, *a.num_ipus);
   }
@@ -112,7 +115,7 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     outputs.input(where.config, "the sharding config");
   }
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
-  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, a.force);
   source.load(outputs);
   const sharding_result result = sharding_of(source, where);
   std::vector<std::string> warnings;
@@ -188,7 +191,7 @@ simulate_outcome simulate_times(const simulate_request& a) {
   }
   io::output_set outputs;
   const io::staged_file* trace = a.trace.empty() ? nullptr : &outputs.file(a.trace, "--trace");
-  const detail::picture_output picture = detail::declare_picture(outputs, a.report, false);
+  const detail::picture_output picture = detail::declare_picture(outputs, a.report, a.force);
   simulate_outcome out = detail::run_training(std::move(stages), a, trace, {});
   if (a.report.picture()) {
     out.picture.command = "simulate";

@@ -213,6 +213,7 @@ void options(B& b, simulate_options& a) {
   b(opt::unit_us, a.unit_us);
   b(opt::queue_depth, a.queue_depth);
   options(b, a.report, planning_reports, planning_report_help);
+  b(opt::force.saying("Replace an earlier svg folder of shardpoint's (--report svg)"), a.force);
   b(opt::trace, a.trace);
   b.group("training step",
           "A training schedule's forward and backward passes instead of forward passes");
@@ -303,6 +304,7 @@ void options(B& b, memory_options& a) {
   b(opt::gpus_per_node, a.gpus_per_node);
   options(b, a.plan);
   options(b, a.report, planning_reports, planning_report_help);
+  b(opt::force.saying("Replace an earlier svg folder of shardpoint's (--report svg)"), a.force);
 }
 
 /// `draw` on an ONNX model: its sharding (points, or the model's own) as

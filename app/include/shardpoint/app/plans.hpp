@@ -73,6 +73,7 @@ struct simulate_request : schedule_flags {
   int queue_depth = 4;
   report_flag report = {};
   std::string trace = {}; ///< a Chrome trace file to write
+  bool force = false;     ///< replace an earlier SVG folder of shardpoint's
 
   // A training step instead of forward passes: its schedule (the base),
   // and:
@@ -125,6 +126,7 @@ struct memory_request {
   bool compare_deepspeed = false;
   std::string gpus_per_node;
   report_flag report;
+  bool force = false; ///< replace an earlier SVG folder of shardpoint's
 };
 
 struct memory_outcome {
