@@ -282,7 +282,9 @@ TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, 
   const std::pair<std::string, std::string> modes[] = {
       {"--schedule 1f1b --batches-per-step 4", "--schedule 1f1b --batches-per-step 1"},
       {"--inference --queue-depth 8", "--inference --queue-depth 1"}};
-  for (const auto& [mode, one] : modes) {
+  for (const auto& mode_and_one : modes) { // (not a binding: clang 14 cannot capture one)
+    const std::string& mode = mode_and_one.first;
+    const std::string& one = mode_and_one.second;
     CAPTURE(mode);
     const auto devices = run_json("memory" + at + "0 " + mode, dir);
     const auto staged = run_json("memory" + at + "0:0 " + one, dir); // staged alike
