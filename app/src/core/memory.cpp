@@ -185,6 +185,9 @@ std::optional<std::int64_t> checked_request(const model_source* source, const po
   if (a.plan.automatic() && !capacity) {
     throw usage_error("--sharded-data-parallel auto needs --device-memory");
   }
+  if (a.force && a.report.format != "svg") {
+    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
+  }
   if ((a.compare_stages || a.compare_deepspeed) && a.plan.inference) {
     throw usage_error(std::string(a.compare_stages ? "--compare-stages" : "--compare-deepspeed") +
                       " compares training states; drop --inference");
@@ -287,7 +290,7 @@ std::string shortfall_of(const io::memory_report& r, const parallel_config& c,
 
 // The command's procedure in its order -- the request checked, the stages
 // read, the plan made (or the smallest sharding degree that fits found), the
-// report and the picture -- each step a call (83 lines).
+// report and the picture -- each step a call (86 lines).
 memory_outcome plan_memory(model_source* source, const points& where, const memory_request& a) {
   const std::optional<std::int64_t> capacity = checked_request(source, where, a);
   parallel_config c = a.plan.config();
@@ -303,9 +306,6 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   }
   if (!a.plan.layout.empty()) {
     outputs.input(a.plan.layout, "the layout file");
-  }
-  if (a.force && a.report.format != "svg") {
-    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
   }
   if (a.report.picture() && source == nullptr) {
     throw usage_error("--report " + a.report.format + " draws a model: give --input-model");
