@@ -176,3 +176,16 @@ TEST_CASE("pipelining needs every vertex in a stage, too") {
   CHECK(ds[0].message ==
         "pipelining needs every vertex in a stage, but 1 vertex(es) have none, e.g. vertex 2");
 }
+
+TEST_CASE("first_error: the first error, past any warning; none among warnings") {
+  using shardpoint::diagnostic;
+  CHECK(shardpoint::first_error({}) == nullptr);
+  const std::vector<diagnostic> warnings{
+      {severity::warning, rule::stage_on_several_devices, "w", {}}};
+  CHECK(shardpoint::first_error(warnings) == nullptr);
+  const std::vector<diagnostic> mixed{{severity::warning, rule::stage_on_several_devices, "w", {}},
+                                      {severity::error, rule::backward_edge, "e1", {}},
+                                      {severity::error, rule::backward_edge, "e2", {}}};
+  REQUIRE(shardpoint::first_error(mixed) == &mixed[1]);
+  CHECK(shardpoint::first_error(mixed)->message == "e1");
+}

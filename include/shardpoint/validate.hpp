@@ -208,6 +208,14 @@ std::vector<diagnostic> validate(const G& g, const sharding_result& result,
                      [](const diagnostic& d) { return d.severity == severity::error; });
 }
 
+/// The first error among `diagnostics`, or nullptr when there is none.
+[[nodiscard]] inline const diagnostic*
+first_error(const std::vector<diagnostic>& diagnostics) noexcept {
+  const auto at = std::find_if(diagnostics.begin(), diagnostics.end(),
+                               [](const diagnostic& d) { return d.severity == severity::error; });
+  return at == diagnostics.end() ? nullptr : &*at;
+}
+
 } // namespace shardpoint
 
 #endif // SHARDPOINT_VALIDATE_HPP

@@ -61,10 +61,9 @@ void refuse_broken(model_source& source, const sharding_result& result) {
   checks.enable_pipelining = result.has_stages();
   checks.batches_per_step = 2 * std::max(result.num_stages(), 1);
   checks.spelling = flag_spelling;
-  for (const auto& d : source.validate(result, checks)) {
-    if (d.severity == severity::error) {
-      throw check_failed("the sharding cannot be planned: " + d.message);
-    }
+  const auto found = source.validate(result, checks);
+  if (const auto* e = first_error(found)) {
+    throw check_failed("the sharding cannot be planned: " + e->message);
   }
 }
 
@@ -185,9 +184,7 @@ std::optional<std::int64_t> checked_request(const model_source* source, const po
   if (a.plan.automatic() && !capacity) {
     throw usage_error("--sharded-data-parallel auto needs --device-memory");
   }
-  if (a.force && a.report.format != "svg") {
-    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
-  }
+  detail::check_picture_force(a.report, a.force);
   if ((a.compare_stages || a.compare_deepspeed) && a.plan.inference) {
     throw usage_error(std::string(a.compare_stages ? "--compare-stages" : "--compare-deepspeed") +
                       " compares training states; drop --inference");

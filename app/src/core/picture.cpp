@@ -296,6 +296,12 @@ void add_timeline(io::picture& p, const runtime::schedule_result& r,
   }
 }
 
+void check_picture_force(const report_flag& report, bool force) {
+  if (force && report.format != "svg") {
+    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
+  }
+}
+
 picture_output declare_picture(io::output_set& outputs, const report_flag& report, bool force,
                                std::string_view what) {
   picture_output out;
@@ -348,11 +354,10 @@ void add_run(io::picture& p, model_source& source, const sharding_result& given,
   options.batches_per_step = s.schedule.empty() ? m : stages;
   options.spelling = flag_spelling;
   // PopRT's rules, the edges' among them (make_plan sees no edges).
-  for (const auto& d : source.validate(result, options)) {
-    if (d.severity == severity::error) {
-      p.notes.push_back("No timeline: the sharding cannot run as a pipeline (" + d.message + ").");
-      return;
-    }
+  const auto found = source.validate(result, options);
+  if (const auto* e = first_error(found)) {
+    p.notes.push_back("No timeline: the sharding cannot run as a pipeline (" + e->message + ").");
+    return;
   }
   rt::pipeline_plan plan;
   try {

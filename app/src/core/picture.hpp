@@ -64,6 +64,11 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
                                              const memory_flags& flags, const parallel_config& c,
                                              io::memory_report& r);
 
+/// A command whose only folder is its picture's (memory, simulate):
+/// usage_error for a `force` without --report svg, as nothing else could
+/// be replaced.
+void check_picture_force(const report_flag& report, bool force);
+
 /// Validation findings as the picture's notes, one a finding.
 void add_findings(io::picture& p, const std::vector<diagnostic>& found);
 

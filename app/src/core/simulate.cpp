@@ -25,9 +25,7 @@ void check_run(const simulate_request& a) {
   check_option(opt::mode, opt::mode.flag, a.mode);
   check_option(opt::run_cost, opt::run_cost.flag, a.cost);
   check_option(opt::batches_per_step, opt::batches_per_step.flag, a.batches_per_step);
-  if (a.force && a.report.format != "svg") {
-    throw usage_error("--force replaces an earlier --report svg folder; it goes with --report svg");
-  }
+  detail::check_picture_force(a.report, a.force);
   if (a.num_ipus) {
     check_option(opt::num_ipus, opt::num_ipus.flag, *a.num_ipus);
   }
@@ -149,10 +147,9 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
   }
   // The rules on edges, which a plan of stages cannot see (a consumer in an
   // earlier stage than its producer would wait for data never sent).
-  for (const auto& d : source.validate(result, options)) {
-    if (d.severity == severity::error) {
-      throw check_failed("cannot run as a pipeline: " + d.message);
-    }
+  const auto found = source.validate(result, options);
+  if (const auto* e = first_error(found)) {
+    throw check_failed("cannot run as a pipeline: " + e->message);
   }
   simulate_outcome out;
   if (!a.schedule.empty()) {
