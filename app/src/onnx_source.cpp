@@ -259,6 +259,12 @@ std::vector<std::string> onnx_source::weight_estimates() {
   return out;
 }
 
+std::optional<held_batch> onnx_source::measured_batch() {
+  auto held = onnx::measured_batch(proto(), &sizes_);
+  return held ? std::optional<held_batch>(held_batch{held->size, std::move(held->where)})
+              : std::nullopt;
+}
+
 std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size,
                                                    std::vector<std::string>& notes,
                                                    std::vector<std::string>& estimates) {

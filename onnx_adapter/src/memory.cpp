@@ -218,6 +218,16 @@ private:
   std::vector<fixed_place> fixed_;
 };
 
+// "input 'x' has a fixed batch of 4 (dimension 0)", "input 'x' has its
+// batch sized to 4 (dimension 'N')": a batch held at a number.
+std::string held_text(const batch_override::fixed_place& f) {
+  return detail::cat("input ", io::quote(f.input),
+                     f.symbol.empty() ? " has a fixed batch of " : " has its batch sized to ",
+                     f.size,
+                     f.symbol.empty() ? " (dimension " + std::to_string(f.axis) + ")"
+                                      : " (dimension " + io::quote(f.symbol) + ")");
+}
+
 // "dimension 'N' of input 'data'", "dimension 0 of input 'x' ('p2o.D.0')".
 std::string place_text(const ::onnx::GraphProto& g, int input, int axis,
                        const std::string& symbol) {
@@ -246,12 +256,8 @@ batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch
     if (f.size != micro_batch_size) {
       scale_num = micro_batch_size;
       scale_den = f.size;
-      notes.push_back(detail::cat(
-          "input ", io::quote(f.input),
-          f.symbol.empty() ? " has a fixed batch of " : " has its batch sized to ", f.size,
-          f.symbol.empty() ? " (dimension " + std::to_string(f.axis) + ")"
-                           : " (dimension " + io::quote(f.symbol) + ")",
-          ": activations measured at ", f.size, " and scaled by ", micro_batch_size, "/", f.size));
+      notes.push_back(detail::cat(held_text(f), ": activations measured at ", f.size,
+                                  " and scaled by ", micro_batch_size, "/", f.size));
     }
   } else if (!batch.set().empty() && micro_batch_size != 1) {
     notes.push_back(
@@ -271,6 +277,19 @@ batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch
 }
 
 } // namespace
+
+std::optional<held_batch> measured_batch(::onnx::ModelProto& model, const input_sizes* sizes) {
+  // As activation_bytes finds it: a symbolic batch (counted as 1) is set,
+  // a batch of a number is held there.
+  const batch_choice choice =
+      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
+  const shapes::sized_inputs sized(model, sizes);
+  const batch_override batch(*model.mutable_graph(), choice, 1);
+  if (!batch.set().empty() || batch.fixed().empty() || batch.fixed().front().size == 1) {
+    return std::nullopt;
+  }
+  return held_batch{batch.fixed().front().size, held_text(batch.fixed().front())};
+}
 
 std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
                                            std::int64_t micro_batch_size,

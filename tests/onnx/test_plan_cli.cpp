@@ -44,8 +44,8 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
     CHECK(x["headroom"].get<std::int64_t>() ==
           (std::int64_t{24} << 30) - x["peak_memory"].get<std::int64_t>());
     CHECK(x["throughput"].get<double>() == doctest::Approx(64 / x["step_time"].get<double>()));
-    CHECK(x["step_time"].get<double>() ==
-          doctest::Approx(x["makespan"].get<double>() + x["sync_time"].get<double>()));
+    CHECK(x["step_time"].get<double>() == // (seconds: relative only with scale 0)
+          doctest::Approx(x["makespan"].get<double>() + x["sync_time"].get<double>()).scale(0));
     if (i > 0) {
       CHECK(all[i - 1]["step_time"].get<double>() <= x["step_time"].get<double>() * (1 + 1e-9));
     }
@@ -193,6 +193,60 @@ TEST_CASE("plan: FLOPs rounded up to whole MFLOPs a node are a guess when they w
                      " counted (100%) may be that rounding, and the compute times that much too "
                      "long");
   CHECK(estimates(256, 4096).empty()); // GFLOPs a node: the rounding is < 5%
+}
+
+TEST_CASE("plan: a model holding a batch of more than one is counted per sample, and says so") {
+  // A trial's `plan --dim N=4` costed the compute of 4 samples a sample
+  // (the activations were scaled to one), unsaid: every step 4x too long.
+  temp_dir dir;
+  auto model = sp::synth_decoder(2, 256, 512);
+  auto* batch = model.mutable_graph()
+                    ->mutable_input(0)
+                    ->mutable_type()
+                    ->mutable_tensor_type()
+                    ->mutable_shape()
+                    ->mutable_dim(0);
+  batch->set_dim_param("batch");
+  sp::save_model(model, dir / "free.onnx");
+  batch->set_dim_value(4);
+  sp::save_model(model, dir / "fixed.onnx");
+  const auto run = [&](const std::string& model_and_sizes) {
+    const auto r = shardpoint_cli(
+        "plan --input-model " + model_and_sizes +
+            " --devices 2 --device-memory 80GiB --device-flops 10T --intra-node-bandwidth 100GB/s "
+            "--global-batch 8 --schedules 1f1b --report json",
+        dir.path());
+    REQUIRE(r.code == 0);
+    const auto report = nlohmann::json::parse(r.out);
+    std::vector<std::string> held;
+    for (const auto& e : report["estimates"]) {
+      if (e.get<std::string>().find("plan counts one sample") != std::string::npos) {
+        CHECK(r.err.find("shardpoint: warning: " + e.get<std::string>() + "\n") !=
+              std::string::npos);
+        held.push_back(e.get<std::string>());
+      }
+    }
+    return std::pair(report["candidates"][0]["step_time"].get<double>(), held);
+  };
+  const auto [one, one_said] = run(q(dir / "free.onnx") + " --dim batch=1");
+  CHECK(one_said.empty());
+  const auto [free, free_said] = run(q(dir / "free.onnx"));
+  CHECK(free_said.empty());
+  // (Approx's tolerance is relative only with scale 0: the times are ms.)
+  CHECK(free == doctest::Approx(one).scale(0));
+  const auto [sized, sized_said] = run(q(dir / "free.onnx") + " --dim batch=4");
+  // Whole MFLOPs a node, divided by 4: near one sample's, not equal.
+  CHECK(sized == doctest::Approx(one).scale(0).epsilon(0.05));
+  CHECK(sized_said == std::vector<std::string>{
+                          "input 'tokens' has its batch sized to 4 (dimension 'batch'): plan "
+                          "counts one sample, so the FLOPs and activations measured at 4 are "
+                          "divided by 4 (a node's FLOPs need not be linear in the batch: give "
+                          "the batch as 1, or leave it free, to measure one sample)"});
+  const auto [fixed, fixed_said] = run(q(dir / "fixed.onnx"));
+  CHECK(fixed == doctest::Approx(sized).scale(0));
+  REQUIRE(fixed_said.size() == 1);
+  CHECK(fixed_said[0].starts_with("input 'tokens' has a fixed batch of 4 (dimension 0): plan "
+                                  "counts one sample"));
 }
 
 TEST_CASE("plan: a best layout whose tensor parallelism splits no weight says so") {

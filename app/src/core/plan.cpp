@@ -8,7 +8,8 @@
 //   1. The cluster: the --cluster file's entries, each flag over its key.
 //   2. The model, per vertex and for one sample:
 //      - a model_source: flops = its FLOP costs (measure) x
-//        flops_per_cost_unit; activation and output bytes = activations(1);
+//        flops_per_cost_unit / the batch they count (measured_batch; an
+//        estimate, said); activation and output bytes = activations(1);
 //        weights = parameters() at tensor-parallel degree 2, a weight
 //        splitting when it is cut in two. A vertex splits when it reads a
 //        weight that does; the splitting vertices, in index order, pair up
@@ -158,7 +159,17 @@ laid_out from_source(model_source& source) {
     out.model.weights.push_back(
         {t.elements, t.tensor_parallel_parts > 1, t.trainable, t.stored_element_bytes});
   }
-  const double unit = source.flops_per_cost_unit();
+  // The costs count the batch the model holds; the search counts a sample.
+  double unit = source.flops_per_cost_unit();
+  if (const auto held = source.measured_batch()) {
+    unit /= static_cast<double>(held->size);
+    out.estimates.push_back(cat(held->where,
+                                ": plan counts one sample, so the FLOPs and "
+                                "activations measured at ",
+                                held->size, " are divided by ", held->size,
+                                " (a node's FLOPs need not be linear in the batch: give the "
+                                "batch as 1, or leave it free, to measure one sample)"));
+  }
   bool row = false; // the next splitting vertex is row-parallel
   for (std::size_t v = 0; v < V; ++v) {
     rt::layout_vertex x;

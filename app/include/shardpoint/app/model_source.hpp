@@ -62,6 +62,13 @@ struct node_measures {
   std::vector<std::string> estimates;
 };
 
+/// A batch a model holds at a number of samples: that number, and where,
+/// in words ("input 'x' has its batch sized to 4 (dimension 'N')").
+struct held_batch {
+  std::int64_t size = 1;
+  std::string where;
+};
+
 class model_source {
 public:
   /// The node graph's type: edges from producer to consumer (parallel edges
@@ -103,6 +110,11 @@ public:
   /// Floating-point operations in one unit of measure(cost_model::flops)'s
   /// costs (ONNX: 10^6); by default 1.
   [[nodiscard]] virtual double flops_per_cost_unit() const { return 1; }
+  /// The samples measure()'s costs count, when the model holds a batch of
+  /// more than one (ONNX: an input's batch fixed, or sized by --dim); by
+  /// default, and for a batch left free, nothing: one sample. plan, which
+  /// counts one sample, divides by it.
+  [[nodiscard]] virtual std::optional<held_batch> measured_batch() { return std::nullopt; }
   /// Only the costs (the emulator's), and what of them is a guess; by
   /// default measure(how)'s.
   [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how,

@@ -24,6 +24,7 @@
 #define SHARDPOINT_ONNX_MEMORY_HPP
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,21 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
                                            std::vector<std::string>& notes,
                                            const input_sizes* sizes = nullptr,
                                            guesses* guessed = nullptr);
+
+/// A batch of more than one sample that the model's measures count: its
+/// size, and where, in words ("input 'x' has its batch sized to 4
+/// (dimension 'N')", "input 'x' has a fixed batch of 8 (dimension 0)").
+struct held_batch {
+  std::int64_t size = 1;
+  std::string where;
+};
+
+/// The batch the measures of `model` with `sizes` (costs, shapes) count,
+/// found as activation_bytes finds it, when it is held at a number other
+/// than 1; nothing when it is 1, symbolic (counted as 1) or not found.
+/// `model` is returned exactly as it was.
+std::optional<held_batch> measured_batch(::onnx::ModelProto& model,
+                                         const input_sizes* sizes = nullptr);
 
 /// The weights as the planner's parameter uses, by node: one tensor per
 /// decision (its elements, the product of its shard, its stored element
