@@ -290,8 +290,12 @@ TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, 
     const auto staged = run_json("memory" + at + "0:0 " + one, dir); // staged alike
     CHECK(devices["devices"] == staged["devices"]);
     REQUIRE(devices["devices"].size() == 2);
-    CHECK(devices["notes"] == nlohmann::json::array({note}));
-    CHECK(staged["notes"].empty());
+    REQUIRE_FALSE(devices["notes"].empty());
+    CHECK(devices["notes"][0] == note);
+    auto rest = devices["notes"];
+    rest.erase(rest.begin());
+    CHECK(staged["notes"] == rest); // nothing else differs (inference's upper bound in both)
+    CHECK(rest.size() == (mode.find("--inference") != std::string::npos ? 1 : 0));
   }
   // Each device holds its part of the weights, not the whole model's (a
   // weight both read is held by both: together, at least the whole).
@@ -400,11 +404,18 @@ TEST_CASE("activations: the batch dimension, GPipe, 1F1B and inference queues") 
   j = run_json(base + "--inference --queue-depth 3", dir); // 3 rounds up to 4 entries
   CHECK(j["devices"][0]["activation_bytes"] == 96);
   CHECK(j["devices"][1]["activation_bytes"] == 96 + 4 * 48);
-  // The report says which dimension it took for the batch: named so.
-  REQUIRE(j["notes"].size() == 1);
+  // The report says which dimension it took for the batch: named so; and
+  // that inference's activations are all outputs at once (a trial read
+  // them as what a runtime holds).
+  REQUIRE(j["notes"].size() == 2);
   CHECK(j["notes"][0] ==
         "the batch, dimension 'batch' of input 'x', set to the micro-batch size 3");
+  CHECK(j["notes"][1] == "inference: a stage's activations are every output of its nodes held "
+                         "at once, none freed or reused -- an upper bound on what a runtime holds");
   CHECK(j["estimated"] == false);
+  for (const auto& note : run_json(base + "--batches-per-step 4", dir)["notes"]) {
+    CHECK(note.get<std::string>().find("upper bound") == std::string::npos);
+  }
   // A fixed batch is measured as it is and scaled, with a note.
   auto fixed = relu_chain();
   fixed.mutable_graph()

@@ -36,6 +36,10 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
     r.notes.push_back(std::move(*none)); // (a trial's CNN: the same bytes as T = 1, unsaid)
   }
   const auto produced = source.activations(c.micro_batch_size, r.notes, r.estimates);
+  if (flags.inference) { // (training keeps them all for the backward: the model's count)
+    r.notes.emplace_back("inference: a stage's activations are every output of its nodes held at "
+                         "once, none freed or reused -- an upper bound on what a runtime holds");
+  }
   for (auto& e : source.weight_estimates()) {
     r.estimates.push_back(std::move(e));
   }
