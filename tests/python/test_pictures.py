@@ -175,8 +175,17 @@ def test_a_long_run_draws_its_first_operations_and_says_so(tmp_path):
 
 def test_a_model_without_a_sharding_is_one_stage(tmp_path):
     run("synth", "decoder", "--layers", 2, tmp_path / "d.onnx")
-    run("draw", "--input-model", tmp_path / "d.onnx", "--format", "svg", "--output",
-        tmp_path / "pics")
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--format", "svg", "--output",
+            tmp_path / "pics")
+    said = ("the model has no sharding (no --shard, no --manual-sharding-config, no sharding "
+            "attributes of its own): drawn as one stage on one device")
+    assert f"shardpoint: note: {said}\n" in r.stderr  # (a trial's: drawn so without a word)
+    run("draw", "--input-model", tmp_path / "d.onnx", "--output", tmp_path / "d.html")
+    assert f'<p class="note">{said}</p>' in (tmp_path / "d.html").read_text()
+    sharded = run("draw", "--input-model", tmp_path / "d.onnx", "--shard",
+                  "layer1/ln_mean=1:1", "--output", tmp_path / "s.html")
+    assert "no sharding" not in sharded.stderr
+    assert "no sharding" not in (tmp_path / "s.html").read_text()
     pics = svgs(tmp_path / "pics")
     (block,) = attrs(pics["stages.svg"], "g", "block")
     nodes = len(run("inspect", tmp_path / "d.onnx").stdout.splitlines())  # a line a node

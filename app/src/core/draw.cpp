@@ -135,6 +135,12 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   in.lay_out = a.report.lay_out;
   in.most_nodes_drawn = a.most_nodes_drawn;
   out.picture = detail::picture_of(source, result, in);
+  if (result.num_devices() == 0 && result.num_stages() == 0) { // (a trial's: drawn unsaid)
+    out.notes.emplace_back("the model has no sharding (no --shard, no "
+                           "--manual-sharding-config, no sharding attributes of its own): drawn "
+                           "as one stage on one device");
+    out.picture.notes.push_back(out.notes.back());
+  }
   if (without_stage > 0) {
     out.picture.notes.push_back(shardpoint::detail::cat(
         "No memory bars: ", without_stage,

@@ -16,6 +16,9 @@ namespace {
 int run(const draw_options& a) {
   const auto r = draw_model(a);
   print_warnings(r.warnings);
+  for (const auto& note : r.notes) {
+    std::cerr << "shardpoint: note: " << note << '\n';
+  }
   print_findings(r.diagnostics);
   print_written(r.written);
   return exit_ok;

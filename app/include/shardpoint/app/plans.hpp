@@ -183,6 +183,9 @@ struct draw_outcome {
   std::vector<diagnostic> diagnostics;
   /// What the figures rest on that is a guess (also on the page).
   std::vector<std::string> warnings;
+  /// What the user should know of what was drawn (also on the page): a
+  /// model without a sharding, drawn as one stage.
+  std::vector<std::string> notes;
 };
 
 /// `source` sharded by `where` (or its own sharding) drawn: the graph
