@@ -267,14 +267,14 @@ TEST_CASE("bad input: one line, its exit code, no output") {
   expect_failure(dir, "simulate --stage-times 1,1,1 --schedule zb-h1 --batches-per-step 2" + t, 2,
                  "zb-h1 needs at least as many micro-batches (2) as devices (3)");
   expect_failure(dir, "simulate --stage-times 1,-1 --schedule 1f1b --batches-per-step 2" + t, 2,
-                 "stage 1's time must be in [0, 1e12], not -1");
+                 "--stage-times: stage 1's time must be in [0, 1e12], not -1");
   expect_failure(dir, "simulate --stage-times 1,2e12 --schedule 1f1b --batches-per-step 2" + t, 2,
-                 "stage 1's time must be in [0, 1e12], not 2000000000000");
+                 "--stage-times: stage 1's time must be in [0, 1e12], not 2000000000000");
   expect_failure(dir,
                  "simulate --stage-times 1,1 --activation-bytes 1,2,3 --schedule 1f1b "
                  "--batches-per-step 2" +
                      t,
-                 2, "3 activation sizes for 2 stages");
+                 2, "--activation-bytes: 3 activation sizes for 2 stages");
   expect_failure(dir,
                  "simulate --stage-times 1,1,1 --schedule interleaved --virtual-stages 2 "
                  "--batches-per-step 2" +
@@ -289,7 +289,7 @@ TEST_CASE("bad input: one line, its exit code, no output") {
                  "simulate --stage-times 1,1 --activation-bytes 1099511627777 --schedule 1f1b "
                  "--batches-per-step 2" +
                      t,
-                 2, "stage 0's activation bytes must be in [0, 2^40]");
+                 2, "--activation-bytes: stage 0's bytes must be in [0, 2^40]");
   expect_failure(dir,
                  "simulate --stage-times 1e6,1e6 --schedule 1f1b --batches-per-step 2 --mode "
                  "threads" +

@@ -479,6 +479,15 @@ TEST_CASE("--report none: no report, the same stage files") {
     CAPTURE(f);
     CHECK(onnx_test::read_file(dir / "none" / f) == onnx_test::read_file(dir / "table" / f));
   }
+  CHECK(none.err == "shardpoint: wrote 2 stage model(s) and pipeline.json to " +
+                        (dir / "none").string() + "\n");
+  // By device, what it wrote is named so (it said "stage model(s)").
+  const auto by_device = shardpoint_cli(
+      "split --input-model " + q(model) + cut + q(dir / "devices") + " --by device", dir.path());
+  REQUIRE(by_device.code == 0);
+  CHECK(by_device.err == "shardpoint: wrote 2 device model(s) and pipeline.json to " +
+                             (dir / "devices").string() + "\n");
+  CHECK(fs::exists(dir / "devices" / "device_1.onnx"));
 }
 
 TEST_CASE("refusals: exit code, one line, no stage file left") {

@@ -105,25 +105,27 @@ std::vector<runtime::stage_times> training_stages(const runtime::pipeline_plan& 
 std::vector<runtime::stage_times> given_stages(const simulate_request& a) {
   const auto S = a.stage_times.size();
   if (S < 1 || S > 4096) {
-    throw bad_parameter_error(cat("give 1 to 4096 stage times, not ", S));
+    throw bad_parameter_error(cat("--stage-times: give 1 to 4096 stage times, not ", S));
   }
   if (a.activation_bytes.size() > 1 && a.activation_bytes.size() != S) {
-    throw bad_parameter_error(cat(a.activation_bytes.size(), " activation sizes for ", S,
+    throw bad_parameter_error(cat("--activation-bytes: ", a.activation_bytes.size(),
+                                  " activation sizes for ", S,
                                   " stages: give one, or one a stage"));
   }
   std::vector<runtime::stage_times> stages;
   for (std::size_t s = 0; s < S; ++s) {
     const double f = a.stage_times[s];
     if (!std::isfinite(f) || f < 0 || f > 1e12) {
-      throw bad_parameter_error(
-          cat("stage ", s, "'s time must be in [0, 1e12], not ", shardpoint::detail::number(f)));
+      throw bad_parameter_error(cat("--stage-times: stage ", s,
+                                    "'s time must be in [0, 1e12], not ",
+                                    shardpoint::detail::number(f)));
     }
     auto t = times_of(f, a);
     if (!a.activation_bytes.empty()) {
       const auto b = a.activation_bytes[a.activation_bytes.size() == 1 ? 0 : s];
       if (b < 0 || b > (std::int64_t{1} << 40)) {
         throw bad_parameter_error(
-            cat("stage ", s, "'s activation bytes must be in [0, 2^40], not ", b));
+            cat("--activation-bytes: stage ", s, "'s bytes must be in [0, 2^40], not ", b));
       }
       // Given bytes are all a stage holds, with or without recomputation.
       t.activation_bytes = t.input_bytes = static_cast<std::uint64_t>(b);

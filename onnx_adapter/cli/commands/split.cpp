@@ -15,8 +15,8 @@ action add_split(CLI::App& app) {
   return add_command<split_options>(app, [](const split_options& a) {
     const auto r = split_model(a);
     std::cout << r.report;
-    std::cerr << "shardpoint: wrote " << r.stages << " stage model(s) and pipeline.json to "
-              << io::printable(a.output_dir) << '\n';
+    std::cerr << "shardpoint: wrote " << r.stages << ' ' << a.by
+              << " model(s) and pipeline.json to " << io::printable(a.output_dir) << '\n';
     return exit_ok;
   });
 }
