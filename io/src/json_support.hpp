@@ -4,6 +4,7 @@
 #ifndef SHARDPOINT_IO_JSON_SUPPORT_HPP
 #define SHARDPOINT_IO_JSON_SUPPORT_HPP
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ inline void make_utf8(nlohmann::json& j) {
       j = std::move(fixed);
     }
   }
+}
+
+/// A count held as a double (bytes, whole cost units) as JSON: an integer
+/// when it is one (37036, not 37036.0, as the other reports write bytes),
+/// else the double.
+inline nlohmann::json count_json(double x) {
+  constexpr double exact = 9007199254740992.0; // 2^53: every integer below is a double
+  if (x >= -exact && x <= exact && x == static_cast<double>(static_cast<std::int64_t>(x))) {
+    return static_cast<std::int64_t>(x);
+  }
+  return x;
 }
 
 /// A report's JSON document: valid UTF-8 whatever the names held,

@@ -144,17 +144,17 @@ std::string to_json(const suggestion& s) {
   j["stages"] = nlohmann::json::array();
   for (const auto& g : m.stages) {
     const auto k = static_cast<std::size_t>(g.id);
-    j["stages"].push_back(
-        {{"stage", g.id},
-         {"device", g.id},
-         {"nodes", g.vertices},
-         {"cost", g.cost},
-         {"parameter_bytes",
-          k < s.stage_parameter_bytes.size() ? s.stage_parameter_bytes[k] : g.memory},
-         {"memory_bytes", g.memory},
-         {"received_bytes", g.received_bytes},
-         {"load", g.load},
-         {"share", m.bottleneck > 0 ? g.load / m.bottleneck : 0.0}});
+    j["stages"].push_back({{"stage", g.id},
+                           {"device", g.id},
+                           {"nodes", g.vertices},
+                           {"cost", detail::count_json(g.cost)},
+                           {"parameter_bytes", detail::count_json(k < s.stage_parameter_bytes.size()
+                                                                      ? s.stage_parameter_bytes[k]
+                                                                      : g.memory)},
+                           {"memory_bytes", detail::count_json(g.memory)},
+                           {"received_bytes", detail::count_json(g.received_bytes)},
+                           {"load", g.load},
+                           {"share", m.bottleneck > 0 ? g.load / m.bottleneck : 0.0}});
   }
   j["bottleneck"] = m.bottleneck;
   j["lower_bound"] = m.lower_bound;
@@ -164,11 +164,14 @@ std::string to_json(const suggestion& s) {
   detail::add_estimates(j, s.estimates);
   j["method"] = s.method;
   j["cost_model"] = s.cost_model;
-  j["memory_capacity"] = s.memory_capacity ? nlohmann::json(*s.memory_capacity) : nlohmann::json();
+  j["memory_capacity"] =
+      s.memory_capacity ? detail::count_json(*s.memory_capacity) : nlohmann::json();
   j["communication_weight"] = s.communication_weight;
-  j["memory_plan"] = planned(s) ? nlohmann::json{{"largest_total_bytes", *s.plan.planned_largest},
-                                                 {"notes", s.memory_notes}}
-                                : nlohmann::json();
+  j["memory_plan"] =
+      planned(s)
+          ? nlohmann::json{{"largest_total_bytes", detail::count_json(*s.plan.planned_largest)},
+                           {"notes", s.memory_notes}}
+          : nlohmann::json();
   j["points"] = nlohmann::json::array();
   for (const auto& p : s.points) {
     j["points"].push_back({{"node", p.node}, {"device", *p.device}, {"stage", *p.stage}});
@@ -181,9 +184,9 @@ std::string to_json(const suggestion& s) {
          {"bottleneck", x.bottleneck},
          {"ratio_to_lower_bound", m.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0},
          {"ratio_to_suggestion", m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0},
-         {"largest_parameter_bytes", largest_memory(x)},
+         {"largest_parameter_bytes", detail::count_json(largest_memory(x))},
          {"largest_total_bytes",
-          b.planned_largest ? nlohmann::json(*b.planned_largest) : nlohmann::json()},
+          b.planned_largest ? detail::count_json(*b.planned_largest) : nlohmann::json()},
          {"fits", fits(s, b)},
          {"empty_stages", empty_stages(x, m.stages.size())}});
   }

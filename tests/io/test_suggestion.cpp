@@ -1,5 +1,7 @@
-// What `suggest` prints of a split against its memory cap.
+// What `suggest` prints of a split against its memory cap, and its JSON's
+// numbers.
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <shardpoint/io/suggestion.hpp>
 
@@ -44,4 +46,33 @@ TEST_CASE("a baseline over the cap by less than the rounding says by how much, i
                        "3072)"));
   CHECK(line_of(table, "well over").ends_with("8.0 KiB over the memory cap"));
   CHECK(line_of(table, "within").ends_with("3.0 KiB "));
+}
+
+TEST_CASE("the JSON's byte counts are integers, as every other report writes them") {
+  // A trial read "parameter_bytes": 37036.0 beside memory's 37036.
+  io::suggestion s;
+  s.cost_model = "params";
+  s.memory_capacity = 3072;
+  s.plan = holding("shardpoint", 3000);
+  s.plan.metrics.stages[0].received_bytes = 0.5; // not a whole number: kept as it is
+  s.plan.metrics.stages[0].cost = 1e300;         // past 2^53: a double
+  s.baselines = {holding("over", 3080)};
+  s.baselines[0].planned_largest = 4096;
+  const auto j = nlohmann::json::parse(io::to_json(s));
+  const auto& stage = j["stages"][0];
+  CHECK(stage["parameter_bytes"].is_number_integer());
+  CHECK(stage["parameter_bytes"] == 3000);
+  CHECK(stage["memory_bytes"].is_number_integer());
+  CHECK(stage["received_bytes"].is_number_float());
+  CHECK(stage["received_bytes"] == 0.5);
+  CHECK(stage["cost"].is_number_float());
+  CHECK(j["memory_capacity"].is_number_integer());
+  CHECK(j["memory_capacity"] == 3072);
+  CHECK(j["baselines"][0]["largest_parameter_bytes"].is_number_integer());
+  CHECK(j["baselines"][0]["largest_parameter_bytes"] == 3080);
+  CHECK(j["baselines"][0]["largest_total_bytes"].is_number_integer());
+  CHECK(j["baselines"][0]["largest_total_bytes"] == 4096);
+  s.plan.metrics.stages[0].cost = -3; // negative whole numbers too
+  CHECK(nlohmann::json::parse(io::to_json(s))["stages"][0]["cost"] == -3);
+  CHECK(nlohmann::json::parse(io::to_json(s))["stages"][0]["cost"].is_number_integer());
 }
