@@ -506,12 +506,28 @@ TEST_CASE("errors name what is wrong") {
                        "shardpoint: vertex 2 alone needs more memory than the capacity of a stage "
                        "(2.5)",
                        shardpoint::infeasible_partition_error);
+  try { // the figures, for a caller to say in its own units
+    (void)shardpoint::balanced_shard(g, c, m, {.stages = 2, .memory_capacity = 2.5});
+    FAIL("no error");
+  } catch (const shardpoint::infeasible_partition_error& e) {
+    CHECK(e.vertex() == std::optional<std::size_t>{2});
+    CHECK(e.stages_needed() == 0);
+    CHECK(e.capacity() == 2.5);
+  }
   std::vector<double> twos{2, 2, 3};
   const auto m2 = boost::make_iterator_property_map(twos.begin(), index);
   CHECK_THROWS_WITH_AS(shardpoint::balanced_shard(g, c, m2, {.stages = 2, .memory_capacity = 3}),
                        "shardpoint: no split into 2 stage(s) fits the memory capacity: it needs at "
                        "least 3 stages of capacity 3",
                        shardpoint::infeasible_partition_error);
+  try {
+    (void)shardpoint::balanced_shard(g, c, m2, {.stages = 2, .memory_capacity = 3});
+    FAIL("no error");
+  } catch (const shardpoint::infeasible_partition_error& e) {
+    CHECK_FALSE(e.vertex().has_value());
+    CHECK(e.stages_needed() == 3);
+    CHECK(e.capacity() == 3);
+  }
   CHECK_THROWS_AS(
       shardpoint::balanced_shard(test::make_graph(2, {{0, 1}, {1, 0}}), c, {.stages = 1}),
       shardpoint::cycle_error);

@@ -182,9 +182,26 @@ struct balanced_sharding {
   const char* method = "intervals";
 };
 
-/// No split of the graph fits the memory capacity.
+/// No split of the graph fits the memory capacity: one vertex is over it
+/// alone (`vertex()`), or more stages are needed (`stages_needed()`). The
+/// figures let a caller say it in its own units (the core's message gives
+/// the memory map's raw numbers).
 class infeasible_partition_error : public bad_parameter_error {
+public:
   using bad_parameter_error::bad_parameter_error;
+  infeasible_partition_error(const std::string& message, std::optional<std::size_t> vertex,
+                             int stages_needed, double capacity)
+      : bad_parameter_error(message, vertex), stages_needed_(stages_needed), capacity_(capacity) {}
+
+  /// The fewest stages of the capacity the graph needs; 0 when one vertex
+  /// is over the capacity alone (then vertex() is that vertex), or unknown.
+  [[nodiscard]] int stages_needed() const noexcept { return stages_needed_; }
+  /// A stage's memory capacity, in the memory map's units.
+  [[nodiscard]] double capacity() const noexcept { return capacity_; }
+
+private:
+  int stages_needed_ = 0;
+  double capacity_ = 0;
 };
 
 namespace detail::balance {
@@ -322,7 +339,7 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
       throw infeasible_partition_error(
           cat("shardpoint: ", g.describe(L.vertex(p)),
               " alone needs more memory than the capacity of a stage (", number(L.cap), ")"),
-          L.vertex(p));
+          L.vertex(p), 0, L.cap);
     }
   }
   int needed = 0;
@@ -334,7 +351,8 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
   const auto too_few = [&] {
     return infeasible_partition_error(cat("shardpoint: no split into ", L.S,
                                           " stage(s) fits the memory capacity: it needs at least ",
-                                          needed, " stages of capacity ", number(L.cap)));
+                                          needed, " stages of capacity ", number(L.cap)),
+                                      std::nullopt, needed, L.cap);
   };
   const double lower = std::max(L.P[n] / L.S, largest);
   solution out;

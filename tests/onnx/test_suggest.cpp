@@ -114,9 +114,53 @@ TEST_CASE("a memory cap holds on the report's own per-stage figure") {
                                     q(dir / "none.yaml"),
                                 dir.path());
   CHECK(r.code == 2);
-  CHECK(r.err.find("needs at least 4 stages of capacity") != std::string::npos);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // In bytes and the flag (it said "4 stages of capacity 31457280").
+  CHECK(r.err == "shardpoint: error: no split into 2 stage(s) keeps each stage's parameter bytes "
+                 "within --memory-per-device 30.0 MiB (31457280 bytes): it needs at least 4 "
+                 "stages\n");
   CHECK_FALSE(fs::exists(dir / "none.yaml"));
+  // A node over the cap alone: by its name and its index as inspect lists
+  // it (the core names a vertex by its place in suggest's layout).
+  const auto alone = shardpoint_cli(
+      "suggest --input-model " + q(model) + " --stages 2 --memory-per-device 1KiB", dir.path());
+  CHECK(alone.code == 2);
+  const std::string said = "shardpoint: error: node '";
+  REQUIRE(alone.err.starts_with(said));
+  const auto name = alone.err.substr(said.size(), alone.err.find('\'', said.size()) - said.size());
+  const auto index = alone.err.substr(alone.err.find("(index ") + 7);
+  CHECK(alone.err.ends_with(
+      ") alone holds more parameter bytes than --memory-per-device 1.0 KiB (1024 bytes)\n"));
+  const auto listed = shardpoint_cli("inspect " + q(model), dir.path());
+  REQUIRE(listed.code == 0);
+  CHECK(("\n" + listed.out).find("\n" + index.substr(0, index.find(')')) + "\t" + name + "\t") !=
+        std::string::npos);
+  // A node first in the file that suggest lays out last, beside the one
+  // reading its output: named by its index, not its place in the layout.
+  auto decoder = sp::synth_decoder(1);
+  auto& big = *decoder.mutable_graph()->add_initializer();
+  big.set_name("big");
+  big.set_data_type(::onnx::TensorProto::FLOAT);
+  big.add_dims(1024); // 4 KiB: the only weight over 1 KiB
+  big.mutable_float_data()->Resize(1024, 1.0F);
+  auto& nodes = *decoder.mutable_graph()->mutable_node();
+  auto* holder = nodes.Add();
+  holder->set_name("holds_big");
+  holder->set_op_type("Identity");
+  holder->add_input("big");
+  holder->add_output("big_copy");
+  std::rotate(nodes.pointer_begin(), nodes.pointer_end() - 1, nodes.pointer_end()); // first
+  auto* reader = nodes.Add();
+  reader->set_name("reads_copy");
+  reader->set_op_type("Identity");
+  reader->add_input("big_copy");
+  reader->add_output("copy_again");
+  sp::save_model(decoder, dir / "constant_first.onnx");
+  const auto first = shardpoint_cli("suggest --input-model " + q(dir / "constant_first.onnx") +
+                                        " --stages 2 --memory-per-device 1KiB",
+                                    dir.path());
+  CHECK(first.code == 2);
+  CHECK(first.err == "shardpoint: error: node 'holds_big' (index 0) alone holds more "
+                     "parameter bytes than --memory-per-device 1.0 KiB (1024 bytes)\n");
 }
 
 TEST_CASE("every shared model, several stage counts, with and without communication") {

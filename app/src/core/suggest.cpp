@@ -22,6 +22,7 @@ namespace shardpoint::app {
 namespace {
 
 using detail::laid_out_model;
+using shardpoint::detail::cat;
 
 // The request's numbers; the memory cap, when given.
 std::optional<double> checked_request(const suggest_request& a) {
@@ -137,6 +138,38 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
   return s;
 }
 
+// The balanced split, or why none fits the cap in the user's words: bytes
+// and the flag, a node by its name and index (the core's error gives raw
+// numbers, and a vertex by its position in the layout).
+balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items& capped,
+                                     const balance_options& options, bool planned) {
+  try {
+    return balanced_shard(m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes),
+                          options);
+  } catch (const infeasible_partition_error& e) {
+    const double cap = e.capacity();
+    const std::string flag = cat("--memory-per-device ", io::human_bytes(cap), " (",
+                                 shardpoint::detail::number(cap), " bytes)");
+    if (e.stages_needed() > 0) {
+      throw infeasible_partition_error(
+          cat("no split into ", options.stages, " stage(s) keeps each stage's ",
+              planned ? "memory, as the planner counts it," : "parameter bytes", " within ", flag,
+              ": it needs at least ", e.stages_needed(), " stages"),
+          std::nullopt, e.stages_needed(), cap);
+    }
+    if (e.vertex() && *e.vertex() < m.node_order.size()) {
+      const std::size_t node = m.node_order[*e.vertex()];
+      throw infeasible_partition_error(cat("node ", io::quote(m.names[node]), " (index ", node,
+                                           ") alone ",
+                                           planned ? "needs more memory, as the planner counts it,"
+                                                   : "holds more parameter bytes",
+                                           " than ", flag),
+                                       node, 0, cap);
+    }
+    throw;
+  }
+}
+
 // The picture of the suggestion: its split (picture.hpp), the stage
 // counts around it (the best bottleneck of each, 1 to 2S but at most S + 8,
 // against its lower bound: every count balanced_shard solves as it solved
@@ -212,8 +245,7 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   const memory_items& capped = mem ? mem->items : m.params;
   const balance_options options{
       .stages = a.stages, .memory_capacity = cap, .communication_weight = a.communication_weight};
-  const balanced_sharding best =
-      balanced_shard(m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes), options);
+  const balanced_sharding best = balanced_under_cap(m, capped, options, mem.has_value());
 
   io::suggestion s = describe(m, mem, capped, best, a, cap);
   // The report's parameters, and the cap and costs that count them: a
