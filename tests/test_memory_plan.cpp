@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include <boost/property_map/property_map.hpp>
@@ -396,6 +397,40 @@ TEST_CASE("auto: the smallest degree that fits, or the closest and fits false") 
   CHECK_THROWS_AS((void)sp::plan_memory_auto(model, c, 1), sp::bad_parameter_error);
 }
 
+TEST_CASE("stages sharing a device: the largest device and the fit are their sum") {
+  // A trial's memory said "fits" for a device whose two stages together
+  // did not; the largest device is a device's, not a stage's.
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const int S = 1 + static_cast<int>(rng() % 6);
+    std::vector<sp::stage_memory_input> stages;
+    for (int s = 0; s < S; ++s) {
+      stages.push_back(sp::from_counts(1000 + rng() % 100000, 1000));
+      stages.back().produced_bytes = rng() % 5000;
+      stages.back().device = static_cast<int>(rng() % 4) - 1; // -1: a device of its own
+    }
+    auto c = training(1, 1);
+    c.tensor_parallel = 1 + static_cast<std::int64_t>(rng() % 2);
+    const auto plan = sp::plan_memory(stages, c);
+    // The reference: each stage's row (every rank holds the same), summed
+    // by device, a stage without one alone.
+    std::map<int, std::int64_t> by_device;
+    std::int64_t largest = 0;
+    for (const auto& row : plan.devices) {
+      if (row.tensor_parallel_rank != 0 || row.data_parallel_rank != 0) {
+        continue;
+      }
+      const int d = stages[static_cast<std::size_t>(row.stage)].device;
+      const std::int64_t held = d < 0 ? row.total_bytes : (by_device[d] += row.total_bytes);
+      largest = std::max(largest, held);
+    }
+    CAPTURE(round);
+    CHECK(plan.largest_total_bytes == largest);
+    CHECK(sp::plan_memory(stages, c, largest).fits);
+    CHECK_FALSE(sp::plan_memory(stages, c, largest - 1).fits);
+  }
+}
+
 TEST_CASE("stage inputs from a graph: tensors once per stage, produced and received bytes") {
   // 0 -> 1 -> 2 -> 3, 0 -> 3; stages 0 0 1 1.
   const auto g = test::make_graph(4, {{0, 1}, {1, 2}, {2, 3}, {0, 3}});
@@ -415,6 +450,12 @@ TEST_CASE("stage inputs from a graph: tensors once per stage, produced and recei
   CHECK(in[1].parameters[1].elements == 20);
   CHECK(in[1].produced_bytes == 700);
   CHECK(in[1].received_bytes == 300); // vertices 1 and 0, once each
+  CHECK(in[0].device == -1);          // no devices: each stage a device of its own
+  // Devices: a stage's is its first vertex's.
+  const auto on = sp::stage_memory_inputs(g, sp::sharding_result(4, {3, 3, 1, 2}, {0, 0, 1, 1}),
+                                          uses, produced);
+  CHECK(on[0].device == 3);
+  CHECK(on[1].device == 1);
   // No stages: one stage holding everything.
   const auto whole = sp::stage_memory_inputs(g, sp::sharding_result(4, {}, {}), uses, produced);
   REQUIRE(whole.size() == 1);

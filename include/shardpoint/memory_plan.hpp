@@ -42,7 +42,9 @@
 //     inference  produced(s) + Q x received(s), Q the queue depth between
 //                stages rounded up to a power of two, as the runtime's
 //   total_bytes is the sum of the five. Every tensor-parallel rank of a stage
-//   and every shard of a sharding group holds the same bytes.
+//   and every shard of a sharding group holds the same bytes. The largest
+//   device, which `fits` compares with the capacity, sums the stages one
+//   device holds (stage_memory_input::device, from the sharding's devices).
 //
 //   zero_stages (ZeRO's comparison, the model states p + g + K of the largest
 //   device with N' = N when sharding, else the data-parallel degree):

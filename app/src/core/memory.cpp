@@ -4,7 +4,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <map>
-#include <tuple>
+#include <span>
 
 #include <boost/property_map/property_map.hpp>
 
@@ -98,55 +98,36 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
   }
 }
 
-// Stages that share a device share its memory: the largest device is the
-// largest sum of one device's stages (a trial read "fits" for a device whose
-// two stages together did not). Each row stays a stage; a note names the
-// devices that hold several, with their sums. A stage's device is its first
-// node's.
-void devices_holding_stages(const sharding_result& result, io::memory_report& r) {
-  if (!result.has_stages() || !result.has_devices()) {
-    return;
-  }
-  std::vector<int> device_of(static_cast<std::size_t>(result.num_stages()), -1);
-  for (std::size_t v = 0; v < result.size(); ++v) {
-    const auto s = result.stage(v);
-    const auto d = result.device(v);
-    if (s && d && device_of[static_cast<std::size_t>(*s)] < 0) {
-      device_of[static_cast<std::size_t>(*s)] = *d;
+// Stages that share a device share its memory: the planner's largest
+// device is the largest sum of one device's stages (a trial read "fits"
+// for a device whose two stages together did not). Each row stays a stage;
+// a note names the devices that hold several, with their sums.
+void devices_holding_stages(std::span<const stage_memory_input> stages, io::memory_report& r) {
+  std::map<int, std::vector<int>> stages_of;
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].device >= 0) {
+      stages_of[stages[s].device].push_back(static_cast<int>(s));
     }
   }
-  std::map<int, std::vector<int>> stages_of;
-  for (std::size_t s = 0; s < device_of.size(); ++s) {
-    stages_of[device_of[s]].push_back(static_cast<int>(s));
-  }
-  if (stages_of.size() == device_of.size()) {
-    return; // a device a stage
-  }
-  std::map<std::tuple<int, std::int64_t, std::int64_t>, std::int64_t> sum;
+  std::vector<std::int64_t> total(stages.size(), 0); // a stage's, on one of its ranks
   for (const auto& row : r.plan.devices) {
-    auto& total = sum[{device_of[static_cast<std::size_t>(row.stage)], row.tensor_parallel_rank,
-                       row.data_parallel_rank}];
-    total = shardpoint::detail::checked_add(total, row.total_bytes).value_or(INT64_MAX);
+    if (row.tensor_parallel_rank == 0 && row.data_parallel_rank == 0) {
+      total[static_cast<std::size_t>(row.stage)] = row.total_bytes;
+    }
   }
-  std::int64_t largest = 0;
-  std::map<int, std::int64_t> most_of; // a device's largest sum over its ranks
-  for (const auto& [at, total] : sum) {
-    largest = std::max(largest, total);
-    most_of[std::get<0>(at)] = std::max(most_of[std::get<0>(at)], total);
-  }
-  r.plan.largest_total_bytes = largest;
-  r.plan.fits = !r.plan.capacity || largest <= *r.plan.capacity;
-  for (const auto& [device, stages] : stages_of) {
-    if (stages.size() < 2 || device < 0) {
+  for (const auto& [device, held] : stages_of) {
+    if (held.size() < 2) {
       continue;
     }
     std::string list;
-    for (const int s : stages) {
+    std::int64_t sum = 0;
+    for (const int s : held) {
       list += (list.empty() ? "" : ", ") + std::to_string(s);
+      sum = shardpoint::detail::checked_add(sum, total[static_cast<std::size_t>(s)])
+                .value_or(INT64_MAX);
     }
     r.notes.push_back("device " + std::to_string(device) + " holds stages " + list +
-                      ": its memory is their sum, " +
-                      io::human_bytes(static_cast<double>(most_of[device])) +
+                      ": its memory is their sum, " + io::human_bytes(static_cast<double>(sum)) +
                       " (each row is one stage)");
   }
 }
@@ -324,7 +305,7 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
   r.plan = a.plan.automatic() ? plan_memory_auto(stages, c, *capacity)
                               : shardpoint::plan_memory(stages, c, capacity);
   if (a.parameters.empty()) {
-    devices_holding_stages(result, r);
+    devices_holding_stages(stages, r);
   }
   c.sharded_data_parallel = r.plan.sharded_data_parallel;
   if (a.compare_stages) {

@@ -58,6 +58,9 @@ struct stage_memory_input {
   std::vector<std::vector<std::uint32_t>> layers;
   std::int64_t produced_bytes = 0; ///< outputs of its vertices
   std::int64_t received_bytes = 0; ///< outputs of outside vertices it reads
+  /// The device holding the stage: stages of one device are summed for the
+  /// largest device and the fit; -1, a device of its own.
+  int device = -1;
 };
 
 struct device_memory {
@@ -74,6 +77,8 @@ struct device_memory {
 
 struct memory_plan {
   std::vector<device_memory> devices; ///< stage, then tensor-parallel rank, then shard
+  /// The largest device's total: the sum of the stages a device holds
+  /// (stage_memory_input::device), of one rank.
   std::int64_t largest_total_bytes = 0;
   std::optional<std::int64_t> capacity; ///< bytes per device, when given
   bool fits = true;                     ///< every device within `capacity`

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <utility>
@@ -191,8 +192,10 @@ inline std::int64_t activations(const stage_memory_input& in, const parallel_con
 } // namespace detail::memory
 
 /// The bytes of every device, for `stages` as given (stage s is
-/// stages[s]) and `config`; fits compares with `capacity` bytes when given.
-/// Throws bad_parameter_error for a broken rule (memory_rules).
+/// stages[s]) and `config`; the largest device sums the stages one device
+/// holds (stage_memory_input::device), and fits compares it with `capacity`
+/// bytes when given. Throws bad_parameter_error for a broken rule
+/// (memory_rules).
 inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
                                const parallel_config& config,
                                std::optional<std::int64_t> capacity = std::nullopt) {
@@ -206,6 +209,7 @@ inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
   plan.sharded_data_parallel = n;
   plan.devices.reserve(stages.size() * static_cast<std::size_t>(std::min<std::int64_t>(
                                            m::mul(config.tensor_parallel, shards), 1 << 20)));
+  std::map<int, std::int64_t> on_device; // stages' totals by the device holding them
   for (std::size_t s = 0; s < stages.size(); ++s) {
     const m::model_states st = m::states_of(stages[s], config, d);
     device_memory dev;
@@ -218,7 +222,14 @@ inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
     dev.total_bytes =
         m::add(m::add(m::add(st.parameters, st.gradients), m::add(st.optimizer, st.gathered)),
                dev.activation_bytes);
-    plan.largest_total_bytes = std::max(plan.largest_total_bytes, dev.total_bytes);
+    // Every rank of a stage holds the same: a device's rank holds its
+    // stages' totals.
+    std::int64_t held = dev.total_bytes;
+    if (stages[s].device >= 0) {
+      auto& sum = on_device[stages[s].device];
+      held = sum = m::add(sum, dev.total_bytes);
+    }
+    plan.largest_total_bytes = std::max(plan.largest_total_bytes, held);
     for (std::int64_t t = 0; t < config.tensor_parallel; ++t) {
       for (std::int64_t r = 0; r < shards; ++r) {
         dev.tensor_parallel_rank = t;

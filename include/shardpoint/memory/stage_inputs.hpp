@@ -33,7 +33,8 @@ struct parameter_uses {
 /// vertex in stage 0 when the result has no stages): the tensors its
 /// vertices use (each vertex a layer), the output bytes of its vertices
 /// (`produced`, a readable vertex property map) and of the outside vertices
-/// it reads, each once (as evaluate's received bytes).
+/// it reads, each once (as evaluate's received bytes), and the device
+/// holding it (its first vertex with a device; none without devices).
 namespace detail::memory {
 
 template <class Ref, class G, class Produced>
@@ -83,6 +84,13 @@ std::vector<stage_memory_input> inputs(const Ref& a, const G& g, const sharding_
     }
     if (!layer.empty()) {
       in.layers.push_back(std::move(layer));
+    }
+  }
+  // A stage's device is its first vertex's (PopRT's rules keep a stage on
+  // one device; validate names a stage on two).
+  for (std::size_t v = n; result.has_devices() && v-- > 0;) {
+    if (const auto d = result.device(v)) {
+      out[static_cast<std::size_t>(stage[v])].device = *d;
     }
   }
   for (std::size_t s = 0; s < out.size() && s < pm.stages.size(); ++s) {
