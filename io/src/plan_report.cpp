@@ -137,9 +137,20 @@ std::string to_table(const plan_report& r) {
   if (!reasons.empty()) {
     os << "\nrefused " << all.size() - r.result.feasible << " (--report json lists each):\n";
     for (const auto& [rule, seen] : reasons) {
+      // The example in full (a trial read "pp2 tp1 dp4" refused beside a
+      // ranked pp2 tp1 dp4 of another schedule), and bytes in units.
+      const auto& x = *seen.second;
       os << "  " << seen.first << " by " << rule
-         << (rule == "memory" ? ", the nearest " : ", e.g. ") << layout_name(seen.second->at)
-         << ": " << seen.second->reason << "\n";
+         << (rule == "memory" ? ", the nearest " : ", e.g. ") << layout_name(x.at) << " ("
+         << runtime::schedule_name(x.at.schedule) << ", micro-batch " << x.at.micro_batch_size
+         << " x " << x.at.micro_batches << "): ";
+      if (rule == "memory") {
+        os << "its fullest device holds " << human_bytes(static_cast<double>(x.peak_memory)) << " ("
+           << x.peak_memory << " bytes), more than the "
+           << human_bytes(static_cast<double>(r.cluster.device_memory)) << " it has\n";
+      } else {
+        os << x.reason << "\n";
+      }
     }
   }
   os << detail::estimates_table(r.estimates);

@@ -381,6 +381,7 @@ parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_gra
       parts *= x;
     }
     index.emplace(d.name, add(elements, parts, d.onnx_type));
+    uses.tensors.back().row_parallel = d.choice.how == io::layout_choice::kind::row && parts > 1;
   }
   // A sparse initializer no decision covers: held whole, its values the
   // parameters.

@@ -249,6 +249,37 @@ TEST_CASE("plan: a model holding a batch of more than one is counted per sample,
                                   "counts one sample"));
 }
 
+TEST_CASE("plan: tensor parallelism all-reduces the row-parallel layers' outputs, no others") {
+  // A trial found pp1 tp2 charged 4 MiB of all-reduce a layer where
+  // `weights strategy` names two row layers of 512 KiB each: the splitting
+  // nodes were paired by turns (column, row, ...), so a column bias's Add
+  // counted as a row layer and the real row layers as columns.
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(1, 512, 256), dir / "d.onnx");
+  const auto r = shardpoint_cli("plan --input-model " + q(dir / "d.onnx") +
+                                    " --devices 2 --device-memory 1GiB --device-flops 50T "
+                                    "--intra-node-bandwidth 100GB/s --global-batch 1 --top-k all "
+                                    "--report json",
+                                dir.path());
+  REQUIRE(r.code == 0);
+  int seen = 0;
+  const auto report = nlohmann::json::parse(r.out); // (a range-for's temporary would die first)
+  for (const auto& c : report["candidates"]) {
+    if (c["pipeline"] != 1 || c["tensor"] != 2 || c["zero"] == 3) {
+      continue;
+    }
+    // forward = compute + all-reduce, backward = 2 compute + all-reduce (the
+    // default backward ratio; one stage sends nothing): the all-reduce is
+    // 2 forward - backward, a ring's 2 (t - 1) / t of attn_out's and
+    // mlp_down's outputs, 256 x 512 floats each, at 100 GB/s.
+    const auto& st = c["stages"][0];
+    const double all_reduce = 2 * st["forward"].get<double>() - st["backward"].get<double>();
+    CHECK(all_reduce == doctest::Approx(2.0 * 256 * 512 * 4 / 100e9).scale(0));
+    ++seen;
+  }
+  CHECK(seen > 0);
+}
+
 TEST_CASE("plan: a best layout whose tensor parallelism splits no weight says so") {
   // A trial's plan of silero (no Megatron pair) ranked tp 4 first, unsaid.
   SKIP_WITHOUT_MODELS();

@@ -12,10 +12,12 @@
 //        estimate, said); activation and output bytes = activations(1);
 //        weights = parameters() at tensor-parallel degree 2, a weight
 //        splitting when it is cut in two. A vertex splits when it reads a
-//        weight that does; the splitting vertices, in index order, pair up
-//        as Megatron-LM's column- then row-parallel layers: a column one's
-//        output is held split over the ranks, a row one's is all-reduced
-//        (its bytes, once forward and once backward) and held whole.
+//        weight that does. One reading a row-parallel weight (Megatron-LM's
+//        row layer, parameter_tensor::row_parallel) all-reduces its output
+//        (its bytes, once forward and once backward) and holds it whole;
+//        another splitting vertex holds its output split over the ranks.
+//        A source that marks no weight row-parallel has its splitting
+//        vertices paired in index order: column, row, column, ...
 //      - counts (layers l, hidden h, sequence s, vocabulary V, heads a, d
 //        bytes an element of the dtype): a chain embedding -> l layers ->
 //        head. A layer: forward 24 s h^2 + 4 s^2 h FLOPs, 12 h^2 weights
@@ -170,22 +172,32 @@ laid_out from_source(model_source& source) {
                                 " (a node's FLOPs need not be linear in the batch: give the "
                                 "batch as 1, or leave it free, to measure one sample)"));
   }
-  bool row = false; // the next splitting vertex is row-parallel
+  // Which splitting vertices all-reduce: those reading a row-parallel
+  // weight, when the source says which those are; else, in index order,
+  // every other splitting vertex (column, row, column, ...).
+  const bool roles = std::any_of(uses.tensors.begin(), uses.tensors.end(),
+                                 [](const parameter_tensor& t) { return t.row_parallel; });
+  bool row = false; // without roles: the next splitting vertex is row-parallel
   for (std::size_t v = 0; v < V; ++v) {
     rt::layout_vertex x;
     x.flops = static_cast<double>(m.cost[v]) * unit;
     x.output_bytes = act[v];
     x.weights = uses.used[v];
+    bool reduces = false;
     for (const auto w : x.weights) {
       x.splits = x.splits || out.model.weights[w].splits;
+      reduces = reduces || uses.tensors[w].row_parallel;
     }
-    if (x.splits && !row) {
+    if (!roles) {
+      reduces = x.splits && row;
+      row = x.splits ? !row : row;
+    }
+    if (x.splits && !reduces) {
       x.split_activation_bytes = act[v];
     } else {
       x.activation_bytes = act[v];
-      x.allreduce_bytes = x.splits ? act[v] : 0;
+      x.allreduce_bytes = reduces ? act[v] : 0;
     }
-    row = x.splits ? !row : row;
     out.model.vertices.push_back(std::move(x));
   }
   if (auto e = rounding_estimate(source, m.cost, "and the compute times that much too long")) {

@@ -49,6 +49,10 @@ struct parameter_tensor {
   std::int64_t tensor_parallel_parts = 1;
   std::int64_t stored_element_bytes = 4;
   bool trainable = true;
+  /// Split as Megatron-LM's row-parallel layer: a vertex reading it sums
+  /// partial outputs, all-reduced over the tensor-parallel ranks (the plan
+  /// of training layouts counts that traffic; the memory planner ignores it).
+  bool row_parallel = false;
 };
 
 /// What a stage holds: its weights, which of them each of its layers reads
