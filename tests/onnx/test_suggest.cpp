@@ -216,7 +216,23 @@ TEST_CASE("refusals: exit code, one line, nothing written") {
     CHECK_FALSE(fs::exists(dir / "x.JSON"));
   }
   expect("--stages 3 --num-ipus 2 --cost unit", 3, // (FLOPs here would add a warning)
-         "validation failed; nothing written (--force writes anyway)");
+         "validation failed; --output-config not written (--force writes anyway)");
+  {
+    // A page is written regardless: the line names what was held back (a
+    // trial read "nothing written" above "wrote v.html").
+    const auto r = shardpoint_cli("suggest --input-model " + q(model) +
+                                      " --stages 3 --num-ipus 2 --cost unit --output-config " +
+                                      q(out) + " --output-model " + q(dir / "o.onnx") +
+                                      " --report html --report-file " + q(dir / "p.html"),
+                                  dir.path());
+    CHECK(r.code == 3);
+    CHECK(r.err.find("shardpoint: validation failed; --output-config and --output-model not "
+                     "written (--force writes anyway)\n") != std::string::npos);
+    CHECK(r.err.find("wrote") != std::string::npos);
+    CHECK(fs::exists(dir / "p.html"));
+    CHECK_FALSE(fs::exists(out));
+    CHECK_FALSE(fs::exists(dir / "o.onnx"));
+  }
   expect("--stages 2 --cost bogus", 2, "--cost");
 }
 

@@ -18,7 +18,17 @@ int run(const suggest_options& a) {
   print_warnings(r.warnings);
   print_report(r, a.report);
   if (verdict_of(r) == verdict::rule_broken && !a.force) {
-    std::cerr << "shardpoint: validation failed; nothing written (--force writes anyway)\n";
+    // What was held back, by flag: a picture report is written regardless
+    // (a trial read "nothing written" above "wrote v.html").
+    std::string held;
+    for (const auto& [flag, file] : {std::pair{"--output-config", &a.output_config},
+                                     std::pair{"--output-model", &a.output_model}}) {
+      if (!file->empty()) {
+        held += std::string(held.empty() ? "" : " and ") + flag;
+      }
+    }
+    std::cerr << "shardpoint: validation failed"
+              << (held.empty() ? "\n" : "; " + held + " not written (--force writes anyway)\n");
   }
   print_written(r.written);
   return exit_code(verdict_of(r));
