@@ -149,6 +149,30 @@ TEST_CASE("a sharded model: forward = the stage's cost, backward its ratio, acti
       run_json(base + " --batches-per-step 8 --schedule 1f1b --micro-batch-size 4", dir);
   CHECK(four["stages"][0]["activation_bytes"] ==
         4 * j["stages"][0]["activation_bytes"].get<std::int64_t>());
+  // The stage times count the model's batch, the activations a micro-batch:
+  // said when the two differ (a trial's --dim N=8 ran times of 8 samples
+  // beside activations of one, unsaid).
+  const auto said = [&](const nlohmann::json& run) {
+    std::vector<std::string> out;
+    for (const auto& e : run["estimates"]) {
+      if (e.get<std::string>().starts_with("the stage times count")) {
+        out.push_back(e.get<std::string>());
+      }
+    }
+    return out;
+  };
+  const std::string give =
+      " (--micro-batch-size): give both the same batch (the model's with --dim or --input-shape)";
+  CHECK(said(j).empty());
+  CHECK(said(four) == std::vector<std::string>{"the stage times count one sample (the model's "
+                                               "batch is free or 1), the activations 4" +
+                                               give});
+  const std::string sized = base + " --batches-per-step 8 --schedule 1f1b --dim N=4";
+  CHECK(said(run_json(sized, dir)) ==
+        std::vector<std::string>{"the stage times count 4 samples (input 'data' has its batch "
+                                 "sized to 4 (dimension 'N')), the activations 1" +
+                                 give});
+  CHECK(said(run_json(sized + " --micro-batch-size 4", dir)).empty());
   // The table.
   const auto table = shardpoint_cli(base + " --batches-per-step 8 --schedule zb-h1", dir.path());
   CHECK(table.code == 0);

@@ -156,6 +156,20 @@ simulate_outcome simulate(model_source& source, const points& where, const simul
     detail::check_placement(plan, a);
     std::vector<std::string> notes; // what the bytes assume: the memory report's
     const auto activations = source.activations(a.micro_batch_size, notes, warnings);
+    // The costs count the batch the model holds, the activations a
+    // micro-batch: said when they differ (a trial's --dim N=8 ran stage
+    // times of 8 samples beside activations of one, unsaid).
+    const auto held = source.measured_batch();
+    const std::int64_t costed = held ? held->size : 1;
+    if (costed != a.micro_batch_size) {
+      warnings.push_back(shardpoint::detail::cat(
+          "the stage times count ",
+          held ? shardpoint::detail::cat(held->size, " samples (", held->where, ")")
+               : std::string("one sample (the model's batch is free or 1)"),
+          ", the activations ", a.micro_batch_size,
+          " (--micro-batch-size): give both the same batch (the model's with --dim or "
+          "--input-shape)"));
+    }
     auto stages = detail::training_stages(plan, result, source.graph(), activations, a);
     out = detail::run_training(std::move(stages), a, trace, std::move(warnings));
   } else {
