@@ -259,6 +259,16 @@ std::vector<std::string> onnx_source::weight_estimates() {
   return out;
 }
 
+void onnx_source::count_one_sample() {
+  for (auto& symbol : onnx::named_batch_symbols(proto().graph(), sizes_.batch_dim)) {
+    const bool sized = std::any_of(sizes_.dims.begin(), sizes_.dims.end(),
+                                   [&](const auto& d) { return d.first == symbol; });
+    if (!sized) {
+      sizes_.dims.emplace_back(std::move(symbol), 1);
+    }
+  }
+}
+
 std::optional<held_batch> onnx_source::measured_batch() {
   auto held = onnx::measured_batch(proto(), &sizes_);
   return held ? std::optional<held_batch>(held_batch{held->size, std::move(held->where)})

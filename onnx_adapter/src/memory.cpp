@@ -278,6 +278,19 @@ batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch
 
 } // namespace
 
+std::vector<std::string> named_batch_symbols(const ::onnx::GraphProto& graph,
+                                             const std::string& batch_dim) {
+  const batch_choice choice = find_batch(graph, batch_dim);
+  std::vector<std::string> out;
+  for (const auto& place : choice.at) {
+    if (!choice.guessed && !place.symbol.empty() &&
+        std::find(out.begin(), out.end(), place.symbol) == out.end()) {
+      out.push_back(place.symbol);
+    }
+  }
+  return out;
+}
+
 std::optional<held_batch> measured_batch(::onnx::ModelProto& model, const input_sizes* sizes) {
   // As activation_bytes finds it: a symbolic batch (counted as 1) is set,
   // a batch of a number is held there.

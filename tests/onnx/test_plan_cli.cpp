@@ -232,6 +232,16 @@ TEST_CASE("plan: a model holding a batch of more than one is counted per sample,
   CHECK(one_said.empty());
   const auto [free, free_said] = run(q(dir / "free.onnx"));
   CHECK(free_said.empty());
+  // A free batch is one sample, as plan counts: no guess (plan.md says to
+  // leave it free, and the FLOPs were "estimated" on it).
+  const auto left_free =
+      shardpoint_cli("plan --input-model " + q(dir / "free.onnx") +
+                         " --devices 2 --device-memory 80GiB --device-flops 10T "
+                         "--intra-node-bandwidth 100GB/s --global-batch 8 --report json",
+                     dir.path());
+  REQUIRE(left_free.code == 0);
+  CHECK(nlohmann::json::parse(left_free.out)["estimates"] == nlohmann::json::array());
+  CHECK(left_free.err.empty());
   // (Approx's tolerance is relative only with scale 0: the times are ms.)
   CHECK(free == doctest::Approx(one).scale(0));
   const auto [sized, sized_said] = run(q(dir / "free.onnx") + " --dim batch=4");

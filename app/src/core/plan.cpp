@@ -509,6 +509,7 @@ plan_outcome plan_layouts(model_source* source, const plan_request& a) {
   const auto top_k = top_k_of(a.top_k);
   if (source != nullptr) {
     source->load(outputs);
+    source->count_one_sample(); // a free batch: one sample, as plan counts, not a guess
     if (emit != nullptr || a.report.picture()) {
       source->name_nodes(false);
     }

@@ -115,6 +115,11 @@ public:
   /// default, and for a batch left free, nothing: one sample. plan, which
   /// counts one sample, divides by it.
   [[nodiscard]] virtual std::optional<held_batch> measured_batch() { return std::nullopt; }
+  /// Measures one sample where the model leaves its batch free (ONNX: a
+  /// symbolic dimension named as the batch, not sized by the user, sized
+  /// 1), so that counting it as 1 is no guess; called by plan after load().
+  /// By default nothing.
+  virtual void count_one_sample() {}
   /// Only the costs (the emulator's), and what of them is a guess; by
   /// default measure(how)'s.
   [[nodiscard]] virtual std::vector<std::int64_t> costs(cost_model how,

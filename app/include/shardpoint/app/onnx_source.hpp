@@ -44,6 +44,7 @@ public:
   std::string sharded_file_name() const override { return "sharded.onnx"; }
   double flops_per_cost_unit() const override { return 1e6; } // estimate_costs' MFLOPs
   std::optional<held_batch> measured_batch() override;
+  void count_one_sample() override;
   std::vector<std::string> write_tensor_parallel(const sharding_result& r, int tensor_parallel,
                                                  io::staged_folder& folder,
                                                  const std::string& prefix) override;

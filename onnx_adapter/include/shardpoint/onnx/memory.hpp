@@ -65,6 +65,12 @@ struct held_batch {
   std::string where;
 };
 
+/// The symbolic dimensions that are the batch of `graph`'s inputs by their
+/// name or by `batch_dim` (as activation_bytes finds them), in order; none
+/// when the batch is only guessed (the first dimension of an input).
+std::vector<std::string> named_batch_symbols(const ::onnx::GraphProto& graph,
+                                             const std::string& batch_dim);
+
 /// The batch the measures of `model` with `sizes` (costs, shapes) count,
 /// found as activation_bytes finds it, when it is held at a number other
 /// than 1; nothing when it is 1, symbolic (counted as 1) or not found.
