@@ -20,7 +20,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(stage_metrics, stage, device, nodes, cost, bu
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(device_metrics, device, busy, utilisation)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(run_metrics, mode, micro_batches, makespan, wall_seconds,
                                    analytic_makespan, throughput, bubble_fraction, bottleneck_stage,
-                                   stages, devices)
+                                   bottleneck_device, bottleneck_device_cost, stages, devices)
 } // namespace shardpoint::runtime
 
 namespace shardpoint::io {
@@ -48,8 +48,22 @@ std::string to_table(const runtime::run_metrics& m, const std::vector<std::strin
     std::snprintf(line, sizeof line, "wall time %.3f s\n", m.wall_seconds);
     os << line;
   }
-  os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
-     << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
+  // The busiest device's stages, when it holds more than one (a trial's
+  // "bottleneck: stage 0" sat beside a device running two stages).
+  std::string shared;
+  for (const auto& s : m.stages) {
+    if (s.device == m.bottleneck_device) {
+      shared += (shared.empty() ? "" : ", ") + std::to_string(s.stage);
+    }
+  }
+  if (shared.find(',') != std::string::npos &&
+      m.bottleneck_device_cost > m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost) {
+    os << "bottleneck: device " << m.bottleneck_device << " (stages " << shared << ": cost "
+       << m.bottleneck_device_cost << " per micro-batch)\n";
+  } else {
+    os << "bottleneck: stage " << m.bottleneck_stage << " (cost "
+       << m.stages[static_cast<std::size_t>(m.bottleneck_stage)].cost << " per micro-batch)\n";
+  }
   if (m.items.empty()) { // not kept: a longer run than a timeline holds
     os << "\ntimeline: not drawn (more than " << runtime::most_kept_items
        << " stage micro-batches; give fewer --batches-per-step to see one)\n";

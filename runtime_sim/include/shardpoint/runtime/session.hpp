@@ -31,7 +31,9 @@
 //
 //   For identical micro-batches with one device per stage, the makespan is
 //   sum(cost) + (M - 1) * max(cost); `analytic_makespan` reports it beside
-//   the measured one.
+//   the measured one, with max(cost) the busiest device's summed stage
+//   costs where stages share a device (exact when its stages are
+//   consecutive; the run is the figure otherwise).
 #ifndef SHARDPOINT_RUNTIME_SESSION_HPP
 #define SHARDPOINT_RUNTIME_SESSION_HPP
 
