@@ -378,23 +378,16 @@ TEST_CASE("simulate: stages sharing a device, the analytic figure and bottleneck
   // 319" and "bottleneck: stage 0 (cost 29 per micro-batch)".
   temp_dir dir;
   sp::save_model(sp::synth_decoder(4), dir / "d.onnx");
-  const auto r = shardpoint_cli("simulate --input-model " + q(dir / "d.onnx") +
-                                    " --shard layer0/mlp_residual=0:0 --shard "
-                                    "layer1/mlp_residual=1:1 --shard layer2/mlp_residual=1:2 "
-                                    "--batches-per-step 8 --cost unit",
-                                dir.path());
+  const std::string run = "simulate --input-model " + q(dir / "d.onnx") +
+                          " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 "
+                          "--shard layer2/mlp_residual=1:2 --batches-per-step 8 --cost unit";
+  const auto r = shardpoint_cli(run, dir.path());
   REQUIRE(r.code == 0);
   // 29 nodes a layer: stages of 29 nodes, device 1 holding 58 a micro-batch.
   CHECK(r.out.find("makespan 522.0 units (analytic 522)") != std::string::npos);
   CHECK(r.out.find("bottleneck: device 1 (stages 1, 2: cost 58 per micro-batch)\n") !=
         std::string::npos);
-  const auto j = nlohmann::json::parse(
-      shardpoint_cli("simulate --input-model " + q(dir / "d.onnx") +
-                         " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 "
-                         "--shard layer2/mlp_residual=1:2 --batches-per-step 8 --cost unit "
-                         "--report json",
-                     dir.path())
-          .out);
+  const auto j = nlohmann::json::parse(shardpoint_cli(run + " --report json", dir.path()).out);
   CHECK(j["bottleneck_device"] == 1);
   CHECK(j["bottleneck_device_cost"] == 58);
   CHECK(j["analytic_makespan"] == 522);
