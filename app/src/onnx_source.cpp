@@ -235,6 +235,21 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
                                  onnx::decide(proto().graph(), nodes(), stages, wo, layout));
 }
 
+tensor_parallel_probe onnx_source::probe_tensor_parallel() {
+  const auto n = static_cast<std::size_t>(proto().graph().node_size());
+  const sharding_result one(n, std::vector<int>(n, 0), std::vector<int>(n, 0));
+  onnx::weight_options wo{2, std::nullopt, true};
+  wo.divisible = false; // which dimensions split, whatever their lengths
+  const auto decisions = onnx::decide(proto().graph(), nodes(), one, wo, nullptr);
+  tensor_parallel_probe out{onnx::parameter_uses_of(proto().graph(), nodes(), decisions), {}};
+  for (const auto& e : onnx::tensor_parallel_extents(decisions)) {
+    out.divides.emplace_back("along dimension " + std::to_string(e.dimension) + " of weight " +
+                                 io::quote(e.weight),
+                             e.length);
+  }
+  return out;
+}
+
 std::vector<std::string> onnx_source::weight_estimates() {
   std::vector<std::string> out;
   if (!weight_guesses_) { // not measured: found here

@@ -140,10 +140,14 @@ std::string to_table(const plan_report& r) {
       // The example in full (a trial read "pp2 tp1 dp4" refused beside a
       // ranked pp2 tp1 dp4 of another schedule), and bytes in units.
       const auto& x = *seen.second;
+      // (A layout refused before its micro-batches were chosen has none.)
       os << "  " << seen.first << " by " << rule
-         << (rule == "memory" ? ", the nearest " : ", e.g. ") << layout_name(x.at) << " ("
-         << runtime::schedule_name(x.at.schedule) << ", micro-batch " << x.at.micro_batch_size
-         << " x " << x.at.micro_batches << "): ";
+         << (rule == "memory" ? ", the nearest " : ", e.g. ") << layout_name(x.at);
+      if (x.at.micro_batch_size > 0) {
+        os << " (" << runtime::schedule_name(x.at.schedule) << ", micro-batch "
+           << x.at.micro_batch_size << " x " << x.at.micro_batches << ")";
+      }
+      os << ": ";
       if (rule == "memory") {
         os << "its fullest device holds " << human_bytes(static_cast<double>(x.peak_memory)) << " ("
            << x.peak_memory << " bytes), more than the "

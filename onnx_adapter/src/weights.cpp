@@ -431,8 +431,25 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
     d.shard = shard_of(c, d.shape, transposed.count(c.name) > 0, T);
     // Held to what a strategy file can say, also where none is written
     // (the memory planner): a trial's [3, 1] on 2 devices was planned.
-    check_shard(d.name, d.shape, d.shard, D);
+    if (options.divisible) {
+      check_shard(d.name, d.shape, d.shard, D);
+    }
     out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<split_extent> tensor_parallel_extents(const std::vector<weight_decision>& decisions) {
+  std::vector<split_extent> out;
+  for (const auto& d : decisions) {
+    for (std::size_t i = 0; i < d.shard.size() && i < d.shape.size(); ++i) {
+      const std::int64_t length = d.shape[i];
+      if (d.shard[i] > 1 && std::none_of(out.begin(), out.end(), [&](const split_extent& e) {
+            return e.length == length;
+          })) {
+        out.push_back({d.name, i, length});
+      }
+    }
   }
   return out;
 }

@@ -5,6 +5,8 @@
 // with its exit code and nothing written.
 #include <sys/stat.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "onnx_support.hpp"
@@ -288,6 +290,66 @@ TEST_CASE("plan: tensor parallelism all-reduces the row-parallel layers' outputs
     ++seen;
   }
   CHECK(seen > 0);
+}
+
+TEST_CASE("plan: a tensor-parallel degree must divide every dimension it splits") {
+  // A trial's plan ranked pp2 tp3 on 512-wide weights, which `memory` and
+  // `weights` refuse; and a model with an odd hidden size was no plan at
+  // all (the probe at tp 2 threw). `memory --tensor-parallel t` is the
+  // reference: plan costs a degree exactly when memory accepts it.
+  temp_dir dir;
+  for (const auto& [hidden, devices] : {std::pair{10, 6}, std::pair{7, 2}}) {
+    CAPTURE(hidden);
+    const fs::path model = dir / ("d" + std::to_string(hidden) + ".onnx");
+    sp::save_model(sp::synth_decoder(1, hidden, 4), model);
+    const auto r =
+        shardpoint_cli("plan --input-model " + q(model) + " --devices " + std::to_string(devices) +
+                           " --device-memory 1GiB --device-flops 50T "
+                           "--intra-node-bandwidth 100GB/s --global-batch 8 "
+                           "--top-k all --report json",
+                       dir.path());
+    REQUIRE(r.code == 0);
+    const auto report = nlohmann::json::parse(r.out);
+    std::set<int> costed;
+    std::set<int> refused;
+    for (const auto& c : report["candidates"]) {
+      costed.insert(c["tensor"].get<int>());
+    }
+    for (const auto& c : report["infeasible"]) {
+      if (c["refused_by"] == "tensor") {
+        refused.insert(c["tensor"].get<int>());
+        CHECK(c["reason"] == "tensor parallelism " + std::to_string(c["tensor"].get<int>()) +
+                                 " does not divide the " + std::to_string(hidden) +
+                                 " along dimension 1 of weight 'layer0/q_w'");
+      }
+    }
+    for (int t = 1; t <= devices; ++t) {
+      if (devices % t != 0) {
+        continue;
+      }
+      CAPTURE(t);
+      const auto m = shardpoint_cli("memory --input-model " + q(model) + " --tensor-parallel " +
+                                        std::to_string(t),
+                                    dir.path());
+      CHECK((m.code == 0) == !refused.contains(t));
+      if (m.code != 0) {
+        CHECK(!costed.contains(t));
+      }
+    }
+    CHECK(!refused.empty());
+  }
+  // The table's example of a layout the batch refuses has no micro-batches
+  // to show (it said "micro-batch 0 x 0").
+  const auto t = shardpoint_cli("plan --input-model " + q(dir / "d10.onnx") +
+                                    " --devices 6 --device-memory 1GiB --device-flops 50T "
+                                    "--intra-node-bandwidth 100GB/s --global-batch 8",
+                                dir.path());
+  REQUIRE(t.code == 0);
+  const auto batch = t.out.find(" by batch, e.g. ");
+  REQUIRE(batch != std::string::npos);
+  const std::string line = t.out.substr(batch, t.out.find('\n', batch) - batch);
+  CHECK(line.find(": the data-parallel degree ") != std::string::npos);
+  CHECK(line.find("micro-batch") == std::string::npos);
 }
 
 TEST_CASE("plan: a best layout whose tensor parallelism splits no weight says so") {

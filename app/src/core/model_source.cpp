@@ -76,6 +76,12 @@ std::vector<std::int64_t> model_source::costs(cost_model how, std::vector<std::s
   return std::move(m.cost);
 }
 
+tensor_parallel_probe model_source::probe_tensor_parallel() {
+  const auto n = num_vertices(graph());
+  const sharding_result one(n, std::vector<int>(n, 0), std::vector<int>(n, 0));
+  return {parameters(one, 2, nullptr), {}};
+}
+
 std::vector<std::string> model_source::weight_estimates() {
   return {};
 }

@@ -152,8 +152,9 @@ laid_out from_source(model_source& source) {
   std::vector<std::string> notes;
   const auto act = source.activations(1, notes, out.estimates);
   const auto V = m.cost.size();
-  const sharding_result one(V, std::vector<int>(V, 0), std::vector<int>(V, 0));
-  const parameter_uses uses = source.parameters(one, 2, nullptr);
+  tensor_parallel_probe probe = source.probe_tensor_parallel();
+  const parameter_uses& uses = probe.uses;
+  out.model.tensor_divides = std::move(probe.divides);
   for (auto& e : source.weight_estimates()) {
     out.estimates.push_back(std::move(e));
   }

@@ -69,6 +69,16 @@ struct held_batch {
   std::string where;
 };
 
+/// What tensor parallelism splits of a graph's weights
+/// (model_source::probe_tensor_parallel).
+struct tensor_parallel_probe {
+  /// The weights each node reads at degree 2, every split one in 2 parts.
+  parameter_uses uses;
+  /// Lengths every degree must divide, each with what it is ("along
+  /// dimension 1 of weight 'w'"): runtime::layout_model::tensor_divides.
+  std::vector<std::pair<std::string, std::int64_t>> divides;
+};
+
 class model_source {
 public:
   /// The node graph's type: edges from producer to consumer (parallel edges
@@ -158,6 +168,11 @@ public:
   [[nodiscard]] virtual parameter_uses parameters(const sharding_result& stages,
                                                   std::int64_t tensor_parallel,
                                                   const std::vector<io::layout_choice>* layout) = 0;
+  /// The weights at tensor-parallel degree 2, the nodes as one stage --
+  /// which of them any degree splits --, and what a degree must divide to
+  /// split them (plan's search refuses a degree that does not). By default
+  /// parameters(one stage, 2, nullptr), dividing nothing.
+  [[nodiscard]] virtual tensor_parallel_probe probe_tensor_parallel();
   /// What the weights parameters() gives leave out (weights the format
   /// holds elsewhere), a sentence each; by default nothing.
   [[nodiscard]] virtual std::vector<std::string> weight_estimates();

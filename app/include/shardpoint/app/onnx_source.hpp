@@ -52,6 +52,8 @@ public:
 
   parameter_uses parameters(const sharding_result& stages, std::int64_t tensor_parallel,
                             const std::vector<io::layout_choice>* layout) override;
+  /// The split dimensions' lengths as `weights strategy` decides them.
+  tensor_parallel_probe probe_tensor_parallel() override;
   /// ConstantOfShape nodes making tensors from initializer shapes (a model
   /// whose weights were replaced by their shapes): not counted as weights.
   std::vector<std::string> weight_estimates() override;

@@ -53,6 +53,10 @@ struct weight_options {
   int tensor_parallel = 1;              ///< T
   std::optional<int> devices_per_stage; ///< D, T when not given
   bool replicate_shared = false;        ///< a weight read by two stages goes to both
+  /// Whether every split dimension must be a multiple of its parts (of T):
+  /// false only to ask which dimensions T would split (tensor_parallel_
+  /// extents), never for a layout that is written or planned as it is.
+  bool divisible = true;
 };
 
 /// An initializer, the stages reading it, and how it is split.
@@ -80,6 +84,20 @@ std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
 std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                     const sharding_result& stages, const weight_options& options,
                                     const std::vector<io::layout_choice>* file);
+
+/// A length every tensor-parallel degree must divide, and where it is.
+struct split_extent {
+  std::string weight;
+  std::size_t dimension = 0;
+  std::int64_t length = 0;
+};
+
+/// The dimensions `decisions` split (decide()'s with T = 2 and `divisible`
+/// false: those any degree splits), each length once, at the first weight
+/// splitting one so long: a degree that does not divide one of them splits
+/// no layout of these weights (plan's search refuses it, as `memory` and
+/// `weights` do).
+std::vector<split_extent> tensor_parallel_extents(const std::vector<weight_decision>& decisions);
 
 /// One strategy per stage, the layouts built for D devices (layout_error,
 /// MindSpore's wording, for what a stage cannot hold).
