@@ -127,8 +127,9 @@ std::int64_t missing(const memory_plan& p) {
 std::string to_table(const memory_report& r) {
   const auto& c = r.config;
   std::string out = "memory plan: " + describe(c) + "\n";
-  out += "devices: " + std::to_string(r.stages) + " stage(s) x " +
-         std::to_string(c.tensor_parallel) + " tensor-parallel rank(s) x " +
+  out += "devices: " + std::to_string(r.stages) + " stage(s)" +
+         (r.stage_devices > 0 ? " on " + std::to_string(r.stage_devices) + " device(s)" : "") +
+         " x " + std::to_string(c.tensor_parallel) + " tensor-parallel rank(s) x " +
          std::to_string(r.data_parallel_ranks) + " shard(s); data parallel " +
          std::to_string(c.data_parallel) + ", sharded data parallel " +
          std::to_string(r.plan.sharded_data_parallel) + (r.automatic ? " (auto)" : "") + "\n\n";

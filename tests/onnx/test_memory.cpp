@@ -348,6 +348,28 @@ TEST_CASE("stages that share a device: the largest device is their sum, said") {
                             dir);
   CHECK(own["notes"].empty());
   CHECK(own["largest_total_bytes"] == std::max({total(0), total(1), total(2), total(3)}));
+  // The table's header counts the devices beside the stages.
+  const auto table = shardpoint_cli(args, dir.path());
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("devices: 4 stage(s) on 3 device(s) x 1 tensor-parallel") !=
+        std::string::npos);
+  CHECK(shardpoint_cli(args.substr(0, args.find(" --shard layer2")) +
+                           " --shard layer2/mlp_residual=2:2",
+                       dir.path())
+            .out.find("devices: 4 stage(s) x 1 tensor-parallel") != std::string::npos);
+  // 1F1B's in-flight counts hold for a device a stage only: shared devices
+  // are refused, as simulate refuses them, and nothing is planned; a
+  // device a stage plans with 1F1B.
+  onnx_test::expect_failure(dir, args + " --schedule 1f1b --batches-per-step 8", 3,
+                            "stages 1 and 2 share device 1: the 1f1b schedule holds min(M, S - s) "
+                            "micro-batches at stage s only with each stage on a device of its "
+                            "own; give each stage its own device, or plan the sharding with "
+                            "--schedule gpipe\n");
+  CHECK(shardpoint_cli("memory --input-model " + q(model) +
+                           " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 "
+                           "--shard layer2/mlp_residual=2:2 --schedule 1f1b --batches-per-step 8",
+                       dir.path())
+            .code == 0);
 }
 
 TEST_CASE("tensor parallel: a rank's parameter bytes are the slices weights split writes") {

@@ -19,7 +19,30 @@
 
 namespace shardpoint::app {
 
-namespace {} // namespace
+namespace {
+
+// 1F1B holds min(M, S - s) micro-batches at stage s when stage s runs on a
+// device of its own; stages sharing one interleave, and what they hold is
+// another schedule's (simulate refuses the same sharding for 1f1b). A
+// trial's memory planned two stages of one device as two 1F1B devices.
+void one_stage_a_device(std::span<const stage_memory_input> stages) {
+  std::map<int, std::size_t> first; // device -> its first stage
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].device < 0) {
+      continue;
+    }
+    const auto [at, fresh] = first.emplace(stages[s].device, s);
+    if (!fresh) {
+      throw check_failed("stages " + std::to_string(at->second) + " and " + std::to_string(s) +
+                         " share device " + std::to_string(stages[s].device) +
+                         ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s "
+                         "only with each stage on a device of its own; give each stage its "
+                         "own device, or plan the sharding with --schedule gpipe");
+    }
+  }
+}
+
+} // namespace
 
 namespace detail {
 
@@ -46,9 +69,13 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
   const auto& g = source.graph();
   const auto index = get(boost::vertex_index, g);
   const std::vector<std::string> names = source.names(); // a node without a stage, by name
-  return stage_memory_inputs(
+  auto stages = stage_memory_inputs(
       indexed(g, index, boost::make_iterator_property_map(names.begin(), index)), result, uses,
       boost::make_iterator_property_map(produced.begin(), index));
+  if (!flags.inference && c.schedule == pipeline_schedule::one_f_one_b) {
+    one_stage_a_device(stages);
+  }
+  return stages;
 }
 
 } // namespace detail
@@ -114,6 +141,9 @@ void devices_holding_stages(std::span<const stage_memory_input> stages, io::memo
     if (row.tensor_parallel_rank == 0 && row.data_parallel_rank == 0) {
       total[static_cast<std::size_t>(row.stage)] = row.total_bytes;
     }
+  }
+  if (stages_of.size() < stages.size() && !stages_of.empty()) {
+    r.stage_devices = static_cast<std::int64_t>(stages_of.size());
   }
   for (const auto& [device, held] : stages_of) {
     if (held.size() < 2) {

@@ -17,6 +17,9 @@ struct memory_report {
   memory_plan plan;
   parallel_config config;
   std::int64_t stages = 1;
+  /// The devices holding the stages, when some stages share one (0: each
+  /// stage a device of its own).
+  std::int64_t stage_devices = 0;
   std::int64_t data_parallel_ranks = 1; ///< shards listed per (stage, tensor-parallel rank)
   std::optional<zero_stage_bytes> zero_stages;
   std::optional<deepspeed_comparison> deepspeed;
