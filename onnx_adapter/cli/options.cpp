@@ -69,9 +69,11 @@ CLI::Option* refuse_empty(CLI::Option* added, const option_spec& o) {
 }
 
 // `text` split at commas, each element a number read as every number is
-// (a double by io::read_decimal, a whole number by read_count);
-// bad_parameter_error naming `flag` for an empty element or one that is not
-// a number.
+// (a double by io::read_decimal), or, a list of whole numbers being one of
+// byte sizes, a size as every size is (io::parse_size: 1GiB, 16GB, 4096; a
+// trial's --activation-bytes 1GiB was refused where --device-memory took
+// it); bad_parameter_error naming `flag` for an empty element or one that
+// is not a number.
 template <class T>
 std::vector<T> list_of(const std::string& flag, const std::string& text) {
   std::vector<T> out;
@@ -86,7 +88,7 @@ std::vector<T> list_of(const std::string& flag, const std::string& text) {
         value = io::read_decimal(item);
         why = value ? "" : io::decimal_error(item);
       } else {
-        value = read_count(item, why);
+        value = io::parse_size(flag, item); // (which says why it is not one)
       }
     }
     if (!value) {

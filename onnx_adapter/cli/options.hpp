@@ -45,6 +45,7 @@ public:
   CLI::Option* operator()(const option_spec& o, std::optional<std::int64_t>& field);
   CLI::Option* operator()(const option_spec& o, std::vector<std::string>& field);
   CLI::Option* operator()(const option_spec& o, std::vector<double>& field);
+  /// Byte sizes (io::parse_size's forms), comma-separated.
   CLI::Option* operator()(const option_spec& o, std::vector<std::int64_t>& field);
 
   /// The options that follow go in an option group (an empty name: none).

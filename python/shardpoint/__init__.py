@@ -495,7 +495,7 @@ def simulate(
     recompute: bool = False,
     micro_batch_size: int = 1,
     stage_times: Optional[Sequence[float]] = None,
-    activation_bytes: Union[None, int, Sequence[int]] = None,
+    activation_bytes: Union[None, int, str, Sequence[Union[int, str]]] = None,
     backward_times: Optional[Sequence[float]] = None,
     weight_times: Optional[Sequence[float]] = None,
     batch_dim: Optional[str] = None,
@@ -511,7 +511,7 @@ def simulate(
     ``backward_ratio``, ``weight_share``, ``recompute`` and
     ``micro_batch_size`` as their flags; without a model, ``stage_times``
     (each stage's forward time) and ``activation_bytes`` (one value or one a
-    stage) give the stages; ``backward_times`` and ``weight_times``, one a
+    stage: bytes, or a size as the flag takes it, "1.5MiB") give the stages; ``backward_times`` and ``weight_times``, one a
     stage, replace the ratio (default 2) and the share (default 0.5) with
     measured times; giving both is a BadParameterError, as the flags exclude
     each other."""
@@ -521,7 +521,8 @@ def simulate(
         mode=mode, cost=cost, num_ipus=num_ipus, unit_us=unit_us, queue_depth=queue_depth,
         force=force, stage_times=stage_times, backward_times=backward_times, weight_times=weight_times,
         batch_dim=batch_dim,
-        activation_bytes=[activation_bytes] if isinstance(activation_bytes, int) else activation_bytes,
+        activation_bytes=(
+            [activation_bytes] if isinstance(activation_bytes, (int, str)) else activation_bytes),
         **_shape_settings(input_shapes, dims),
     )
     # The training options go through even without a schedule, so that one

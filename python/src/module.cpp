@@ -27,6 +27,7 @@
 
 #include <shardpoint/app/commands.hpp>
 #include <shardpoint/io/text.hpp>
+#include <shardpoint/io/units.hpp>
 
 namespace py = pybind11;
 namespace sp = shardpoint;
@@ -428,6 +429,19 @@ private:
     field = as<std::vector<std::string>>(o, v, "a list of strings");
     for (const auto& item : field) {
       app::check_option(o, o.flag, item);
+    }
+  }
+  // Byte sizes (the one list of whole numbers): each an int, or a string as
+  // the command line reads it ("1.5MiB").
+  static void read(const app::option_spec& o, const py::object& v,
+                   std::vector<std::int64_t>& field) {
+    field.clear();
+    for (const auto& item : as<std::vector<py::object>>(o, v, "a list of sizes")) {
+      if (py::isinstance<py::str>(item)) {
+        field.push_back(sp::io::parse_size(o.flag, item.cast<std::string>()));
+      } else {
+        field.push_back(as<std::int64_t>(o, item, "a list of sizes (ints or strings)"));
+      }
     }
   }
   template <class T>

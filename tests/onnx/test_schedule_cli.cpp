@@ -342,9 +342,23 @@ TEST_CASE("bad input: one line, its exit code, no output") {
                  2, "--backward-ratio: '1e400' is beyond a double's range");
   expect_failure(dir, "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 1e400" + t, 2,
                  "--batches-per-step: Value 1e400 not in range 1 to 1073741824");
-  CHECK(run_json("simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
-                 "--activation-bytes 1e3,+5",
-                 dir)["stages"][0]["activation_bytes"] == 1000);
+  // Activation bytes are sizes, read as every size is (a trial's 1GiB was
+  // refused where --device-memory took it).
+  const auto sized = run_json("simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                              "--activation-bytes 1e3,1.5KiB",
+                              dir);
+  CHECK(sized["stages"][0]["activation_bytes"] == 1000);
+  CHECK(sized["stages"][1]["activation_bytes"] == 1536);
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--activation-bytes 1,1.3" +
+                     t,
+                 2, "--activation-bytes '1.3' is not a whole number of bytes");
+  expect_failure(dir,
+                 "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
+                 "--activation-bytes 1,,2" +
+                     t,
+                 2, "--activation-bytes: an empty value in '1,,2'");
   expect_failure(dir,
                  "simulate --stage-times 1,1 --schedule 1f1b --batches-per-step 2 "
                  "--backward-times 2" +

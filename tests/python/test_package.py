@@ -355,6 +355,17 @@ def test_simulate_schedule_returns_what_the_command_line_reports(tmp_path):
     assert ours == json.loads(out)
     assert ours["makespan"] == (8 + 4 - 1) * 3.0
     assert [s["in_flight"] for s in ours["stages"]] == [4, 3, 2, 1]
+    # Sizes as the flag takes them: one string, or ints and strings a stage.
+    for given, expected in [("1KiB", [1024] * 4), ([64, "1kB", "2KiB", 8], [64, 1000, 2048, 8])]:
+        sized = shardpoint.simulate(
+            schedule="1f1b", stage_times=[1, 1, 1, 1], batches_per_step=8,
+            activation_bytes=given,
+        )
+        assert [s["activation_bytes"] for s in sized["stages"]] == expected
+    with pytest.raises(shardpoint.BadParameterError, match="'1.3' is not a whole number of bytes"):
+        shardpoint.simulate(
+            schedule="1f1b", stage_times=[1, 1], batches_per_step=2, activation_bytes="1.3"
+        )
     # On a sharded model, zero-bubble, with a trace.
     model = tmp_path / "r.onnx"
     assert cli("synth", "resnet50", str(model))[0] == 0
