@@ -440,6 +440,20 @@ TEST_CASE("shared memory items count once per stage") {
   CHECK(b.bottleneck == 2);
   CHECK(b.stage_memory == std::vector<double>{14, 14});
   CHECK(shardpoint::manual_shard(g, b.points) == b.result);
+  // A vertex over the capacity alone, with what it holds: its items, each
+  // once (vertex 1 names item 1 twice).
+  const shardpoint::memory_items twice{{5, 4, 4}, {{0}, {1, 1, 2}, {2}, {0}}};
+  for (const auto& [cap, vertex, held] : {std::tuple{4.0, 0, 5.0}, std::tuple{7.0, 1, 8.0}}) {
+    CAPTURE(cap);
+    try {
+      (void)shardpoint::balanced_shard(g, c, twice, {.stages = 4, .memory_capacity = cap});
+      FAIL("no error");
+    } catch (const shardpoint::infeasible_partition_error& e) {
+      CHECK(e.vertex() == std::optional<std::size_t>(vertex));
+      CHECK(e.vertex_memory() == held);
+      CHECK(e.capacity() == cap);
+    }
+  }
 }
 
 TEST_CASE("points: the last stage is the default group; one stage is every sink") {
@@ -503,8 +517,8 @@ TEST_CASE("errors name what is wrong") {
   }
   const auto m = boost::make_iterator_property_map(cost.begin(), index); // memory 1, 2, 3
   CHECK_THROWS_WITH_AS(shardpoint::balanced_shard(g, c, m, {.stages = 2, .memory_capacity = 2.5}),
-                       "shardpoint: vertex 2 alone needs more memory than the capacity of a stage "
-                       "(2.5)",
+                       "shardpoint: vertex 2 alone needs 3 of memory, more than the capacity of a "
+                       "stage (2.5)",
                        shardpoint::infeasible_partition_error);
   try { // the figures, for a caller to say in its own units
     (void)shardpoint::balanced_shard(g, c, m, {.stages = 2, .memory_capacity = 2.5});
@@ -513,6 +527,7 @@ TEST_CASE("errors name what is wrong") {
     CHECK(e.vertex() == std::optional<std::size_t>{2});
     CHECK(e.stages_needed() == 0);
     CHECK(e.capacity() == 2.5);
+    CHECK(e.vertex_memory() == 3);
   }
   std::vector<double> twos{2, 2, 3};
   const auto m2 = boost::make_iterator_property_map(twos.begin(), index);

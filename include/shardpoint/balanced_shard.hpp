@@ -190,18 +190,22 @@ class infeasible_partition_error : public bad_parameter_error {
 public:
   using bad_parameter_error::bad_parameter_error;
   infeasible_partition_error(const std::string& message, std::optional<std::size_t> vertex,
-                             int stages_needed, double capacity)
-      : bad_parameter_error(message, vertex), stages_needed_(stages_needed), capacity_(capacity) {}
+                             int stages_needed, double capacity, double vertex_memory = 0)
+      : bad_parameter_error(message, vertex), stages_needed_(stages_needed), capacity_(capacity),
+        vertex_memory_(vertex_memory) {}
 
   /// The fewest stages of the capacity the graph needs; 0 when one vertex
   /// is over the capacity alone (then vertex() is that vertex), or unknown.
   [[nodiscard]] int stages_needed() const noexcept { return stages_needed_; }
   /// A stage's memory capacity, in the memory map's units.
   [[nodiscard]] double capacity() const noexcept { return capacity_; }
+  /// The memory of vertex() alone, in the same units (0 without one).
+  [[nodiscard]] double vertex_memory() const noexcept { return vertex_memory_; }
 
 private:
   int stages_needed_ = 0;
   double capacity_ = 0;
+  double vertex_memory_ = 0;
 };
 
 namespace detail::balance {
@@ -336,10 +340,11 @@ solution solve(const Ref& g, const layout& L, const balance_options& opt, double
   // A vertex over the cap alone, and the fewest interval stages memory allows.
   for (std::size_t p = 0; p < n; ++p) {
     if (!L.interval_fits(p, p + 1)) {
+      const double alone = L.interval_memory(p, p + 1);
       throw infeasible_partition_error(
-          cat("shardpoint: ", g.describe(L.vertex(p)),
-              " alone needs more memory than the capacity of a stage (", number(L.cap), ")"),
-          L.vertex(p), 0, L.cap);
+          cat("shardpoint: ", g.describe(L.vertex(p)), " alone needs ", number(alone),
+              " of memory, more than the capacity of a stage (", number(L.cap), ")"),
+          L.vertex(p), 0, L.cap, alone);
     }
   }
   int needed = 0;

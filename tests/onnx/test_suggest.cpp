@@ -3,6 +3,7 @@
 // report's own figure, and the refusals.
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 #include <onnx/shape_inference/implementation.h>
@@ -128,8 +129,24 @@ TEST_CASE("a memory cap holds on the report's own per-stage figure") {
   REQUIRE(alone.err.starts_with(said));
   const auto name = alone.err.substr(said.size(), alone.err.find('\'', said.size()) - said.size());
   const auto index = alone.err.substr(alone.err.find("(index ") + 7);
-  CHECK(alone.err.ends_with(
-      ") alone holds more parameter bytes than --memory-per-device 1.0 KiB (1024 bytes)\n"));
+  // With what it holds: its weights' bytes, from the model's initializers.
+  std::int64_t held = 0;
+  const auto resnet = sp::synth_resnet50();
+  for (const auto& n : resnet.graph().node()) {
+    for (const auto& t : resnet.graph().initializer()) {
+      if (n.name() == name && std::count(n.input().begin(), n.input().end(), t.name()) > 0) {
+        REQUIRE(t.data_type() == ::onnx::TensorProto::FLOAT);
+        held += 4 * std::accumulate(t.dims().begin(), t.dims().end(), std::int64_t{1},
+                                    std::multiplies<>());
+      }
+    }
+  }
+  REQUIRE(held > 1024);
+  CHECK(alone.err.ends_with(") alone holds " +
+                            shardpoint::io::human_bytes(static_cast<double>(held)) + " (" +
+                            std::to_string(held) +
+                            " bytes) of parameters, more than --memory-per-device 1.0 KiB "
+                            "(1024 bytes)\n"));
   const auto listed = shardpoint_cli("inspect " + q(model), dir.path());
   REQUIRE(listed.code == 0);
   CHECK(("\n" + listed.out).find("\n" + index.substr(0, index.find(')')) + "\t" + name + "\t") !=
@@ -159,8 +176,8 @@ TEST_CASE("a memory cap holds on the report's own per-stage figure") {
                                         " --stages 2 --memory-per-device 1KiB",
                                     dir.path());
   CHECK(first.code == 2);
-  CHECK(first.err == "shardpoint: error: node 'holds_big' (index 0) alone holds more "
-                     "parameter bytes than --memory-per-device 1.0 KiB (1024 bytes)\n");
+  CHECK(first.err == "shardpoint: error: node 'holds_big' (index 0) alone holds 4.0 KiB (4096 "
+                     "bytes) of parameters, more than --memory-per-device 1.0 KiB (1024 bytes)\n");
 }
 
 TEST_CASE("every shared model, several stage counts, with and without communication") {

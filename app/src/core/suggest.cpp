@@ -159,12 +159,15 @@ balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items
     }
     if (e.vertex() && *e.vertex() < m.node_order.size()) {
       const std::size_t node = m.node_order[*e.vertex()];
-      throw infeasible_partition_error(cat("node ", io::quote(m.names[node]), " (index ", node,
-                                           ") alone ",
-                                           planned ? "needs more memory, as the planner counts it,"
-                                                   : "holds more parameter bytes",
-                                           " than ", flag),
-                                       node, 0, cap);
+      const double alone = e.vertex_memory();
+      const std::string bytes =
+          cat(io::human_bytes(alone), " (", shardpoint::detail::number(alone), " bytes)");
+      throw infeasible_partition_error(
+          cat("node ", io::quote(m.names[node]), " (index ", node, ") alone ",
+              planned ? "needs " + bytes + ", as the planner counts it,"
+                      : "holds " + bytes + " of parameters,",
+              " more than ", flag),
+          node, 0, cap, alone);
     }
     throw;
   }

@@ -60,7 +60,28 @@ struct layout {
   [[nodiscard]] std::size_t succs_begin(std::size_t p) const { return succ_off[p]; }
   [[nodiscard]] std::size_t succs_end(std::size_t p) const { return succ_off[p + 1]; }
 
-  /// The memory of the interval [i, j).
+  /// The memory of the interval [i, j): additive, or each item its
+  /// vertices use once. O(j - i) uses with items (for messages).
+  [[nodiscard]] double interval_memory(std::size_t i, std::size_t j) const {
+    if (!M.empty()) {
+      return M[j] - M[i];
+    }
+    if (items == nullptr) {
+      return 0;
+    }
+    std::vector<bool> seen(items->bytes.size(), false);
+    double sum = 0;
+    for (std::size_t p = i; p < j; ++p) {
+      for (const auto it : items->used[vertex(p)]) {
+        if (!seen[it]) {
+          seen[it] = true;
+          sum += items->bytes[it];
+        }
+      }
+    }
+    return sum;
+  }
+  /// Whether the interval [i, j) fits the capacity.
   [[nodiscard]] bool interval_fits(std::size_t i, std::size_t j) const {
     if (!M.empty()) {
       return M[j] - M[i] <= cap;
