@@ -109,7 +109,8 @@ void add_named(const input_list& inputs, const IsBatch& is_batch, batch_choice& 
 // --batch-dim given: INPUT:AXIS names a place (a fixed dimension too); else
 // a symbol, every dimension of that name. bad_parameter_error when it names
 // nothing the model has.
-batch_choice chosen_batch(const input_list& inputs, const std::string& batch_dim) {
+batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
+                          const std::string& batch_dim) {
   batch_choice out;
   const auto colon = batch_dim.rfind(':');
   for (std::size_t i = 0; colon != std::string::npos && i < inputs.size(); ++i) {
@@ -121,9 +122,14 @@ batch_choice chosen_batch(const input_list& inputs, const std::string& batch_dim
     if (axis.empty() || axis.size() > 9 ||
         axis.find_first_not_of("0123456789") != std::string::npos ||
         std::stoi(axis) >= dims.size()) {
+      // (The axis's range, both ends: a trial's 'x:7' was told "a number
+      // from 0" alone.)
       throw bad_parameter_error(
           "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(inputs[i]->name()) +
-          " has " + std::to_string(dims.size()) + " dimension(s); give one as a number from 0");
+          (dims.empty() ? std::string(" has no dimension (a scalar holds no batch)")
+                        : " has " + std::to_string(dims.size()) +
+                              " dimension(s); give one as a number from 0 to " +
+                              std::to_string(dims.size() - 1)));
     }
     const int a = std::stoi(axis);
     out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
@@ -131,8 +137,14 @@ batch_choice chosen_batch(const input_list& inputs, const std::string& batch_dim
   }
   if (colon != std::string::npos && colon + 1 < batch_dim.size() &&
       batch_dim.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-    throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) + ": the model has no input " +
-                              io::quote(batch_dim.substr(0, colon)));
+    const std::string name = batch_dim.substr(0, colon);
+    const bool declared = std::any_of(g.input().begin(), g.input().end(),
+                                      [&](const auto& v) { return v.name() == name; });
+    throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
+                              (declared ? ": input " + io::quote(name) +
+                                              " declares no shape (or is a weight): it has no "
+                                              "axis to name"
+                                        : ": the model has no input " + io::quote(name)));
   }
   add_named(
       inputs, [&](const std::string& p) { return p == batch_dim; }, out);
@@ -148,7 +160,7 @@ batch_choice chosen_batch(const input_list& inputs, const std::string& batch_dim
 batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim) {
   const input_list inputs = shaped_inputs(g);
   if (!batch_dim.empty()) {
-    return chosen_batch(inputs, batch_dim);
+    return chosen_batch(g, inputs, batch_dim);
   }
   batch_choice out;
   add_named(

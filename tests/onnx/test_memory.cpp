@@ -1323,12 +1323,12 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
            {"--batch-dim seq", "--batch-dim 'seq': no input of the model has a dimension named "
                                "so (their symbolic dimensions: 'batch_size'; or give "
                                "INPUT:AXIS)"},
-           {"--batch-dim ids:2",
-            "--batch-dim 'ids:2': input 'ids' has 2 dimension(s); give one as a number from 0"},
-           {"--batch-dim ids:-1",
-            "--batch-dim 'ids:-1': input 'ids' has 2 dimension(s); give one as a number from 0"},
+           {"--batch-dim ids:2", "--batch-dim 'ids:2': input 'ids' has 2 dimension(s); give one as "
+                                 "a number from 0 to 1"},
+           {"--batch-dim ids:-1", "--batch-dim 'ids:-1': input 'ids' has 2 dimension(s); give one "
+                                  "as a number from 0 to 1"},
            {"--batch-dim ids:",
-            "--batch-dim 'ids:': input 'ids' has 2 dimension(s); give one as a number from 0"},
+            "--batch-dim 'ids:': input 'ids' has 2 dimension(s); give one as a number from 0 to 1"},
            {"--batch-dim tokens:0", "--batch-dim 'tokens:0': the model has no input 'tokens'"}}) {
     CAPTURE(c.first);
     const auto r = shardpoint_cli(named + c.first, dir.path());
@@ -1336,4 +1336,18 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
     CHECK(r.err == "shardpoint: error: " + c.second + "\n");
     CHECK(r.out.empty());
   }
+  // An input without a shape, and a scalar, have no axis to name.
+  const auto unshaped = shardpoint_cli(save({}, "unshaped.onnx") + "--batch-dim ids:0", dir.path());
+  CHECK(unshaped.code == 2);
+  CHECK(unshaped.err == "shardpoint: error: --batch-dim 'ids:0': input 'ids' declares no shape (or "
+                        "is a weight): it has no axis to name\n");
+  auto scalar = token_model({});
+  scalar.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  sp::save_model(scalar, dir / "scalar.onnx");
+  const auto r = shardpoint_cli("memory --input-model " + q(dir / "scalar.onnx") +
+                                    " --inference --batch-dim ids:0",
+                                dir.path());
+  CHECK(r.code == 2);
+  CHECK(r.err == "shardpoint: error: --batch-dim 'ids:0': input 'ids' has no dimension (a scalar "
+                 "holds no batch)\n");
 }
