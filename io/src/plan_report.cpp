@@ -78,8 +78,15 @@ std::string to_table(const plan_report& r) {
   std::ostringstream os;
   char line[320];
   const auto& c = r.cluster;
+  // Devices that are no whole number of nodes fill the last one in part
+  // (a trial's 12 devices, 8 a node, were planned so unsaid).
   os << "plan for " << r.model << "\n  on " << c.devices << " devices (" << c.devices_per_node
-     << " a node), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
+     << " a node";
+  if (c.devices > c.devices_per_node && c.devices % c.devices_per_node != 0) {
+    os << ": " << c.devices / c.devices_per_node + 1 << " nodes, the last of "
+       << c.devices % c.devices_per_node;
+  }
+  os << "), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
      << c.device_flops / 1e12 << " TFLOP/s each; global batch " << r.space.global_batch << ", "
      << r.dtype << ", " << r.optimizer << "\n";
   const auto& all = r.result.candidates;

@@ -67,6 +67,15 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
   CHECK(t.out.find("layouts costed") != std::string::npos);
   CHECK(t.out.find("best: pp" + std::to_string(all[0]["pipeline"].get<int>())) !=
         std::string::npos);
+  CHECK(t.out.find("\n  on 8 devices (4 a node), 24.00 GiB") != std::string::npos);
+  // Devices that are no whole number of nodes: the last node's part said.
+  const auto part = shardpoint_cli(gpt + "--devices 12 --devices-per-node 8 --device-memory 24GiB "
+                                         "--device-flops 100T --intra-node-bandwidth 200GB/s "
+                                         "--inter-node-bandwidth 10GB/s",
+                                   dir.path());
+  CHECK(part.code == 0);
+  CHECK(part.out.find("\n  on 12 devices (8 a node: 2 nodes, the last of 4), ") !=
+        std::string::npos);
   // A cluster file gives the same; a flag wins over its key.
   write_file(dir / "c.yaml", "devices: 8\ndevices_per_node: 4\ndevice_memory: 24GiB\n"
                              "device_flops: 100 TFLOPS\nintra_node_bandwidth: 200GB/s\n"
