@@ -405,7 +405,19 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                      emit,
                  2, "--intra-node-bandwidth: '1e-300B/s' is not a bandwidth");
   expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1T" + emit, 1,
-                 "plan on more than one device needs --intra-node-bandwidth");
+                 "plan on more than one device needs --intra-node-bandwidth (or "
+                 "intra_node_bandwidth: in --cluster)");
+  expect_failure(dir,
+                 gpt +
+                     "--devices 4 --devices-per-node 2 --device-memory 1GiB --device-flops 1T "
+                     "--intra-node-bandwidth 1GB/s" +
+                     emit,
+                 1,
+                 "plan on more than one node needs --inter-node-bandwidth (or "
+                 "inter_node_bandwidth: in --cluster)");
+  expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB" + emit, 1,
+                 "plan needs each device's memory and FLOP/s (--device-memory and "
+                 "--device-flops, or device_memory: and device_flops: in --cluster)");
   expect_failure(dir, gpt + cluster + "--top-k none" + emit, 2, "--top-k 'none'");
   expect_failure(dir, gpt + cluster + "--force", 1,
                  "--force replaces what --emit or --report-file wrote before; give one");

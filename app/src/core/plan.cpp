@@ -114,8 +114,8 @@ rt::cluster_spec cluster_of(const plan_request& a) {
   const auto flops = rate("--device-flops", a.device_flops, "device_flops", false,
                           "a FLOP/s rate (e.g. 312e12, 312T, 19.5 TFLOPS)");
   if (!memory || !flops) {
-    throw usage_error("plan needs each device's memory and FLOP/s (--device-memory, "
-                      "--device-flops, or in --cluster)");
+    throw usage_error("plan needs each device's memory and FLOP/s (--device-memory and "
+                      "--device-flops, or device_memory: and device_flops: in --cluster)");
   }
   c.device_memory = io::parse_capacity(memory->second, memory->first);
   c.device_flops = *flops;
@@ -125,10 +125,12 @@ rt::cluster_spec cluster_of(const plan_request& a) {
   const auto inter =
       rate("--inter-node-bandwidth", a.inter_node_bandwidth, "inter_node_bandwidth", true, bw);
   if (c.devices > 1 && !intra) {
-    throw usage_error("plan on more than one device needs --intra-node-bandwidth");
+    throw usage_error("plan on more than one device needs --intra-node-bandwidth (or "
+                      "intra_node_bandwidth: in --cluster)");
   }
   if (c.devices > c.devices_per_node && !inter) {
-    throw usage_error("plan on more than one node needs --inter-node-bandwidth");
+    throw usage_error("plan on more than one node needs --inter-node-bandwidth (or "
+                      "inter_node_bandwidth: in --cluster)");
   }
   c.intra_node_bandwidth = intra.value_or(1);
   c.inter_node_bandwidth = inter.value_or(c.intra_node_bandwidth);
