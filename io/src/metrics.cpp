@@ -1,6 +1,7 @@
 // Tables and JSON for the pipeline emulator's measures.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -8,7 +9,9 @@
 
 #include "json_support.hpp"
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/metrics.hpp>
+#include <shardpoint/io/units.hpp>
 #include <shardpoint/runtime/session.hpp>
 #include <shardpoint/runtime/trace.hpp>
 
@@ -99,6 +102,21 @@ double weight_gradient_of(const training_run& r, const runtime::stage_times& t) 
   return r.options.kind == runtime::schedule_kind::zb_h1 ? t.backward * t.weight_share : 0;
 }
 
+// A time in units as a table shows it: no exponent (a trial's costs read
+// 1.23e+04), at most three decimals, none trailing; below one, six.
+std::string time_text(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::fabs(x) >= 1 || x == 0 ? "%.3f" : "%.6f", x);
+  std::string out = buf;
+  if (out.find('.') != std::string::npos) {
+    out.erase(out.find_last_not_of('0') + 1);
+    if (out.back() == '.') {
+      out.pop_back();
+    }
+  }
+  return out == "0" && x != 0 ? shardpoint::detail::number(x) : out;
+}
+
 } // namespace
 
 std::string to_table(const training_run& r, const std::vector<std::string>& estimates) {
@@ -108,26 +126,28 @@ std::string to_table(const training_run& r, const std::vector<std::string>& esti
   os << "schedule " << r.schedule << " (" << r.mode << "), " << o.micro_batches
      << " micro-batches, " << r.stages.size() << " stages on " << o.devices << " devices"
      << (o.recompute ? ", recomputing forwards" : "") << '\n';
-  std::snprintf(line, sizeof line, "%-6s %-7s %9s %9s %9s %9s %14s %14s\n", "stage", "device",
+  // Times in the run's units, bytes in units (the JSON has them exact).
+  std::snprintf(line, sizeof line, "%-6s %-7s %11s %11s %11s %9s %14s %14s\n", "stage", "device",
                 "forward", "backward", "weight", "in_flight", "activations/mb", "peak");
   os << line;
   for (std::size_t s = 0; s < r.stages.size(); ++s) {
     const auto& t = r.stages[s];
     const auto held = o.recompute ? t.input_bytes : t.activation_bytes;
-    std::snprintf(line, sizeof line, "%-6zu %-7d %9.3g %9.3g %9.3g %9d %14llu %14llu\n", s,
-                  static_cast<int>(s) % o.devices, t.forward, t.backward, weight_gradient_of(r, t),
-                  r.result.in_flight[s], static_cast<unsigned long long>(held),
-                  static_cast<unsigned long long>(r.result.activation_peak[s]));
+    std::snprintf(line, sizeof line, "%-6zu %-7d %11s %11s %11s %9d %14s %14s\n", s,
+                  static_cast<int>(s) % o.devices, time_text(t.forward).c_str(),
+                  time_text(t.backward).c_str(), time_text(weight_gradient_of(r, t)).c_str(),
+                  r.result.in_flight[s], human_bytes(static_cast<double>(held)).c_str(),
+                  human_bytes(static_cast<double>(r.result.activation_peak[s])).c_str());
     os << line;
   }
   const auto& busy = r.result.busy;
   for (std::size_t d = 0; d < busy.size(); ++d) {
-    std::snprintf(line, sizeof line, "device %-4zu busy %12.6g  bubble %5.1f%%\n", d, busy[d],
-                  100 * r.result.bubble[d]);
+    std::snprintf(line, sizeof line, "device %-4zu busy %12s  bubble %5.1f%%\n", d,
+                  time_text(busy[d]).c_str(), 100 * r.result.bubble[d]);
     os << line;
   }
-  std::snprintf(line, sizeof line, "makespan %.6g units, bubble %.1f%% (mean of the devices)\n",
-                r.result.makespan, 100 * mean(r.result.bubble));
+  std::snprintf(line, sizeof line, "makespan %s units, bubble %.1f%% (mean of the devices)\n",
+                time_text(r.result.makespan).c_str(), 100 * mean(r.result.bubble));
   os << line;
   if (r.mode == "threads") {
     std::snprintf(line, sizeof line, "wall time %.3f s\n", r.wall_seconds);

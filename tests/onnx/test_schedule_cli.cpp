@@ -2,7 +2,12 @@
 // stage times, through the command line -- the closed forms, the placement
 // rules, the trace's F/B/W events, and every bad input with its exit code
 // and no file left behind.
+#include <sstream>
+
 #include <nlohmann/json.hpp>
+
+#include <shardpoint/detail/text.hpp>
+#include <shardpoint/io/units.hpp>
 
 #include "onnx_support.hpp"
 
@@ -44,6 +49,40 @@ TEST_CASE("stage times: GPipe and 1F1B meet (m + p - 1)(t_f + t_b), in flight m 
       }
     }
   }
+}
+
+TEST_CASE("the table: times without exponents, bytes in units, as the JSON's") {
+  // A trial read 1.23e+04 for a forward time and raw byte counts.
+  temp_dir dir;
+  const std::string args = "simulate --stage-times 12345.5,2e9,0.25 --schedule 1f1b "
+                           "--batches-per-step 4 --activation-bytes 3GiB,1000,1536";
+  const auto t = shardpoint_cli(args, dir.path());
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("e+") == std::string::npos);
+  const auto j = run_json(args, dir);
+  std::istringstream rows(t.out);
+  std::string line;
+  std::getline(rows, line); // the run
+  std::getline(rows, line); // the header
+  for (const auto& st : j["stages"]) {
+    REQUIRE(std::getline(rows, line));
+    std::istringstream cells(line);
+    std::string stage, device, forward, backward, weight, in_flight;
+    cells >> stage >> device >> forward >> backward >> weight >> in_flight;
+    CHECK(std::stod(forward) == st["forward"].get<double>());
+    CHECK(std::stod(backward) == st["backward"].get<double>());
+    CHECK(std::stoi(in_flight) == st["in_flight"].get<int>());
+    std::string rest;
+    std::getline(cells, rest);
+    CHECK(rest.find(shardpoint::io::human_bytes(st["activation_bytes"].get<double>())) !=
+          std::string::npos);
+    CHECK(rest.find(shardpoint::io::human_bytes(st["activation_peak"].get<double>())) !=
+          std::string::npos);
+  }
+  CHECK(t.out.find("activations/mb") != std::string::npos);
+  CHECK(t.out.find("3.00 GiB") != std::string::npos);
+  CHECK(t.out.find("makespan " + shardpoint::detail::number(j["makespan"].get<double>()) +
+                   " units") != std::string::npos);
 }
 
 TEST_CASE("stage times: interleaved and zb-h1 meet theirs; the trace holds F, B and W") {
