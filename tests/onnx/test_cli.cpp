@@ -1,6 +1,11 @@
 // The shardpoint command line: success, validation failure, and every bad
 // input -- exit code, one clear line, and no file left behind.
+#include <fstream>
+#include <iterator>
+
 #include <nlohmann/json.hpp>
+
+#include <shardpoint/detail/text.hpp>
 
 #include "../../onnx_adapter/cli/commands.hpp" // SHARDPOINT_COMMANDS
 #include "onnx_support.hpp"
@@ -772,4 +777,35 @@ TEST_CASE("inspect lists an unnamed node by the name shard gives it, which --sha
   r = shardpoint_cli("inspect " + q(model), dir.path());
   REQUIRE(r.code == 0);
   CHECK(r.out.find("1\t<unnamed Relu>\tRelu\t") != std::string::npos);
+}
+
+TEST_CASE("draw: a device running several stages that together outweigh every stage is said") {
+  // A trial's page named stage 0 the bottleneck while device 1 ran stages
+  // 1 and 2, together twice its cost. The sum is simulate's, stage by stage.
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(4), dir / "d.onnx");
+  const std::string model = " --input-model " + q(dir / "d.onnx") +
+                            " --shard layer0/mlp_residual=0:0 --shard layer1/mlp_residual=1:1 ";
+  const auto page = [&](const std::string& last, const std::string& name) {
+    const auto r = shardpoint_cli("draw" + model + last + " --output " + q(dir / name), dir.path());
+    REQUIRE(r.code == 0);
+    std::ifstream in(dir / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto shared = page("--shard layer2/mlp_residual=1:2", "shared.html");
+  const auto run = shardpoint_cli("simulate --cost flops --batches-per-step 8 --report json" +
+                                      model + "--shard layer2/mlp_residual=1:2",
+                                  dir.path());
+  REQUIRE(run.code == 0);
+  const auto j = nlohmann::json::parse(run.out);
+  const auto cost = [&](int s) { return j["stages"][s]["cost"].get<double>(); };
+  const double heaviest = std::max({cost(0), cost(1), cost(2), cost(3)});
+  REQUIRE(cost(1) + cost(2) > heaviest);
+  CHECK(shared.find("Device 1 runs stages 1, 2 one after another: " +
+                    shardpoint::detail::number(cost(1) + cost(2)) +
+                    " MFLOP a micro-batch together, more than the bottleneck stage&#39;s " +
+                    shardpoint::detail::number(heaviest)) != std::string::npos);
+  // A device a stage: nothing to say.
+  CHECK(page("--shard layer2/mlp_residual=2:2", "own.html").find(" one after another: ") ==
+        std::string::npos);
 }

@@ -178,6 +178,26 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
   p.bottleneck = metrics.bottleneck;
   p.lower_bound = metrics.lower_bound;
   p.memory_capacity = in.capacity;
+  // Stages sharing a device run one after another on it: when their sum is
+  // more than every stage, that device sets the pipeline's pace (simulate's
+  // bottleneck device); a trial's page named a lighter stage, unsaid.
+  std::map<int, std::pair<double, std::string>> by_device; // cost, its stages
+  for (const auto& s : p.stages) {
+    auto& [sum, ids] = by_device[s.device];
+    sum += s.cost;
+    ids += (ids.empty() ? "" : ", ") + std::to_string(s.stage);
+  }
+  const auto busiest = std::max_element(by_device.begin(), by_device.end(), [](auto& a, auto& b) {
+    return a.second.first < b.second.first;
+  });
+  if (r.has_stages() && busiest != by_device.end() && busiest->second.first > best &&
+      busiest->second.second.find(',') != std::string::npos) {
+    p.notes.push_back(shardpoint::detail::cat(
+        "Device ", busiest->first, " runs stages ", busiest->second.second,
+        " one after another: ", shardpoint::detail::number(busiest->second.first), " ", p.cost_unit,
+        " a micro-batch together, ", "more than the bottleneck stage's ",
+        shardpoint::detail::number(best), ", so that device sets the pipeline's pace."));
+  }
 }
 
 // Step 4.
