@@ -167,6 +167,13 @@ TEST_CASE("messages call the options what the caller calls them") {
   CHECK(ds[0].message == "the sharding uses devices 0..1 (2) but --num-ipus is 1");
   CHECK(ds[1].message ==
         "--batches-per-step is 3 but must be a positive multiple of the number of stages (2)");
+  // Not given: the default is not called the user's (it said "is 1").
+  o.batches_per_step = 1;
+  o.batches_per_step_defaulted = true;
+  const auto defaulted = shardpoint::validate(chain, good, o);
+  REQUIRE(defaulted.size() == 2);
+  CHECK(defaulted[1].message == "--batches-per-step is not given (its default is 1) but must be a "
+                                "positive multiple of the number of stages (2)");
 }
 
 TEST_CASE("pipelining needs every vertex in a stage, too") {

@@ -39,6 +39,9 @@ struct pipeline_options {
   /// Micro-batches per step; with pipelining a positive multiple of the
   /// number of stages.
   int batches_per_step = 1;
+  /// Whether batches_per_step is only the default, not given: rule (e)'s
+  /// message then says so ("is not given (1)") rather than that it "is 1".
+  bool batches_per_step_defaulted = false;
   /// The names messages give the two options above.
   option_spelling spelling = {};
 };
@@ -207,7 +210,9 @@ inline void batches_per_step(const sharding_result& r, const pipeline_options& o
   const int stages = r.num_stages();
   if (opt.batches_per_step <= 0 || opt.batches_per_step % stages != 0) {
     std::string msg(opt.spelling.batches_per_step);
-    msg.append(" is ").append(std::to_string(opt.batches_per_step));
+    msg.append(opt.batches_per_step_defaulted ? " is not given (its default is " : " is ")
+        .append(std::to_string(opt.batches_per_step))
+        .append(opt.batches_per_step_defaulted ? ")" : "");
     msg.append(" but must be a positive multiple of the number of stages (");
     msg.append(std::to_string(stages)).append(")");
     out.push_back({severity::error, rule::batches_per_step, std::move(msg), {}});

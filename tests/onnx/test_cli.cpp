@@ -809,3 +809,24 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
   CHECK(page("--shard layer2/mlp_residual=2:2", "own.html").find(" one after another: ") ==
         std::string::npos);
 }
+
+TEST_CASE("validate --enable-pipelining without --batches-per-step: the default is said as such") {
+  // A trial read "--batches-per-step is 1" for a flag it never gave.
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(2), dir / "d.onnx");
+  REQUIRE(shardpoint_cli("shard --input-model " + q(dir / "d.onnx") +
+                             " --shard layer0/mlp_residual=0:0 --output-model " + q(dir / "s.onnx"),
+                         dir.path())
+              .code == 0);
+  const std::string args = "validate " + q(dir / "s.onnx") + " --enable-pipelining";
+  const auto r = shardpoint_cli(args, dir.path());
+  CHECK(r.code == 3);
+  CHECK(r.out.find("error [batches-per-step] --batches-per-step is not given (its default is 1) "
+                   "but must be a positive multiple of the number of stages (2)\n") !=
+        std::string::npos);
+  const auto given = shardpoint_cli(args + " --batches-per-step 3", dir.path());
+  CHECK(given.code == 3);
+  CHECK(given.out.find("error [batches-per-step] --batches-per-step is 3 but must be") !=
+        std::string::npos);
+  CHECK(shardpoint_cli(args + " --batches-per-step 4", dir.path()).code == 0);
+}

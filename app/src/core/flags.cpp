@@ -41,6 +41,7 @@ pipeline_options pipeline_flags::options(const sharding_result& r) const {
   o.enable_pipelining =
       pipelining || (batches_enable_pipelining && batches_per_step.has_value() && r.has_stages());
   o.batches_per_step = batches_per_step.value_or(1);
+  o.batches_per_step_defaulted = !batches_per_step.has_value();
   o.spelling = flag_spelling;
   return o;
 }
