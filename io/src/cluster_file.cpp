@@ -1,6 +1,7 @@
 // A cluster file for `shardpoint plan` (cluster_file.hpp).
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -71,8 +72,13 @@ cluster_entries parse_cluster(std::string_view text, const std::string& file) {
                             "device_flops, intra_node_bandwidth, inter_node_bandwidth)");
     }
     if (!kv.second.IsScalar()) {
-      throw bad_input_error(at(file, kv.second) + ": " + key + " takes a value like the flag --" +
-                            key + " does");
+      // The flag's own spelling (a trial was pointed to --device_memory).
+      std::string flag = "--" + key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      throw bad_input_error(at(file, kv.second) + ": " + key + " takes one value, as the flag " +
+                            flag +
+                            " does (not a list, a "
+                            "mapping or nothing)");
     }
     if (!out.values.emplace(key, std::pair{kv.second.Scalar(), at(file, kv.second)}).second) {
       throw bad_input_error(where + ": " + key + " given twice");

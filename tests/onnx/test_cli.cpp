@@ -808,6 +808,11 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
   // A device a stage: nothing to say.
   CHECK(page("--shard layer2/mlp_residual=2:2", "own.html").find(" one after another: ") ==
         std::string::npos);
+  // 1F1B, which memory refuses on shared devices, is drawn with a note in
+  // place of the memory bars (draw draws what it is given).
+  const auto f1b = page("--shard layer2/mlp_residual=1:2 --schedule 1f1b", "f1b.html");
+  CHECK(f1b.find("No memory bars: stages 1 and 2 share device 1: the 1f1b schedule holds") !=
+        std::string::npos);
 }
 
 TEST_CASE("validate --enable-pipelining without --batches-per-step: the default is said as such") {

@@ -439,6 +439,10 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   write_file(dir / "c.yaml", "devices: 8\nnodes: 2\n");
   expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,
                  "c.yaml:2:1: 'nodes' is not a cluster key");
+  write_file(dir / "c.yaml", "devices: 8\ndevice_memory: {a: 1}\n");
+  expect_failure(dir, gpt + "--cluster " + q(dir / "c.yaml") + emit, 2,
+                 "c.yaml:2:16: device_memory takes one value, as the flag --device-memory does "
+                 "(not a list, a mapping or nothing)");
   expect_failure(dir,
                  "plan --layers 8 --global-batch 8 --devices 1 --device-memory 1GiB "
                  "--device-flops 1T" +

@@ -121,16 +121,20 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   c = flags.config();
   io::memory_report memory;
   const auto [without_stage, first_without] = unstaged(result);
+  std::optional<std::string> unplannable;
   if (without_stage == 0) {
     const auto stages = detail::stage_inputs(source, result, flags, c, memory);
-    memory.plan = shardpoint::plan_memory(stages, c, capacity);
+    unplannable = detail::unplannable_schedule(stages, flags, c);
+    if (!unplannable) {
+      memory.plan = shardpoint::plan_memory(stages, c, capacity);
+    }
   }
   // Steps 3 and 4.
   draw_outcome out;
   detail::picture_inputs in;
   in.cost = cost;
   in.rounding_then = "and the stages' costs that much too large"; // (a trial's: unsaid)
-  in.memory = without_stage == 0 ? &memory : nullptr;
+  in.memory = without_stage == 0 && !unplannable ? &memory : nullptr;
   in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
   in.lay_out = a.report.lay_out;
   in.most_nodes_drawn = a.most_nodes_drawn;
@@ -140,6 +144,9 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
                            "--manual-sharding-config, no sharding attributes of its own): drawn "
                            "as one stage on one device");
     out.picture.notes.push_back(out.notes.back());
+  }
+  if (unplannable) { // drawn, as every sharding is; the bars are memory's
+    out.picture.notes.push_back("No memory bars: " + *unplannable + " (memory refuses it).");
   }
   if (without_stage > 0) {
     out.picture.notes.push_back(shardpoint::detail::cat(

@@ -19,13 +19,19 @@
 
 namespace shardpoint::app {
 
-namespace {
+namespace {} // namespace
 
-// 1F1B holds min(M, S - s) micro-batches at stage s when stage s runs on a
-// device of its own; stages sharing one interleave, and what they hold is
-// another schedule's (simulate refuses the same sharding for 1f1b). A
-// trial's memory planned two stages of one device as two 1F1B devices.
-void one_stage_a_device(std::span<const stage_memory_input> stages) {
+namespace detail {
+
+std::optional<std::string> unplannable_schedule(std::span<const stage_memory_input> stages,
+                                                const memory_flags& flags,
+                                                const parallel_config& c) {
+  // Stages sharing a device interleave on it, and what they hold is another
+  // schedule's (simulate refuses the same sharding for 1f1b). A trial's
+  // memory planned two stages of one device as two 1F1B devices.
+  if (flags.inference || c.schedule != pipeline_schedule::one_f_one_b) {
+    return std::nullopt;
+  }
   std::map<int, std::size_t> first; // device -> its first stage
   for (std::size_t s = 0; s < stages.size(); ++s) {
     if (stages[s].device < 0) {
@@ -33,18 +39,14 @@ void one_stage_a_device(std::span<const stage_memory_input> stages) {
     }
     const auto [at, fresh] = first.emplace(stages[s].device, s);
     if (!fresh) {
-      throw check_failed("stages " + std::to_string(at->second) + " and " + std::to_string(s) +
-                         " share device " + std::to_string(stages[s].device) +
-                         ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s "
-                         "only with each stage on a device of its own; give each stage its "
-                         "own device, or plan the sharding with --schedule gpipe");
+      return "stages " + std::to_string(at->second) + " and " + std::to_string(s) +
+             " share device " + std::to_string(stages[s].device) +
+             ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s only with each "
+             "stage on a device of its own";
     }
   }
+  return std::nullopt;
 }
-
-} // namespace
-
-namespace detail {
 
 std::vector<stage_memory_input> stage_inputs(model_source& source, const sharding_result& result,
                                              const memory_flags& flags, const parallel_config& c,
@@ -69,13 +71,9 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
   const auto& g = source.graph();
   const auto index = get(boost::vertex_index, g);
   const std::vector<std::string> names = source.names(); // a node without a stage, by name
-  auto stages = stage_memory_inputs(
+  return stage_memory_inputs(
       indexed(g, index, boost::make_iterator_property_map(names.begin(), index)), result, uses,
       boost::make_iterator_property_map(produced.begin(), index));
-  if (!flags.inference && c.schedule == pipeline_schedule::one_f_one_b) {
-    one_stage_a_device(stages);
-  }
-  return stages;
 }
 
 } // namespace detail
@@ -170,7 +168,12 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   result = sharding_of(source, where, true);
   refuse_broken(source, result);
   devices_as_stages(result, c, r);
-  return detail::stage_inputs(source, result, a.plan, c, r);
+  auto stages = detail::stage_inputs(source, result, a.plan, c, r);
+  if (auto why = detail::unplannable_schedule(stages, a.plan, c)) {
+    throw check_failed(*why + "; give each stage its own device, or plan the sharding with "
+                              "--schedule gpipe");
+  }
+  return stages;
 }
 
 // The request's own checks, before anything is read; the capacity.

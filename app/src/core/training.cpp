@@ -142,9 +142,16 @@ void check_placement(const runtime::pipeline_plan& plan, const simulate_request&
   for (std::size_t s = 0; s < p; ++s) {
     for (std::size_t t = 0; t < s; ++t) {
       if (plan.stages[t].device == plan.stages[s].device) {
+        // (--virtual-stages is only the interleaved schedule's: a trial
+        // pointed to it from gpipe, which refuses it.)
         throw check_failed(cat("stages ", t, " and ", s, " share device ", plan.stages[s].device,
                                ": the ", a.schedule, " schedule runs the first ", p, " stages on ",
-                               p, " devices (see --virtual-stages)"));
+                               p, " devices",
+                               a.schedule == "interleaved"
+                                   ? " (see --virtual-stages)"
+                                   : "; give each stage its own device, or run stages that "
+                                     "share devices as --schedule interleaved --virtual-stages "
+                                     "V"));
       }
     }
   }
