@@ -361,6 +361,46 @@ TEST_CASE("plan: a tensor-parallel degree must divide every dimension it splits"
   CHECK(line.find("micro-batch") == std::string::npos);
 }
 
+TEST_CASE("plan and memory count a tensor-parallel stage's activations alike") {
+  // A trial's plan fitted pp2 tp2 at 198 MiB where memory found the same
+  // layout 26 MiB over the 200 MiB: memory held every column layer's
+  // outputs whole on each rank. Each pp1 tp2 layout against memory's plan
+  // of the same degrees, micro-batch and schedule.
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(2, 64, 32), dir / "d.onnx");
+  const auto r = shardpoint_cli("plan --input-model " + q(dir / "d.onnx") +
+                                    " --devices 2 --device-memory 1GiB --device-flops 50T "
+                                    "--intra-node-bandwidth 100GB/s --global-batch 8 "
+                                    "--schedules 1f1b --top-k all --report json",
+                                dir.path());
+  REQUIRE(r.code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  int seen = 0;
+  for (const auto& c : report["candidates"]) {
+    if (c["pipeline"] != 1 || c["tensor"] != 2 || c["zero"] != 0) {
+      continue;
+    }
+    const auto b = c["micro_batch_size"].get<int>();
+    CAPTURE(b);
+    const auto m = run_json("memory --input-model " + q(dir / "d.onnx") +
+                                " --tensor-parallel 2 --micro-batch-size " + std::to_string(b) +
+                                " --batches-per-step " +
+                                std::to_string(c["micro_batches"].get<int>()) + " --schedule 1f1b",
+                            dir);
+    for (const auto& d : m["devices"]) {
+      CHECK(d["activation_bytes"] == c["stages"][0]["activation_bytes"]);
+    }
+    ++seen;
+  }
+  CHECK(seen >= 3);
+  // Split outputs are less than whole ones: tp 2 holds less than tp 1.
+  const auto one = run_json("memory --input-model " + q(dir / "d.onnx"), dir);
+  const auto two =
+      run_json("memory --input-model " + q(dir / "d.onnx") + " --tensor-parallel 2", dir);
+  CHECK(two["devices"][0]["activation_bytes"].get<std::int64_t>() <
+        one["devices"][0]["activation_bytes"].get<std::int64_t>());
+}
+
 TEST_CASE("plan: a best layout whose tensor parallelism splits no weight says so") {
   // A trial's plan of silero (no Megatron pair) ranked tp 4 first, unsaid.
   SKIP_WITHOUT_MODELS();

@@ -71,9 +71,23 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
   const auto& g = source.graph();
   const auto index = get(boost::vertex_index, g);
   const std::vector<std::string> names = source.names(); // a node without a stage, by name
-  return stage_memory_inputs(
+  auto stages = stage_memory_inputs(
       indexed(g, index, boost::make_iterator_property_map(names.begin(), index)), result, uses,
       boost::make_iterator_property_map(produced.begin(), index));
+  // A column layer's outputs are split over the tensor-parallel ranks, each
+  // holding its part (tensor_parallel_outputs, plan's rule: a trial's plan
+  // fitted a layout memory then found 26 MiB over); what a stage receives
+  // from another stays whole, as plan counts it.
+  const std::int64_t T = c.tensor_parallel;
+  const std::vector<tp_output> held =
+      T > 1 ? tensor_parallel_outputs(uses) : std::vector<tp_output>();
+  for (std::size_t v = 0; v < held.size() && v < produced.size(); ++v) {
+    const std::size_t s = result.has_stages() ? static_cast<std::size_t>(*result.stage(v)) : 0;
+    if (held[v] == tp_output::split && s < stages.size()) {
+      stages[s].produced_bytes -= produced[v] - (produced[v] + T - 1) / T;
+    }
+  }
+  return stages;
 }
 
 } // namespace detail

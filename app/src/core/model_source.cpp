@@ -76,6 +76,28 @@ std::vector<std::int64_t> model_source::costs(cost_model how, std::vector<std::s
   return std::move(m.cost);
 }
 
+std::vector<tp_output> tensor_parallel_outputs(const parameter_uses& uses) {
+  const bool roles = std::any_of(uses.tensors.begin(), uses.tensors.end(),
+                                 [](const parameter_tensor& t) { return t.row_parallel; });
+  std::vector<tp_output> out;
+  out.reserve(uses.used.size());
+  bool row = false; // without roles: the next splitting node is a row layer
+  for (const auto& weights : uses.used) {
+    bool splits = false;
+    bool reduces = false;
+    for (const auto w : weights) {
+      splits = splits || uses.tensors[w].tensor_parallel_parts > 1;
+      reduces = reduces || uses.tensors[w].row_parallel;
+    }
+    if (!roles) {
+      reduces = splits && row;
+      row = splits ? !row : row;
+    }
+    out.push_back(reduces ? tp_output::reduced : splits ? tp_output::split : tp_output::whole);
+  }
+  return out;
+}
+
 tensor_parallel_probe model_source::probe_tensor_parallel() {
   const auto n = num_vertices(graph());
   const sharding_result one(n, std::vector<int>(n, 0), std::vector<int>(n, 0));

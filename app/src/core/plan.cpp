@@ -175,26 +175,16 @@ laid_out from_source(model_source& source) {
                                 " (a node's FLOPs need not be linear in the batch: give the "
                                 "batch as 1, or leave it free, to measure one sample)"));
   }
-  // Which splitting vertices all-reduce: those reading a row-parallel
-  // weight, when the source says which those are; else, in index order,
-  // every other splitting vertex (column, row, column, ...).
-  const bool roles = std::any_of(uses.tensors.begin(), uses.tensors.end(),
-                                 [](const parameter_tensor& t) { return t.row_parallel; });
-  bool row = false; // without roles: the next splitting vertex is row-parallel
+  // Which splitting vertices all-reduce (tensor_parallel_outputs, memory's
+  // rule too): those reading a row-parallel weight.
+  const std::vector<tp_output> outputs = tensor_parallel_outputs(uses);
   for (std::size_t v = 0; v < V; ++v) {
     rt::layout_vertex x;
     x.flops = static_cast<double>(m.cost[v]) * unit;
     x.output_bytes = act[v];
     x.weights = uses.used[v];
-    bool reduces = false;
-    for (const auto w : x.weights) {
-      x.splits = x.splits || out.model.weights[w].splits;
-      reduces = reduces || uses.tensors[w].row_parallel;
-    }
-    if (!roles) {
-      reduces = x.splits && row;
-      row = x.splits ? !row : row;
-    }
+    x.splits = outputs[v] != tp_output::whole;
+    const bool reduces = outputs[v] == tp_output::reduced;
     if (x.splits && !reduces) {
       x.split_activation_bytes = act[v];
     } else {

@@ -204,6 +204,21 @@ std::string_view no_split_pair();
 std::optional<std::string> unsplit_weights(const parameter_uses& uses, std::int64_t tensor_parallel,
                                            bool layout_given);
 
+/// How tensor parallelism holds a node's outputs.
+enum class tp_output {
+  whole,   ///< it reads no weight split in parts: every rank computes it whole
+  split,   ///< a column layer: each rank holds its part of the outputs
+  reduced, ///< a row layer: partial sums all-reduced, then held whole
+};
+/// Each node's, from the weights it reads (`uses`, parameters() at a degree
+/// above 1): split when it reads a weight split in parts and none
+/// row-parallel (parameter_tensor::row_parallel), reduced when it reads a
+/// row-parallel one. A source that marks no weight row-parallel has its
+/// splitting nodes paired in index order: split, reduced, split, ... The
+/// one rule of `plan` (its activations and all-reduces) and `memory` (its
+/// activations).
+std::vector<tp_output> tensor_parallel_outputs(const parameter_uses& uses);
+
 /// The sharding of every node: by the points when there are any (naming
 /// the nodes first), else the model's own, else -- with `unsharded_ok` --
 /// none (one stage); otherwise a usage_error.
