@@ -180,6 +180,33 @@ TEST_CASE("a memory cap holds on the report's own per-stage figure") {
                      "bytes) of parameters, more than --memory-per-device 1.0 KiB (1024 bytes)\n");
 }
 
+TEST_CASE("under 1F1B the stage count a planner cap needs is one that fits") {
+  // 1F1B holds min(M, S) micro-batches at stage 0, so what S stages need
+  // grows with S: a trial's "it needs at least 11 stages" was refused at 11
+  // to 15. The count said must fit, and the one below it must not.
+  temp_dir dir;
+  sp::save_model(sp::synth_decoder(8, 64, 64), dir / "d.onnx");
+  const std::string planned = " --memory-per-device 3MiB --optimizer adam --schedule 1f1b "
+                              "--batches-per-step 8";
+  const auto run = [&](int stages) {
+    return shardpoint_cli("suggest --input-model " + q(dir / "d.onnx") + " --stages " +
+                              std::to_string(stages) + planned,
+                          dir.path());
+  };
+  const auto r = run(2);
+  REQUIRE(r.code == 2);
+  const std::string said = "it needs at least ";
+  const auto at = r.err.find(said);
+  REQUIRE(at != std::string::npos);
+  const int needed = std::stoi(r.err.substr(at + said.size()));
+  CAPTURE(needed);
+  CHECK(needed > 8); // (more than the micro-batches: the count grew)
+  CHECK(run(needed).code == 0);
+  const auto below = run(needed - 1);
+  CHECK(below.code == 2);
+  CHECK(below.err.find(said + std::to_string(needed) + " stages\n") != std::string::npos);
+}
+
 TEST_CASE("every shared model, several stage counts, with and without communication") {
   SKIP_WITHOUT_MODELS();
   temp_dir dir;

@@ -3,6 +3,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <cmath>
+#include <functional>
 #include <future>
 
 #include <boost/property_map/property_map.hpp>
@@ -141,25 +142,55 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
 // The balanced split, or why none fits the cap in the user's words: bytes
 // and the flag, a node by its name and index (the core's error gives raw
 // numbers, and a vertex by its position in the layout).
+//
+// The planner's items depend on the stage count (1F1B holds min(M, S)
+// micro-batches at stage 0), so the count a split at S stages needs may
+// not fit at that count: `items_for` gives the items at another count, and
+// the count said is the first, from that one up, a split fits at (a
+// trial's "at least 11 stages" was refused at 11 to 15).
 balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items& capped,
-                                     const balance_options& options, bool planned) {
+                                     const balance_options& options, bool planned,
+                                     const std::function<memory_items(int)>& items_for = nullptr) {
+  const auto solve = [&](const memory_items& items, int stages) {
+    balance_options at = options;
+    at.stages = stages;
+    return balanced_shard(m.view(), m.by_node(m.w.cost), items, m.by_node(m.w.output_bytes), at);
+  };
   try {
-    return balanced_shard(m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes),
-                          options);
-  } catch (const infeasible_partition_error& e) {
-    const double cap = e.capacity();
+    return solve(capped, options.stages);
+  } catch (const infeasible_partition_error& first) {
+    std::optional<infeasible_partition_error> e = first;
+    int needed = first.stages_needed();
+    const auto most = static_cast<int>(std::min<std::size_t>(m.node_order.size(), 1 << 20));
+    while (items_for && needed > options.stages && needed <= most) {
+      try {
+        (void)solve(items_for(needed), needed);
+        break; // it fits at `needed`
+      } catch (const infeasible_partition_error& again) {
+        if (again.stages_needed() == 0) { // a node alone: more stages hold more
+          e = again;
+          needed = 0;
+          break;
+        }
+        needed = std::max(needed + 1, again.stages_needed());
+      } catch (const bad_parameter_error&) {
+        break; // a count the planner's rules refuse: the first count stands
+      }
+    }
+    const double cap = e->capacity();
     const std::string flag = cat("--memory-per-device ", io::human_bytes(cap), " (",
                                  shardpoint::detail::number(cap), " bytes)");
-    if (e.stages_needed() > 0) {
+    if (needed > 0) {
       throw infeasible_partition_error(
           cat("no split into ", options.stages, " stage(s) keeps each stage's ",
               planned ? "memory, as the planner counts it," : "parameter bytes", " within ", flag,
-              ": it needs at least ", e.stages_needed(), " stages"),
-          std::nullopt, e.stages_needed(), cap);
+              needed > most ? cat(": no stage count up to ", most, " does")
+                            : cat(": it needs at least ", needed, " stages")),
+          std::nullopt, needed, cap);
     }
-    if (e.vertex() && *e.vertex() < m.node_order.size()) {
-      const std::size_t node = m.node_order[*e.vertex()];
-      const double alone = e.vertex_memory();
+    if (e->vertex() && *e->vertex() < m.node_order.size()) {
+      const std::size_t node = m.node_order[*e->vertex()];
+      const double alone = e->vertex_memory();
       const std::string bytes =
           cat(io::human_bytes(alone), " (", shardpoint::detail::number(alone), " bytes)");
       throw infeasible_partition_error(
@@ -169,7 +200,7 @@ balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items
               " more than ", flag),
           node, 0, cap, alone);
     }
-    throw;
+    throw *e;
   }
 }
 
@@ -248,7 +279,12 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
   const memory_items& capped = mem ? mem->items : m.params;
   const balance_options options{
       .stages = a.stages, .memory_capacity = cap, .communication_weight = a.communication_weight};
-  const balanced_sharding best = balanced_under_cap(m, capped, options, mem.has_value());
+  const auto items_at = [&](int stages) {
+    return plan_memory_items(m.view(), mem->uses, m.by_node(mem->produced), mem->config, stages);
+  };
+  const balanced_sharding best =
+      balanced_under_cap(m, capped, options, mem.has_value(),
+                         mem ? std::function<memory_items(int)>(items_at) : nullptr);
 
   io::suggestion s = describe(m, mem, capped, best, a, cap);
   // The report's parameters, and the cap and costs that count them: a
