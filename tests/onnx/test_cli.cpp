@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <shardpoint/detail/text.hpp>
+#include <shardpoint/io/units.hpp>
 
 #include "../../onnx_adapter/cli/commands.hpp" // SHARDPOINT_COMMANDS
 #include "onnx_support.hpp"
@@ -808,6 +809,26 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
   // A device a stage: nothing to say.
   CHECK(page("--shard layer2/mlp_residual=2:2", "own.html").find(" one after another: ") ==
         std::string::npos);
+  // The device's memory is its stages' sum, over a capacity each stage is
+  // under: said, with memory's own figure for that device.
+  const auto planned = shardpoint_cli(
+      "memory --report json" + model + "--shard layer2/mlp_residual=1:2", dir.path());
+  REQUIRE(planned.code == 0);
+  const auto largest = nlohmann::json::parse(planned.out)["largest_total_bytes"].get<double>();
+  std::int64_t stage_most = 0;
+  for (const auto& d : nlohmann::json::parse(planned.out)["devices"]) {
+    stage_most = std::max(stage_most, d["total_bytes"].get<std::int64_t>());
+  }
+  REQUIRE(static_cast<double>(stage_most) < largest);
+  const auto cap = std::to_string((stage_most + static_cast<std::int64_t>(largest)) / 2);
+  const auto over = page("--shard layer2/mlp_residual=1:2 --device-memory " + cap, "over.html");
+  CHECK(over.find("Device 1 holds stages 1, 2: " + shardpoint::io::human_bytes(largest) +
+                  " together, more than the ") != std::string::npos);
+  CHECK(over.find(" capacity, though each stage") != std::string::npos);
+  CHECK(page("--shard layer2/mlp_residual=1:2 --device-memory " +
+                 std::to_string(static_cast<std::int64_t>(largest)),
+             "under.html")
+            .find(" capacity, though each stage") == std::string::npos);
   // 1F1B, which memory refuses on shared devices, is drawn with a note in
   // place of the memory bars (draw draws what it is given).
   const auto f1b = page("--shard layer2/mlp_residual=1:2 --schedule 1f1b", "f1b.html");

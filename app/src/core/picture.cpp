@@ -8,6 +8,7 @@
 #include <boost/range/iterator_range.hpp>
 
 #include <shardpoint/io/files.hpp>
+#include <shardpoint/io/units.hpp>
 #include <shardpoint/runtime/pipeline.hpp>
 
 #include "laid_out.hpp"
@@ -197,6 +198,26 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
         " one after another: ", shardpoint::detail::number(busiest->second.first), " ", p.cost_unit,
         " a micro-batch together, ", "more than the bottleneck stage's ",
         shardpoint::detail::number(best), ", so that device sets the pipeline's pace."));
+  }
+  // Their memory adds up too: a device over the capacity with every one of
+  // its stages under it (a trial's page drew no bar over the line for a
+  // device memory said did not fit).
+  if (in.memory != nullptr && in.capacity) {
+    std::map<int, std::pair<double, std::string>> held; // bytes, its stages
+    for (const auto& s : p.stages) {
+      auto& [sum, ids] = held[s.device];
+      sum += s.memory_bytes.value_or(0);
+      ids += (ids.empty() ? "" : ", ") + std::to_string(s.stage);
+    }
+    for (const auto& [device, sum_ids] : held) {
+      const auto& [sum, ids] = sum_ids;
+      if (ids.find(',') != std::string::npos && sum > *in.capacity) {
+        p.notes.push_back(shardpoint::detail::cat(
+            "Device ", device, " holds stages ", ids, ": ", io::human_bytes(sum),
+            " together, more than the ", io::human_bytes(*in.capacity),
+            " capacity, though each stage's bar is its own."));
+      }
+    }
   }
 }
 
