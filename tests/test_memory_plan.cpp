@@ -67,6 +67,32 @@ sp::parallel_config training(std::int64_t dp, std::int64_t sdp) {
 
 } // namespace
 
+TEST_CASE("the ZeRO comparison counts a device's stages together") {
+  // A trial's --compare-stages gave one stage of a device holding two.
+  std::vector<sp::stage_memory_input> stages{sp::from_counts(1'000'000, std::nullopt),
+                                             sp::from_counts(3'000'000, std::nullopt),
+                                             sp::from_counts(2'000'000, std::nullopt)};
+  const auto c = training(4, 1);
+  const auto own = sp::compare_zero_stages(stages, c); // a device a stage
+  CHECK(own.plain == 16 * 3'000'000);
+  stages[0].device = 0;
+  stages[1].device = 1;
+  stages[2].device = 0; // 1 + 2 million on device 0, 3 million on device 1
+  CHECK(sp::compare_zero_stages(stages, c).plain == 16 * 3'000'000);
+  stages[2].device = 1; // 3 + 2 million on device 1
+  const auto shared = sp::compare_zero_stages(stages, c);
+  CHECK(shared.plain == 16 * 5'000'000);
+  // Each figure the sum of the two stages' own (as a device of its own).
+  const std::vector<sp::stage_memory_input> two{stages[1], stages[2]};
+  std::vector<sp::stage_memory_input> apart = two;
+  apart[0].device = apart[1].device = -1;
+  const auto a = sp::compare_zero_stages(std::vector{apart[0]}, c);
+  const auto b = sp::compare_zero_stages(std::vector{apart[1]}, c);
+  CHECK(shared.optimizer_states == a.optimizer_states + b.optimizer_states);
+  CHECK(shared.gradients == a.gradients + b.gradients);
+  CHECK(shared.parameters == a.parameters + b.parameters);
+}
+
 TEST_CASE("the ZeRO paper's example: 7.5e9 parameters, 64 devices, K = 12") {
   const std::vector<sp::stage_memory_input> model{sp::from_counts(7'500'000'000, std::nullopt)};
   auto c = training(64, 64);

@@ -290,13 +290,21 @@ inline zero_stage_bytes compare_zero_stages(std::span<const stage_memory_input> 
                                           "integer, not ",
                                           n));
   }
+  // The largest device's: the stages of one device summed, as plan_memory
+  // sums them (a trial's comparison gave one stage of a two-stage device).
   const auto largest = [&](const m::degrees& d) {
-    std::int64_t out = 0;
-    for (const auto& s : stages) {
-      const m::model_states st = m::states_of(s, config, {d.parameters, d.gradients, d.optimizer});
-      out = std::max(out, m::add(m::add(st.parameters, st.gradients), st.optimizer));
+    std::vector<std::int64_t> by_device(stages.size(), 0); // at its first stage's index
+    std::map<int, std::size_t> first_of;                   // device -> its first stage
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      const std::size_t first =
+          stages[i].device < 0 ? i : first_of.emplace(stages[i].device, i).first->second;
+      const m::model_states st =
+          m::states_of(stages[i], config, {d.parameters, d.gradients, d.optimizer});
+      by_device[first] =
+          m::add(by_device[first], m::add(m::add(st.parameters, st.gradients), st.optimizer));
     }
-    return out;
+    return by_device.empty() ? std::int64_t{0}
+                             : *std::max_element(by_device.begin(), by_device.end());
   };
   // Gathered bytes are no model state: only `parameters` shards parameters,
   // and its working set is left out as the comparison defines.
