@@ -183,6 +183,7 @@ std::string to_json(const memory_report& r) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : r.plan.devices) {
     devices.push_back({{"stage", d.stage},
+                       {"device", d.device >= 0 ? nlohmann::json(d.device) : nlohmann::json()},
                        {"tensor_parallel_rank", d.tensor_parallel_rank},
                        {"data_parallel_rank", d.data_parallel_rank},
                        {"parameter_bytes", d.parameter_bytes},

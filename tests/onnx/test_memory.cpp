@@ -330,6 +330,16 @@ TEST_CASE("stages that share a device: the largest device is their sum, said") {
   const auto j = run_json(args, dir);
   REQUIRE(j["devices"].size() == 4);
   const auto total = [&](int s) { return j["devices"][s]["total_bytes"].get<std::int64_t>(); };
+  // Each row names its device: the largest device is rebuilt from them.
+  std::map<int, std::int64_t> by_device;
+  for (const auto& row : j["devices"]) {
+    by_device[row["device"].get<int>()] += row["total_bytes"].get<std::int64_t>();
+  }
+  CHECK(by_device.size() == 3);
+  CHECK(j["devices"][2]["device"] == 1);
+  CHECK(std::max_element(by_device.begin(), by_device.end(), [](auto& a, auto& b) {
+          return a.second < b.second;
+        })->second == j["largest_total_bytes"].get<std::int64_t>());
   const std::int64_t shared = total(1) + total(2);
   CHECK(shared > std::max({total(0), total(1), total(2), total(3)}));
   CHECK(j["largest_total_bytes"] == std::max({total(0), shared, total(3)}));

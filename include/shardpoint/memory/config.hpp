@@ -69,6 +69,9 @@ struct stage_memory_input {
 
 struct device_memory {
   int stage = 0;
+  /// The device holding the stage (stage_memory_input::device), -1: a
+  /// device of its own. Rows of one device add up to its memory.
+  int device = -1;
   std::int64_t tensor_parallel_rank = 0;
   std::int64_t data_parallel_rank = 0; ///< the shard within a sharding group
   std::int64_t parameter_bytes = 0;

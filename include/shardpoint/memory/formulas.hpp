@@ -214,6 +214,7 @@ inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
     const m::model_states st = m::states_of(stages[s], config, d);
     device_memory dev;
     dev.stage = static_cast<int>(s);
+    dev.device = stages[s].device;
     dev.parameter_bytes = st.parameters;
     dev.gradient_bytes = st.gradients;
     dev.optimizer_state_bytes = st.optimizer;

@@ -35,7 +35,9 @@ struct memory_report {
 /// bytes), the largest device, whether it fits, the notes.
 std::string to_table(const memory_report& r);
 
-/// {"devices": [{"stage", "tensor_parallel_rank", "data_parallel_rank",
+/// {"devices": [{"stage", "device" (the sharding's device holding the
+///  stage, rows of one device adding up; null: a device of its own),
+///  "tensor_parallel_rank", "data_parallel_rank",
 ///  "parameter_bytes", "gradient_bytes", "optimizer_state_bytes",
 ///  "gathered_bytes", "activation_bytes", "total_bytes"}],
 ///  "largest_total_bytes", "fits" (null without a capacity),
