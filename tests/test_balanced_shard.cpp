@@ -444,7 +444,8 @@ TEST_CASE("shared memory items count once per stage") {
   // once (vertex 1 names item 1 twice).
   const shardpoint::memory_items twice{{5, 4, 4}, {{0}, {1, 1, 2}, {2}, {0}}};
   for (const auto& [cap, vertex, held] : {std::tuple{4.0, 0, 5.0}, std::tuple{7.0, 1, 8.0}}) {
-    CAPTURE(cap);
+    const double capacity = cap; // (clang 14 captures no structured binding)
+    CAPTURE(capacity);
     try {
       (void)shardpoint::balanced_shard(g, c, twice, {.stages = 4, .memory_capacity = cap});
       FAIL("no error");

@@ -308,7 +308,8 @@ TEST_CASE("plan: a tensor-parallel degree must divide every dimension it splits"
   // reference: plan costs a degree exactly when memory accepts it.
   temp_dir dir;
   for (const auto& [hidden, devices] : {std::pair{10, 6}, std::pair{7, 2}}) {
-    CAPTURE(hidden);
+    const int width = hidden; // (clang 14 captures no structured binding)
+    CAPTURE(width);
     const fs::path model = dir / ("d" + std::to_string(hidden) + ".onnx");
     sp::save_model(sp::synth_decoder(1, hidden, 4), model);
     const auto r =
