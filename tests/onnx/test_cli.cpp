@@ -814,9 +814,10 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
   const auto planned = shardpoint_cli(
       "memory --report json" + model + "--shard layer2/mlp_residual=1:2", dir.path());
   REQUIRE(planned.code == 0);
-  const auto largest = nlohmann::json::parse(planned.out)["largest_total_bytes"].get<double>();
+  const auto plan = nlohmann::json::parse(planned.out); // (a temporary's member would dangle)
+  const auto largest = plan["largest_total_bytes"].get<double>();
   std::int64_t stage_most = 0;
-  for (const auto& d : nlohmann::json::parse(planned.out)["devices"]) {
+  for (const auto& d : plan["devices"]) {
     stage_most = std::max(stage_most, d["total_bytes"].get<std::int64_t>());
   }
   REQUIRE(static_cast<double>(stage_most) < largest);
