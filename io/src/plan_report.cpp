@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -49,22 +50,6 @@ std::string layout_name(const runtime::layout& at) {
          std::to_string(at.data) + (at.zero > 0 ? " zero" + std::to_string(at.zero) : "");
 }
 
-// "29.04 us", "4.392 ms", "1.234 s": a time in the unit that reads best,
-// four digits (the table's; JSON keeps seconds as numbers).
-std::string seconds_text(double s) {
-  char text[48];
-  if (s >= 1e4) {
-    std::snprintf(text, sizeof text, "%.0f s", s);
-  } else if (s >= 1 || s <= 0) {
-    std::snprintf(text, sizeof text, "%.4g s", s);
-  } else if (s >= 1e-3) {
-    std::snprintf(text, sizeof text, "%.4g ms", s * 1e3);
-  } else {
-    std::snprintf(text, sizeof text, "%.4g us", s * 1e6);
-  }
-  return text;
-}
-
 // Samples a second: whole from 100 up, four digits below.
 std::string rate_text(double r) {
   char text[48];
@@ -80,11 +65,15 @@ std::string to_table(const plan_report& r) {
   const auto& c = r.cluster;
   // Devices that are no whole number of nodes fill the last one in part
   // (a trial's 12 devices, 8 a node, were planned so unsaid).
-  os << "plan for " << r.model << "\n  on " << c.devices << " devices (" << c.devices_per_node
-     << " a node";
+  // and fewer than a node use part of one (said, not silently planned as a
+  // node's worth).
+  os << "plan for " << r.model << "\n  on " << c.devices << (c.devices == 1 ? " device (" : " devices (")
+     << c.devices_per_node << " a node";
   if (c.devices > c.devices_per_node && c.devices % c.devices_per_node != 0) {
     os << ": " << c.devices / c.devices_per_node + 1 << " nodes, the last of "
        << c.devices % c.devices_per_node;
+  } else if (c.devices < c.devices_per_node) {
+    os << ": one node, " << c.devices << " of its " << c.devices_per_node;
   }
   os << "), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
      << c.device_flops / 1e12 << " TFLOP/s each; global batch " << r.space.global_batch << ", "
@@ -108,7 +97,7 @@ std::string to_table(const plan_report& r) {
           line, sizeof line, "%4zu  %-22s %-14s %5lld %6lld %12s %12s %6.1f%% %12s %12s\n", i + 1,
           layout_name(x.at).c_str(), schedule.c_str(),
           static_cast<long long>(x.at.micro_batch_size), static_cast<long long>(x.at.micro_batches),
-          seconds_text(x.step_time).c_str(), rate_text(x.throughput).c_str(), 100 * x.bubble,
+          human_seconds(x.step_time).c_str(), rate_text(x.throughput).c_str(), 100 * x.bubble,
           human_bytes(static_cast<double>(x.peak_memory)).c_str(),
           human_bytes(static_cast<double>(x.headroom)).c_str());
       os << line;
@@ -116,15 +105,15 @@ std::string to_table(const plan_report& r) {
     const auto& best = all.front();
     os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)
        << ", micro-batch " << best.at.micro_batch_size << " x " << best.at.micro_batches
-       << ": step " << seconds_text(best.step_time) << " = pipeline " << seconds_text(best.makespan)
-       << " + data-parallel sync " << seconds_text(best.sync_time) << "\n";
+       << ": step " << human_seconds(best.step_time) << " = pipeline " << human_seconds(best.makespan)
+       << " + data-parallel sync " << human_seconds(best.sync_time) << "\n";
     std::snprintf(line, sizeof line, "%6s %12s %12s %9s %12s %12s %12s\n", "stage", "forward",
                   "backward", "in_flight", "states", "activations", "total");
     os << line;
     for (std::size_t s = 0; s < best.stages.size(); ++s) {
       const auto& st = best.stages[s];
       std::snprintf(line, sizeof line, "%6zu %12s %12s %9d %12s %12s %12s\n", s,
-                    seconds_text(st.forward).c_str(), seconds_text(st.backward).c_str(),
+                    human_seconds(st.forward).c_str(), human_seconds(st.backward).c_str(),
                     st.in_flight, human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.activation_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.total_bytes)).c_str());

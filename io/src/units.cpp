@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <shardpoint/detail/checked.hpp>
 #include <shardpoint/error.hpp>
@@ -213,25 +214,55 @@ std::int64_t parse_capacity(std::string_view flag, std::string_view text) {
 }
 
 std::string human_bytes(double bytes) {
-  // Two decimals from GiB up (to EiB, past 2^62), one for MiB and KiB.
-  constexpr std::array<const char*, 4> large{"GiB", "TiB", "PiB", "EiB"};
-  char buf[64];
-  if (bytes >= 1024.0 * 1024 * 1024) {
-    double scaled = bytes / (1024.0 * 1024 * 1024);
-    std::size_t unit = 0;
-    while (scaled >= 1024 && unit + 1 < large.size()) {
-      scaled /= 1024;
-      ++unit;
-    }
-    std::snprintf(buf, sizeof buf, "%.2f %s", scaled, large[unit]);
-  } else if (bytes >= (1 << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1 << 20));
-  } else if (bytes >= 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  // Whole bytes below 1 KiB, one decimal for KiB and MiB, two from GiB up (to
+  // EiB, past 2^62). The unit is chosen after rounding, so a figure just
+  // below a unit's size reads as that unit: 1048575 B is "1.0 MiB", never
+  // "1024.0 KiB".
+  struct unit {
+    const char* name;
+    int decimals;
+  };
+  constexpr std::array<unit, 7> units{{{"B", 0},
+                                       {"KiB", 1},
+                                       {"MiB", 1},
+                                       {"GiB", 2},
+                                       {"TiB", 2},
+                                       {"PiB", 2},
+                                       {"EiB", 2}}};
+  const auto rounded = [](double value, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(value * scale) / scale;
+  };
+  double scaled = bytes;
+  std::size_t u = 0;
+  while (u + 1 < units.size() && rounded(scaled, units[u].decimals) >= 1024) {
+    scaled /= 1024;
+    ++u;
   }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f %s", units[u].decimals, scaled, units[u].name);
   return buf;
+}
+
+// The unit is chosen after rounding, as human_bytes' is.
+std::string human_seconds(double s) {
+  char text[48];
+  if (s >= 9999.5) { // four digits would print an exponent
+    std::snprintf(text, sizeof text, "%.0f s", s);
+    return text;
+  }
+  constexpr std::array<std::pair<double, const char*>, 4> units{
+      {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}}};
+  std::size_t u = 0;
+  while (s > 0 && u + 1 < units.size() && s * units[u].first < 1) {
+    ++u;
+  }
+  std::snprintf(text, sizeof text, "%.4g", s * units[u].first);
+  if (u > 0 && std::strtod(text, nullptr) >= 1000) {
+    --u;
+    std::snprintf(text, sizeof text, "%.4g", s * units[u].first);
+  }
+  return std::string(text) + " " + units[u].second;
 }
 
 } // namespace shardpoint::io

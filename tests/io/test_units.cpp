@@ -89,6 +89,27 @@ TEST_CASE("human-readable sizes") {
   CHECK(human_bytes(1.5 * 1024 * 1024 * 1024 * 1024) == "1.50 TiB");
   CHECK(human_bytes(4.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) == "4.00 EiB"); // 2^62
   CHECK(human_bytes(2048.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) == "2048.00 EiB");
+  // The unit is chosen after rounding: just below a unit reads as that unit.
+  CHECK(human_bytes(1023) == "1023 B");
+  CHECK(human_bytes(1023.7) == "1.0 KiB");
+  CHECK(human_bytes(1048575) == "1.0 MiB");         // not "1024.0 KiB"
+  CHECK(human_bytes(1048575.0 * 1024) == "1.00 GiB"); // not "1024.0 MiB"
+  CHECK(human_bytes(1024.0 * 1024 * 1024 * 1024 - 1) == "1.00 TiB");
+  CHECK(human_bytes(1023.9 * 1024) == "1023.9 KiB");
+  CHECK(human_bytes(1023.99 * 1024 * 1024 * 1024) == "1023.99 GiB");
+}
+
+TEST_CASE("human-readable times") {
+  using shardpoint::io::human_seconds;
+  CHECK(human_seconds(0) == "0 s");
+  CHECK(human_seconds(3.996e-8) == "39.96 ns"); // a trial's "0.03996 us"
+  CHECK(human_seconds(2.904e-5) == "29.04 us");
+  CHECK(human_seconds(4.392e-3) == "4.392 ms");
+  CHECK(human_seconds(1.234) == "1.234 s");
+  CHECK(human_seconds(0.99999e-3) == "1 ms"); // not "1000 us"
+  CHECK(human_seconds(0.99999) == "1 s");
+  CHECK(human_seconds(9999.7) == "10000 s"); // not "1e+04 s"
+  CHECK(human_seconds(123456.7) == "123457 s");
 }
 
 TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {

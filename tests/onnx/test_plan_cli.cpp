@@ -76,6 +76,20 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
   CHECK(part.code == 0);
   CHECK(part.out.find("\n  on 12 devices (8 a node: 2 nodes, the last of 4), ") !=
         std::string::npos);
+  // Fewer devices than a node: part of one, said; one device, one layer and
+  // one head in the singular (a trial read "1 devices", "1 heads").
+  const auto few = shardpoint_cli(gpt + "--devices 4 --devices-per-node 8 --device-memory 24GiB "
+                                        "--device-flops 100T --intra-node-bandwidth 200GB/s",
+                                  dir.path());
+  CHECK(few.code == 0);
+  CHECK(few.out.find("\n  on 4 devices (8 a node: one node, 4 of its 8), ") != std::string::npos);
+  const auto one = shardpoint_cli("plan --layers 1 --hidden 64 --sequence 8 --vocabulary 100 "
+                                  "--heads 1 --global-batch 2 --devices 1 --device-memory 1GiB "
+                                  "--device-flops 1T",
+                                  dir.path());
+  CHECK(one.code == 0);
+  CHECK(one.out.find("plan for a transformer of 1 layer, hidden 64, sequence 8, vocabulary 100, "
+                     "1 head\n  on 1 device (1 a node), 1.00 GiB") != std::string::npos);
   // A cluster file gives the same; a flag wins over its key.
   write_file(dir / "c.yaml", "devices: 8\ndevices_per_node: 4\ndevice_memory: 24GiB\n"
                              "device_flops: 100 TFLOPS\nintra_node_bandwidth: 200GB/s\n"
@@ -521,6 +535,14 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "--device-flops 1T --intra-node-bandwidth 10GB/s" +
                      emit,
                  2, "the search would emulate 44335104 stage micro-batches, more than 20000000");
+  // ... and so is one whose every layout is over the limit of one (it was
+  // searched to "no layout fits", exit 3).
+  expect_failure(dir,
+                 "plan --layers 2 --hidden 512 --sequence 64 --vocabulary 1000 --global-batch "
+                 "2147483648 --device-flops 1T --intra-node-bandwidth 10GB/s --devices 4 "
+                 "--device-memory 1GiB" +
+                     emit,
+                 2, "every layout would emulate more than 1000000 stage micro-batches");
   // Heads not given: hidden / 64, or the divisor of hidden below it.
   const auto guess = shardpoint_cli("plan --layers 2 --hidden 500 --sequence 64 --vocabulary 1000 "
                                     "--global-batch 8 --device-flops 1T --device-memory 1GiB "

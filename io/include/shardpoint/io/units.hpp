@@ -55,6 +55,11 @@ std::int64_t parse_capacity(std::string_view flag, std::string_view text);
 /// "17 B", "4.0 KiB", "12.3 MiB", "2.00 GiB", up to "4.00 EiB".
 std::string human_bytes(double bytes);
 
+/// Seconds in the unit that reads best, four digits: "39.96 ns", "29.04 us",
+/// "4.392 ms", "1.234 s", whole seconds from 10^4 s; 0.99999 ms is "1 ms",
+/// never "1000 us".
+std::string human_seconds(double seconds);
+
 } // namespace shardpoint::io
 
 #endif // SHARDPOINT_IO_UNITS_HPP

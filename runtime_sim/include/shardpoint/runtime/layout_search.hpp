@@ -22,7 +22,8 @@
 //   multiple of pp; zb-h1: at least pp), the model has fewer vertices than
 //   stages, the schedule would emulate more than 10^6 stage micro-batches,
 //   or a device holds more than its memory. A search that would emulate more
-//   than 2 x 10^7 stage micro-batches in all is refused before it starts.
+//   than 2 x 10^7 stage micro-batches in all, or whose every layout the
+//   other rules allow is over 10^6, is refused before it starts.
 //
 // THE COST MODEL (per candidate; every time in seconds; sources in
 // docs/plan.md)
@@ -91,6 +92,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -626,18 +628,34 @@ inline std::vector<layout_candidate> enumerate(const layout_model& m, const clus
   return all;
 }
 
-// The work limit, before any is done: every emulated stage micro-batch.
+// The work limit, before any is done: every emulated stage micro-batch. A
+// space whose every layout the other rules allow is over the limit of one
+// layout is refused alike, not searched to "nothing fits" (a trial's global
+// batch 2^31 exited 3 where 10^6 exited 2).
 inline void check_work(const std::vector<layout_candidate>& all) {
   std::int64_t work = 0;
+  std::int64_t runnable = 0;
+  std::int64_t over = 0;
   for (const auto& c : all) {
+    const std::int64_t stages = static_cast<std::int64_t>(c.at.pipeline) * c.at.virtual_stages;
     if (c.reason.empty()) {
-      work += static_cast<std::int64_t>(c.at.pipeline) * c.at.virtual_stages * c.at.micro_batches;
+      work += stages * c.at.micro_batches;
+      ++runnable;
+    } else if (c.refused_by == std::string_view("schedule") &&
+               c.at.micro_batches > max_stage_batches / stages) {
+      ++over;
     }
   }
   if (work > max_work) {
     throw bad_parameter_error(shardpoint::detail::cat(
         "the search would emulate ", work, " stage micro-batches, more than ", max_work,
         ": lower the global batch, raise the largest micro-batch size or try fewer schedules"));
+  }
+  if (runnable == 0 && over > 0) {
+    throw bad_parameter_error(shardpoint::detail::cat(
+        "every layout would emulate more than ", max_stage_batches,
+        " stage micro-batches (the search's limit for one): lower the global batch or raise "
+        "the largest micro-batch size"));
   }
 }
 
