@@ -254,7 +254,9 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
     const auto& st = p.stages[k];
     const double h = chart_h * mt.values[k] / top;
     const double x = x0 + 10 + static_cast<double>(k) * bar * 1.5;
-    const bool bottleneck = is_cost && st.stage == p.bottleneck_stage;
+    // The heaviest stage, or every stage of the device that sets the pace.
+    const bool bottleneck = is_cost && (p.pace_device ? st.device == p.pace_device->device
+                                                      : st.stage == p.bottleneck_stage);
     const bool over = is_mem && p.memory_capacity && mt.values[k] > *p.memory_capacity;
     const std::string value = mt.is_bytes ? bytes(mt.values[k]) : shown(mt.values[k]);
     os << "<rect class=\"bar" << (bottleneck ? " bottleneck" : "") << (over ? " over" : "")
@@ -264,7 +266,12 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
        << colour(st.stage) << "\" stroke=\"" << (bottleneck || over ? "#c00" : "none")
        << "\" stroke-width=\"2\">"
        << title_of("stage " + std::to_string(st.stage) + ": " + value +
-                   (bottleneck ? " (bottleneck)" : "") + (over ? " (over the capacity)" : ""))
+                   (!bottleneck        ? ""
+                    : p.pace_device ? " (on device " + std::to_string(st.device) +
+                                          ", the bottleneck: " + shown(p.pace_device->cost) +
+                                          " with its other stages)"
+                                    : " (bottleneck)") +
+                   (over ? " (over the capacity)" : ""))
        << "</rect>";
     s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
            " text-anchor=\"middle\" font-size=\"10\"");
@@ -273,7 +280,8 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
              " text-anchor=\"middle\" font-size=\"9\" fill=\"#444\"");
     }
     if (bottleneck) {
-      s.text(x + bar / 2, y0 + chart_h - h - 4, "bottleneck",
+      s.text(x + bar / 2, y0 + chart_h - h - 4,
+             p.pace_device ? "device " + std::to_string(st.device) : std::string("bottleneck"),
              " text-anchor=\"middle\" font-size=\"10\" fill=\"#c00\"");
     }
   }
@@ -512,7 +520,10 @@ std::string stage_table(const picture& p) {
   for (const auto& st : p.stages) {
     os << "<tr data-stage=\"" << st.stage
        << "\"><td><span class=\"swatch\" style=\"background:" << colour(st.stage) << "\"></span>"
-       << st.stage << (st.stage == p.bottleneck_stage ? " (bottleneck)" : "") << "</td><td>"
+       << st.stage
+       << (p.pace_device ? (st.device == p.pace_device->device ? " (its device, the bottleneck)" : "")
+                         : (st.stage == p.bottleneck_stage ? " (bottleneck)" : ""))
+       << "</td><td>"
        << st.device << "</td><td>" << st.nodes << "</td><td>" << shown(st.cost) << "</td><td>"
        << bytes(st.parameter_bytes) << "</td><td>" << bytes(st.received_bytes) << "</td><td>"
        << (st.activation_bytes ? bytes(*st.activation_bytes) : "-") << "</td><td>"
@@ -557,9 +568,16 @@ std::string to_html_fragment(const picture& p) {
     os << "</ul></div>\n";
   }
   if (!p.stages.empty()) {
-    os << "<p id=\"summary\">" << count(p.stages.size(), "stage") << "; bottleneck "
-       << shown(p.bottleneck) << " " << xml_escaped(p.cost_unit) << " (stage " << p.bottleneck_stage
-       << "), lower bound " << shown(p.lower_bound) << ".</p>\n";
+    os << "<p id=\"summary\">" << count(p.stages.size(), "stage") << "; bottleneck ";
+    if (p.pace_device) {
+      os << shown(p.pace_device->cost) << " " << xml_escaped(p.cost_unit) << " (device "
+         << p.pace_device->device << "'s stages together; the heaviest stage, "
+         << p.bottleneck_stage << ", " << shown(p.bottleneck) << ")";
+    } else {
+      os << shown(p.bottleneck) << " " << xml_escaped(p.cost_unit) << " (stage "
+         << p.bottleneck_stage << ")";
+    }
+    os << ", lower bound " << shown(p.lower_bound) << ".</p>\n";
   }
   for (const auto& note : p.notes) {
     os << "<p class=\"note\">" << xml_escaped(note) << "</p>\n";

@@ -806,9 +806,33 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
                     shardpoint::detail::number(cost(1) + cost(2)) +
                     " MFLOP a micro-batch together, more than the bottleneck stage&#39;s " +
                     shardpoint::detail::number(heaviest)) != std::string::npos);
-  // A device a stage: nothing to say.
-  CHECK(page("--shard layer2/mlp_residual=2:2", "own.html").find(" one after another: ") ==
-        std::string::npos);
+  // That device is the bottleneck the summary, the bars and the table name,
+  // not the heaviest stage (a trial's page marked stage 0 still).
+  int heaviest_stage = 3; // the first of the heaviest
+  for (int s = 3; s >= 0; --s) {
+    heaviest_stage = cost(s) == heaviest ? s : heaviest_stage;
+  }
+  CHECK(shared.find("; bottleneck " + shardpoint::detail::number(cost(1) + cost(2)) +
+                    " MFLOP (device 1's stages together; the heaviest stage, " +
+                    std::to_string(heaviest_stage) + ", " + shardpoint::detail::number(heaviest) +
+                    "), lower bound ") != std::string::npos);
+  const auto marked = [](const std::string& html) {
+    std::vector<std::string> stages;
+    const std::string bar = "<rect class=\"bar bottleneck\" data-metric=\"cost\" data-stage=\"";
+    for (auto at = html.find(bar); at != std::string::npos; at = html.find(bar, at + 1)) {
+      stages.push_back(html.substr(at + bar.size(), html.find('"', at + bar.size()) - at - bar.size()));
+    }
+    return stages;
+  };
+  CHECK(marked(shared) == std::vector<std::string>{"1", "2"});
+  CHECK(shared.find("1 (its device, the bottleneck)</td>") != std::string::npos);
+  CHECK(shared.find("2 (its device, the bottleneck)</td>") != std::string::npos);
+  CHECK(shared.find(" (bottleneck)</td>") == std::string::npos);
+  // A device a stage: nothing to say, and the heaviest stage is marked.
+  const auto own = page("--shard layer2/mlp_residual=2:2", "own.html");
+  CHECK(own.find(" one after another: ") == std::string::npos);
+  CHECK(marked(own).size() == 1);
+  CHECK(own.find(" (bottleneck)</td>") != std::string::npos);
   // The device's memory is its stages' sum, over a capacity each stage is
   // under: said, with memory's own figure for that device.
   const auto planned = shardpoint_cli(

@@ -193,6 +193,7 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
   });
   if (r.has_stages() && busiest != by_device.end() && busiest->second.first > best &&
       busiest->second.second.find(',') != std::string::npos) {
+    p.pace_device = io::picture::pace{busiest->first, busiest->second.first};
     p.notes.push_back(shardpoint::detail::cat(
         "Device ", busiest->first, " runs stages ", busiest->second.second,
         " one after another: ", shardpoint::detail::number(busiest->second.first), " ", p.cost_unit,

@@ -64,6 +64,14 @@ struct picture {
   double lower_bound = 0;
   double bottleneck = 0;
   int bottleneck_stage = -1;
+  /// The device whose stages, run one after another, cost more together than
+  /// every stage alone: it sets the pipeline's pace, so its stages are
+  /// marked instead of the heaviest one (`bottleneck_stage`).
+  struct pace {
+    int device = 0;
+    double cost = 0; ///< its stages' sum, a micro-batch
+  };
+  std::optional<pace> pace_device;
   std::optional<double> memory_capacity;
 
   struct block {
