@@ -457,6 +457,42 @@ TEST_CASE("stages sharing a device: the largest device and the fit are their sum
   }
 }
 
+TEST_CASE("1F1B on stages sharing a device is refused, not counted by stage") {
+  // min(M, S - s) in flight holds only with a device a stage; the library
+  // counted such stages as 1F1B devices of their own (only the application
+  // refused them).
+  std::vector<sp::stage_memory_input> stages(3, sp::from_counts(1000, 1000));
+  for (auto& st : stages) {
+    st.produced_bytes = 100;
+  }
+  stages[0].device = 0;
+  stages[1].device = 1;
+  stages[2].device = 1;
+  auto c = training(1, 1);
+  c.micro_batches = 4;
+  c.schedule = sp::pipeline_schedule::one_f_one_b;
+  const auto why = sp::unplannable_schedule(stages, c);
+  REQUIRE(why.has_value());
+  CHECK(*why == "stages 1 and 2 share device 1: the 1f1b schedule holds min(M, S - s) "
+                "micro-batches at stage s only with each stage on a device of its own");
+  CHECK_THROWS_WITH_AS((void)sp::plan_memory(stages, c), ("shardpoint: " + *why).c_str(),
+                       sp::unsupported_error);
+  // GPipe and inference count no order; a device a stage (or none given)
+  // is 1F1B's own case.
+  auto gpipe = c;
+  gpipe.schedule = sp::pipeline_schedule::gpipe;
+  CHECK_FALSE(sp::unplannable_schedule(stages, gpipe));
+  CHECK(sp::plan_memory(stages, gpipe).devices.size() == 3);
+  auto inference = c;
+  inference.training = false;
+  CHECK_FALSE(sp::unplannable_schedule(stages, inference));
+  stages[2].device = 2;
+  CHECK_FALSE(sp::unplannable_schedule(stages, c));
+  stages[1].device = -1;
+  stages[2].device = -1;
+  CHECK(sp::plan_memory(stages, c).devices.size() == 3);
+}
+
 TEST_CASE("stage inputs from a graph: tensors once per stage, produced and received bytes") {
   // 0 -> 1 -> 2 -> 3, 0 -> 3; stages 0 0 1 1.
   const auto g = test::make_graph(4, {{0, 1}, {1, 2}, {2, 3}, {0, 3}});

@@ -275,7 +275,7 @@ TEST_CASE("devices without stages: a device a stage, one micro-batch in flight, 
   const std::string note = "the sharding gives 2 device(s) and no pipeline stage (sharding "
                            "without pipelining: the devices run one after another): each device "
                            "is planned as a stage that holds its nodes, with one micro-batch in "
-                           "flight (--batches-per-step and --queue-depth do not apply)";
+                           "flight (--batches-per-step, --schedule and --queue-depth do not apply)";
   const auto whole = run_json("memory --input-model " + q(model) + " --inference", dir);
   // Each mode, and what one micro-batch in flight means in it: one batch
   // a step, one entry between stages.

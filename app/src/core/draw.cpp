@@ -124,7 +124,7 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   std::optional<std::string> unplannable;
   if (without_stage == 0) {
     const auto stages = detail::stage_inputs(source, result, flags, c, memory);
-    unplannable = detail::unplannable_schedule(stages, flags, c);
+    unplannable = shardpoint::unplannable_schedule(stages, c);
     if (!unplannable) {
       memory.plan = shardpoint::plan_memory(stages, c, capacity);
     }

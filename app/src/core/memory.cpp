@@ -23,31 +23,6 @@ namespace {} // namespace
 
 namespace detail {
 
-std::optional<std::string> unplannable_schedule(std::span<const stage_memory_input> stages,
-                                                const memory_flags& flags,
-                                                const parallel_config& c) {
-  // Stages sharing a device interleave on it, and what they hold is another
-  // schedule's (simulate refuses the same sharding for 1f1b). A trial's
-  // memory planned two stages of one device as two 1F1B devices.
-  if (flags.inference || c.schedule != pipeline_schedule::one_f_one_b) {
-    return std::nullopt;
-  }
-  std::map<int, std::size_t> first; // device -> its first stage
-  for (std::size_t s = 0; s < stages.size(); ++s) {
-    if (stages[s].device < 0) {
-      continue;
-    }
-    const auto [at, fresh] = first.emplace(stages[s].device, s);
-    if (!fresh) {
-      return "stages " + std::to_string(at->second) + " and " + std::to_string(s) +
-             " share device " + std::to_string(stages[s].device) +
-             ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s only with each "
-             "stage on a device of its own";
-    }
-  }
-  return std::nullopt;
-}
-
 std::vector<stage_memory_input> stage_inputs(model_source& source, const sharding_result& result,
                                              const memory_flags& flags, const parallel_config& c,
                                              io::memory_report& r) {
@@ -128,7 +103,7 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
   r.notes.push_back("the sharding gives " + std::to_string(result.num_devices()) +
                     " device(s) and no pipeline stage (sharding without pipelining: the devices "
                     "run one after another): each device is planned as a stage that holds its "
-                    "nodes, with one micro-batch in flight (--batches-per-step and "
+                    "nodes, with one micro-batch in flight (--batches-per-step, --schedule and "
                     "--queue-depth do not apply)");
   if (const memory_rule* broken = broken_memory_rule(c, result.num_stages())) {
     throw bad_parameter_error(broken->message(c, result.num_stages()) + " (the sharding's " +
@@ -183,7 +158,7 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   refuse_broken(source, result);
   devices_as_stages(result, c, r);
   auto stages = detail::stage_inputs(source, result, a.plan, c, r);
-  if (auto why = detail::unplannable_schedule(stages, a.plan, c)) {
+  if (auto why = shardpoint::unplannable_schedule(stages, c)) {
     throw check_failed(*why + "; give each stage its own device, or plan the sharding with "
                               "--schedule gpipe");
   }

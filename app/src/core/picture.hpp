@@ -65,14 +65,6 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
                                              const memory_flags& flags, const parallel_config& c,
                                              io::memory_report& r);
 
-/// Why `c`'s schedule cannot be planned on `stages`, or nothing: 1F1B's
-/// micro-batches in flight (min(M, S - s) at stage s) hold only with each
-/// stage on a device of its own. `memory` refuses it (check_failed);
-/// `draw` draws no memory bars and says why.
-std::optional<std::string> unplannable_schedule(std::span<const stage_memory_input> stages,
-                                                const memory_flags& flags,
-                                                const parallel_config& c);
-
 /// A command whose only folder is its picture's (memory, simulate):
 /// usage_error for a `force` without --report svg, as nothing else could
 /// be replaced.

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -191,16 +192,45 @@ inline std::int64_t activations(const stage_memory_input& in, const parallel_con
 
 } // namespace detail::memory
 
+/// Why `config`'s schedule cannot be planned on `stages`, or nothing. 1F1B's
+/// micro-batches in flight, min(M, S - s) at stage s, hold only with each
+/// stage on a device of its own: stages sharing a device interleave on it,
+/// and what they hold is another schedule's (the runtime refuses 1F1B on
+/// such a sharding too). GPipe and inference count no order, so plan any.
+inline std::optional<std::string>
+unplannable_schedule(std::span<const stage_memory_input> stages, const parallel_config& config) {
+  if (!config.training || config.schedule != pipeline_schedule::one_f_one_b) {
+    return std::nullopt;
+  }
+  std::map<int, std::size_t> first; // device -> its first stage
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].device < 0) {
+      continue;
+    }
+    const auto [at, fresh] = first.emplace(stages[s].device, s);
+    if (!fresh) {
+      return detail::cat("stages ", at->second, " and ", s, " share device ", stages[s].device,
+                         ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s "
+                         "only with each stage on a device of its own");
+    }
+  }
+  return std::nullopt;
+}
+
 /// The bytes of every device, for `stages` as given (stage s is
 /// stages[s]) and `config`; the largest device sums the stages one device
 /// holds (stage_memory_input::device), and fits compares it with `capacity`
 /// bytes when given. Throws bad_parameter_error for a broken rule
-/// (memory_rules).
+/// (memory_rules), unsupported_error for a schedule it cannot count on these
+/// stages (unplannable_schedule: 1F1B with stages sharing a device).
 inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
                                const parallel_config& config,
                                std::optional<std::int64_t> capacity = std::nullopt) {
   namespace m = detail::memory;
   check_memory_rules(config, static_cast<std::int64_t>(stages.size()));
+  if (auto why = unplannable_schedule(stages, config)) {
+    throw unsupported_error("shardpoint: " + *why);
+  }
   const std::int64_t n = config.sharded_data_parallel;
   const m::degrees d{n, n, config.shard_optimizer_states ? config.data_parallel : n};
   const std::int64_t shards = std::max(d.parameters, d.optimizer);
