@@ -275,7 +275,7 @@ std::vector<std::string> onnx_source::weight_estimates() {
 }
 
 void onnx_source::count_one_sample() {
-  for (auto& symbol : onnx::named_batch_symbols(proto().graph(), sizes_.batch_dim)) {
+  for (auto& symbol : onnx::named_batch_symbols(proto().graph(), sizes_.batch_dim, &sizes_)) {
     const bool sized = std::any_of(sizes_.dims.begin(), sizes_.dims.end(),
                                    [&](const auto& d) { return d.first == symbol; });
     if (!sized) {

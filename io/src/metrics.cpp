@@ -1,9 +1,13 @@
 // Tables and JSON for the pipeline emulator's measures.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -102,47 +106,52 @@ double weight_gradient_of(const training_run& r, const runtime::stage_times& t) 
   return r.options.kind == runtime::schedule_kind::zb_h1 ? t.backward * t.weight_share : 0;
 }
 
-// A time in units as a table shows it: no exponent (a trial's costs read
-// 1.23e+04), at most three decimals, none trailing; below one, six.
+// A time in units as a table shows it (a trial's costs read 1.23e+04).
 std::string time_text(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::fabs(x) >= 1 || x == 0 ? "%.3f" : "%.6f", x);
-  std::string out = buf;
-  if (out.find('.') != std::string::npos) {
-    out.erase(out.find_last_not_of('0') + 1);
-    if (out.back() == '.') {
-      out.pop_back();
-    }
-  }
-  return out == "0" && x != 0 ? shardpoint::detail::number(x) : out;
+  return shardpoint::detail::plain_number(x);
 }
 
 } // namespace
 
 std::string to_table(const training_run& r, const std::vector<std::string>& estimates) {
   std::ostringstream os;
-  char line[256];
+  char line[1024];
   const auto& o = r.options;
   os << "schedule " << r.schedule << " (" << r.mode << "), " << o.micro_batches
      << " micro-batches, " << r.stages.size() << " stages on " << o.devices << " devices"
      << (o.recompute ? ", recomputing forwards" : "") << '\n';
-  // Times in the run's units, bytes in units (the JSON has them exact).
-  std::snprintf(line, sizeof line, "%-6s %-7s %11s %11s %11s %9s %14s %14s\n", "stage", "device",
-                "forward", "backward", "weight", "in_flight", "activations/mb", "peak");
+  // Times in the run's units, bytes in units (the JSON has them exact); a
+  // column as wide as its widest time (a trial's 13-digit time overflowed).
+  std::vector<std::array<std::string, 3>> times;
+  int width = 11;
+  for (const auto& t : r.stages) {
+    times.push_back(
+        {time_text(t.forward), time_text(t.backward), time_text(weight_gradient_of(r, t))});
+    for (const auto& x : times.back()) {
+      width = std::max(width, static_cast<int>(x.size()));
+    }
+  }
+  std::snprintf(line, sizeof line, "%-6s %-7s %*s %*s %*s %9s %14s %14s\n", "stage", "device",
+                width, "forward", width, "backward", width, "weight", "in_flight", "activations/mb",
+                "peak");
   os << line;
   for (std::size_t s = 0; s < r.stages.size(); ++s) {
     const auto& t = r.stages[s];
     const auto held = o.recompute ? t.input_bytes : t.activation_bytes;
-    std::snprintf(line, sizeof line, "%-6zu %-7d %11s %11s %11s %9d %14s %14s\n", s,
-                  static_cast<int>(s) % o.devices, time_text(t.forward).c_str(),
-                  time_text(t.backward).c_str(), time_text(weight_gradient_of(r, t)).c_str(),
-                  r.result.in_flight[s], human_bytes(static_cast<double>(held)).c_str(),
+    std::snprintf(line, sizeof line, "%-6zu %-7d %*s %*s %*s %9d %14s %14s\n", s,
+                  static_cast<int>(s) % o.devices, width, times[s][0].c_str(), width,
+                  times[s][1].c_str(), width, times[s][2].c_str(), r.result.in_flight[s],
+                  human_bytes(static_cast<double>(held)).c_str(),
                   human_bytes(static_cast<double>(r.result.activation_peak[s])).c_str());
     os << line;
   }
   const auto& busy = r.result.busy;
+  int busy_width = 12;
+  for (const double b : busy) {
+    busy_width = std::max(busy_width, static_cast<int>(time_text(b).size()));
+  }
   for (std::size_t d = 0; d < busy.size(); ++d) {
-    std::snprintf(line, sizeof line, "device %-4zu busy %12s  bubble %5.1f%%\n", d,
+    std::snprintf(line, sizeof line, "device %-4zu busy %*s  bubble %5.1f%%\n", d, busy_width,
                   time_text(busy[d]).c_str(), 100 * r.result.bubble[d]);
     os << line;
   }

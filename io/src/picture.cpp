@@ -266,7 +266,7 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
        << colour(st.stage) << "\" stroke=\"" << (bottleneck || over ? "#c00" : "none")
        << "\" stroke-width=\"2\">"
        << title_of("stage " + std::to_string(st.stage) + ": " + value +
-                   (!bottleneck        ? ""
+                   (!bottleneck     ? ""
                     : p.pace_device ? " (on device " + std::to_string(st.device) +
                                           ", the bottleneck: " + shown(p.pace_device->cost) +
                                           " with its other stages)"
@@ -521,12 +521,12 @@ std::string stage_table(const picture& p) {
     os << "<tr data-stage=\"" << st.stage
        << "\"><td><span class=\"swatch\" style=\"background:" << colour(st.stage) << "\"></span>"
        << st.stage
-       << (p.pace_device ? (st.device == p.pace_device->device ? " (its device, the bottleneck)" : "")
-                         : (st.stage == p.bottleneck_stage ? " (bottleneck)" : ""))
-       << "</td><td>"
-       << st.device << "</td><td>" << st.nodes << "</td><td>" << shown(st.cost) << "</td><td>"
-       << bytes(st.parameter_bytes) << "</td><td>" << bytes(st.received_bytes) << "</td><td>"
-       << (st.activation_bytes ? bytes(*st.activation_bytes) : "-") << "</td><td>"
+       << (p.pace_device
+               ? (st.device == p.pace_device->device ? " (its device, the bottleneck)" : "")
+               : (st.stage == p.bottleneck_stage ? " (bottleneck)" : ""))
+       << "</td><td>" << st.device << "</td><td>" << st.nodes << "</td><td>" << shown(st.cost)
+       << "</td><td>" << bytes(st.parameter_bytes) << "</td><td>" << bytes(st.received_bytes)
+       << "</td><td>" << (st.activation_bytes ? bytes(*st.activation_bytes) : "-") << "</td><td>"
        << (st.memory_bytes ? bytes(*st.memory_bytes) : "-") << "</td></tr>";
   }
   os << "</table>";

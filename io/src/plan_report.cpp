@@ -67,8 +67,8 @@ std::string to_table(const plan_report& r) {
   // (a trial's 12 devices, 8 a node, were planned so unsaid).
   // and fewer than a node use part of one (said, not silently planned as a
   // node's worth).
-  os << "plan for " << r.model << "\n  on " << c.devices << (c.devices == 1 ? " device (" : " devices (")
-     << c.devices_per_node << " a node";
+  os << "plan for " << r.model << "\n  on " << c.devices
+     << (c.devices == 1 ? " device (" : " devices (") << c.devices_per_node << " a node";
   if (c.devices > c.devices_per_node && c.devices % c.devices_per_node != 0) {
     os << ": " << c.devices / c.devices_per_node + 1 << " nodes, the last of "
        << c.devices % c.devices_per_node;
@@ -105,8 +105,9 @@ std::string to_table(const plan_report& r) {
     const auto& best = all.front();
     os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)
        << ", micro-batch " << best.at.micro_batch_size << " x " << best.at.micro_batches
-       << ": step " << human_seconds(best.step_time) << " = pipeline " << human_seconds(best.makespan)
-       << " + data-parallel sync " << human_seconds(best.sync_time) << "\n";
+       << ": step " << human_seconds(best.step_time) << " = pipeline "
+       << human_seconds(best.makespan) << " + data-parallel sync " << human_seconds(best.sync_time)
+       << "\n";
     std::snprintf(line, sizeof line, "%6s %12s %12s %9s %12s %12s %12s\n", "stage", "forward",
                   "backward", "in_flight", "states", "activations", "total");
     os << line;

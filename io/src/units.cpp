@@ -222,13 +222,8 @@ std::string human_bytes(double bytes) {
     const char* name;
     int decimals;
   };
-  constexpr std::array<unit, 7> units{{{"B", 0},
-                                       {"KiB", 1},
-                                       {"MiB", 1},
-                                       {"GiB", 2},
-                                       {"TiB", 2},
-                                       {"PiB", 2},
-                                       {"EiB", 2}}};
+  constexpr std::array<unit, 7> units{
+      {{"B", 0}, {"KiB", 1}, {"MiB", 1}, {"GiB", 2}, {"TiB", 2}, {"PiB", 2}, {"EiB", 2}}};
   const auto rounded = [](double value, int decimals) {
     const double scale = std::pow(10.0, decimals);
     return std::round(value * scale) / scale;

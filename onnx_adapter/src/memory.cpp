@@ -40,6 +40,7 @@ struct batch_place {
   int input = 0;
   int axis = 0;
   std::string symbol; ///< as declared; empty for a fixed dimension
+  bool sized = false; ///< of an input without a declared shape, sized by --input-shape
 };
 
 // Where the batch is (see the top of the header), found on the inputs as
@@ -106,11 +107,32 @@ void add_named(const input_list& inputs, const IsBatch& is_batch, batch_choice& 
   }
 }
 
+// The shape --input-shape gives input `name` (an empty name: the model's
+// only input), or null.
+const std::vector<std::int64_t>* sized_shape(const ::onnx::GraphProto& g, const std::string& name,
+                                             const input_sizes* sizes) {
+  if (sizes == nullptr) {
+    return nullptr;
+  }
+  std::unordered_set<std::string_view> initializers;
+  for (const auto& t : g.initializer()) {
+    initializers.insert(t.name());
+  }
+  const auto inputs = std::count_if(g.input().begin(), g.input().end(),
+                                    [&](const auto& v) { return !initializers.count(v.name()); });
+  for (const auto& [input, dims] : sizes->shapes) {
+    if (input == name || (input.empty() && inputs == 1)) {
+      return &dims;
+    }
+  }
+  return nullptr;
+}
+
 // --batch-dim given: INPUT:AXIS names a place (a fixed dimension too); else
 // a symbol, every dimension of that name. bad_parameter_error when it names
 // nothing the model has.
 batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
-                          const std::string& batch_dim) {
+                          const std::string& batch_dim, const input_sizes* sizes) {
   batch_choice out;
   const auto colon = batch_dim.rfind(':');
   for (std::size_t i = 0; colon != std::string::npos && i < inputs.size(); ++i) {
@@ -140,6 +162,24 @@ batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
     const std::string name = batch_dim.substr(0, colon);
     const bool declared = std::any_of(g.input().begin(), g.input().end(),
                                       [&](const auto& v) { return v.name() == name; });
+    // An input without a declared shape that --input-shape sizes: its axes
+    // are the size's, and the batch there is a number, held and scaled (a
+    // trial's unshaped input could be sized but its batch not named).
+    if (const auto* given = declared ? sized_shape(g, name, sizes) : nullptr) {
+      const std::string axis = batch_dim.substr(colon + 1);
+      if (axis.size() > 9 || std::stoul(axis) >= given->size()) {
+        throw bad_parameter_error(
+            "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(name) +
+            ", sized by --input-shape, has " + std::to_string(given->size()) +
+            " dimension(s); give one as a number from 0 to " + std::to_string(given->size() - 1));
+      }
+      for (int i = 0; i < g.input_size(); ++i) {
+        if (g.input(i).name() == name) {
+          out.at.push_back({i, static_cast<int>(std::stoul(axis)), std::string(), true});
+          return out;
+        }
+      }
+    }
     throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) +
                               (declared ? ": input " + io::quote(name) +
                                               " declares no shape (or is a weight): it has no "
@@ -157,10 +197,11 @@ batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
   return out;
 }
 
-batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim) {
+batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_dim,
+                        const input_sizes* sizes) {
   const input_list inputs = shaped_inputs(g);
   if (!batch_dim.empty()) {
-    return chosen_batch(g, inputs, batch_dim);
+    return chosen_batch(g, inputs, batch_dim, sizes);
   }
   batch_choice out;
   add_named(
@@ -183,12 +224,12 @@ batch_choice find_batch(const ::onnx::GraphProto& g, const std::string& batch_di
 class batch_override {
 public:
   batch_override(::onnx::GraphProto& g, const batch_choice& batch, std::int64_t size) : graph_(g) {
-    for (const auto& [i, a, symbol] : batch.at) {
+    for (const auto& [i, a, symbol, sized] : batch.at) {
       auto& dim =
           *g.mutable_input(i)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
               a);
       if (dim.has_dim_value() && dim.dim_value() > 0) { // fixed, or sized by the user
-        fixed_.push_back({g.input(i).name(), a, dim.dim_value(), symbol});
+        fixed_.push_back({g.input(i).name(), a, dim.dim_value(), symbol, sized});
         continue;
       }
       saved_.push_back({i, a, dim});
@@ -214,6 +255,7 @@ public:
     int axis = 0;
     std::int64_t size = 0;
     std::string symbol; ///< declared symbolic and sized by the user; empty: fixed
+    bool sized = false; ///< declared without a shape and sized by the user
   };
   struct saved_place {
     int input = 0;
@@ -233,11 +275,11 @@ private:
 // "input 'x' has a fixed batch of 4 (dimension 0)", "input 'x' has its
 // batch sized to 4 (dimension 'N')": a batch held at a number.
 std::string held_text(const batch_override::fixed_place& f) {
-  return detail::cat("input ", io::quote(f.input),
-                     f.symbol.empty() ? " has a fixed batch of " : " has its batch sized to ",
-                     f.size,
-                     f.symbol.empty() ? " (dimension " + std::to_string(f.axis) + ")"
-                                      : " (dimension " + io::quote(f.symbol) + ")");
+  return detail::cat(
+      "input ", io::quote(f.input),
+      f.symbol.empty() && !f.sized ? " has a fixed batch of " : " has its batch sized to ", f.size,
+      f.symbol.empty() ? " (dimension " + std::to_string(f.axis) + ")"
+                       : " (dimension " + io::quote(f.symbol) + ")");
 }
 
 // "dimension 'N' of input 'data'", "dimension 0 of input 'x' ('p2o.D.0')".
@@ -291,8 +333,9 @@ batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch
 } // namespace
 
 std::vector<std::string> named_batch_symbols(const ::onnx::GraphProto& graph,
-                                             const std::string& batch_dim) {
-  const batch_choice choice = find_batch(graph, batch_dim);
+                                             const std::string& batch_dim,
+                                             const input_sizes* sizes) {
+  const batch_choice choice = find_batch(graph, batch_dim, sizes);
   std::vector<std::string> out;
   for (const auto& place : choice.at) {
     if (!choice.guessed && !place.symbol.empty() &&
@@ -307,7 +350,7 @@ std::optional<held_batch> measured_batch(::onnx::ModelProto& model, const input_
   // As activation_bytes finds it: a symbolic batch (counted as 1) is set,
   // a batch of a number is held there.
   const batch_choice choice =
-      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
+      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string(), sizes);
   const shapes::sized_inputs sized(model, sizes);
   const batch_override batch(*model.mutable_graph(), choice, 1);
   if (!batch.set().empty() || batch.fixed().empty() || batch.fixed().front().size == 1) {
@@ -329,7 +372,7 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   // Where the batch is, on the inputs as declared; then the user's sizes (a
   // batch dimension they set is measured there and scaled, as a fixed one).
   const batch_choice choice =
-      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string());
+      find_batch(model.graph(), sizes != nullptr ? sizes->batch_dim : std::string(), sizes);
   const shapes::sized_inputs sized(model, sizes);
   const batch_override batch(*model.mutable_graph(), choice, micro_batch_size);
   const auto [scale_num, scale_den] =

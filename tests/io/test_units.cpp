@@ -92,7 +92,7 @@ TEST_CASE("human-readable sizes") {
   // The unit is chosen after rounding: just below a unit reads as that unit.
   CHECK(human_bytes(1023) == "1023 B");
   CHECK(human_bytes(1023.7) == "1.0 KiB");
-  CHECK(human_bytes(1048575) == "1.0 MiB");         // not "1024.0 KiB"
+  CHECK(human_bytes(1048575) == "1.0 MiB");           // not "1024.0 KiB"
   CHECK(human_bytes(1048575.0 * 1024) == "1.00 GiB"); // not "1024.0 MiB"
   CHECK(human_bytes(1024.0 * 1024 * 1024 * 1024 - 1) == "1.00 TiB");
   CHECK(human_bytes(1023.9 * 1024) == "1023.9 KiB");

@@ -820,7 +820,8 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
     std::vector<std::string> stages;
     const std::string bar = "<rect class=\"bar bottleneck\" data-metric=\"cost\" data-stage=\"";
     for (auto at = html.find(bar); at != std::string::npos; at = html.find(bar, at + 1)) {
-      stages.push_back(html.substr(at + bar.size(), html.find('"', at + bar.size()) - at - bar.size()));
+      stages.push_back(
+          html.substr(at + bar.size(), html.find('"', at + bar.size()) - at - bar.size()));
     }
     return stages;
   };

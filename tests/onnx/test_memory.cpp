@@ -1351,6 +1351,21 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
   CHECK(unshaped.code == 2);
   CHECK(unshaped.err == "shardpoint: error: --batch-dim 'ids:0': input 'ids' declares no shape (or "
                         "is a weight): it has no axis to name\n");
+  // ... unless --input-shape sizes it: its axes are the size's, and the batch
+  // there is held and scaled (a trial could size such an input, not name its
+  // batch).
+  j = run_json(save({}, "unshaped.onnx") +
+                   "--input-shape ids=8,2 --batch-dim ids:0 --micro-batch-size 4",
+               dir);
+  CHECK(activations(j) == 2 * 4 * 2 * 4 * 4);
+  CHECK(j["estimated"] == false);
+  CHECK(j["notes"][0].get<std::string>().find(
+            "input 'ids' has its batch sized to 8 (dimension 0)") != std::string::npos);
+  const auto past = shardpoint_cli(
+      save({}, "unshaped.onnx") + "--input-shape ids=8,2 --batch-dim ids:2", dir.path());
+  CHECK(past.code == 2);
+  CHECK(past.err == "shardpoint: error: --batch-dim 'ids:2': input 'ids', sized by --input-shape, "
+                    "has 2 dimension(s); give one as a number from 0 to 1\n");
   auto scalar = token_model({});
   scalar.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   sp::save_model(scalar, dir / "scalar.onnx");

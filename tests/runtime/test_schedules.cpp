@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include <shardpoint/runtime/schedules.hpp>
+#include <shardpoint/runtime/trace.hpp>
 #include <shardpoint/synthetic.hpp>
 
 #include "address_limit.hpp"
@@ -210,6 +211,26 @@ TEST_CASE("on random stage times every schedule keeps its order and its dependen
     const schedule_options zb{schedule_kind::zb_h1, p, m, 1, false};
     check_invariants(split, zb, run_schedule(split, zb));
   }
+}
+
+TEST_CASE("the ASCII timeline says how many operations are too short to show") {
+  // A trial's timeline hid operations far shorter than the step, unsaid.
+  schedule_result r;
+  r.makespan = 200;
+  r.ops = {{'F', 0, 0, 0, 0, 100}, {'B', 0, 0, 0, 100, 100.001}, {'F', 1, 1, 0, 100.001, 200}};
+  // Device 1's F takes column 36 too, but on its own row: all shown.
+  auto text = timeline(r, 2);
+  CHECK(text.find("too short") == std::string::npos);
+  CHECK(text.find("device 0 |" + std::string(36, 'F') + "B" + std::string(35, '.') + "|\n") !=
+        std::string::npos);
+  // On one device the short B is drawn over by the next operation.
+  r.ops[2].device = 0;
+  text = timeline(r, 1);
+  CHECK(text.find("device 0 |" + std::string(72, 'F') + "|\n") != std::string::npos);
+  CHECK(text.find("(1 operation is too short to show at 72 columns, a column 2.778 units: drawn "
+                  "over by the next)\n") != std::string::npos);
+  // Wider, it shows.
+  CHECK(timeline(r, 1, 1000000).find("too short") == std::string::npos);
 }
 
 TEST_CASE("schedules refuse what they cannot run") {

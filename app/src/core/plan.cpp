@@ -288,9 +288,9 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   }
   out.graph = model_source::graph_type(boost::edges_are_unsorted_multi_pass, edges.begin(),
                                        edges.end(), m.vertices.size());
-  out.description = cat("a transformer of ", l, l == 1 ? " layer" : " layers", ", hidden ", h,
-                        ", sequence ", s, ", vocabulary ", V, ", ", heads,
-                        heads == 1 ? " head" : " heads");
+  out.description =
+      cat("a transformer of ", l, l == 1 ? " layer" : " layers", ", hidden ", h, ", sequence ", s,
+          ", vocabulary ", V, ", ", heads, heads == 1 ? " head" : " heads");
   return out;
 }
 

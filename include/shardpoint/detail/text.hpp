@@ -43,6 +43,21 @@ inline std::string number(double value) {
   return buf;
 }
 
+/// A number as a table shows it: no exponent, at most three decimals, none
+/// trailing; below one, six (and `number`'s form for what that rounds to 0).
+inline std::string plain_number(double value) {
+  char buf[400]; // 310 digits before the point at most
+  std::snprintf(buf, sizeof buf, value >= 1 || value <= -1 || value == 0 ? "%.3f" : "%.6f", value);
+  std::string out = buf;
+  if (out.find('.') != std::string::npos) {
+    out.erase(out.find_last_not_of('0') + 1);
+    if (out.back() == '.') {
+      out.pop_back();
+    }
+  }
+  return (out == "0" || out == "-0") && value != 0 ? number(value) : out;
+}
+
 /// An enumeration's names, the enumerators' in their order (0, 1, ...):
 /// one table for both directions, so that a name is spelled once.
 template <class E, std::size_t N>

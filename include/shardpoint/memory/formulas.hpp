@@ -197,8 +197,8 @@ inline std::int64_t activations(const stage_memory_input& in, const parallel_con
 /// stage on a device of its own: stages sharing a device interleave on it,
 /// and what they hold is another schedule's (the runtime refuses 1F1B on
 /// such a sharding too). GPipe and inference count no order, so plan any.
-inline std::optional<std::string>
-unplannable_schedule(std::span<const stage_memory_input> stages, const parallel_config& config) {
+inline std::optional<std::string> unplannable_schedule(std::span<const stage_memory_input> stages,
+                                                       const parallel_config& config) {
   if (!config.training || config.schedule != pipeline_schedule::one_f_one_b) {
     return std::nullopt;
   }

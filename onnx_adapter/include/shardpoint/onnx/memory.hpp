@@ -68,8 +68,11 @@ struct held_batch {
 /// The symbolic dimensions that are the batch of `graph`'s inputs by their
 /// name or by `batch_dim` (as activation_bytes finds them), in order; none
 /// when the batch is only guessed (the first dimension of an input).
+/// `sizes`, when given, lets `batch_dim` name an axis of an input that
+/// declares no shape and is sized there.
 std::vector<std::string> named_batch_symbols(const ::onnx::GraphProto& graph,
-                                             const std::string& batch_dim);
+                                             const std::string& batch_dim,
+                                             const input_sizes* sizes = nullptr);
 
 /// The batch the measures of `model` with `sizes` (costs, shapes) count,
 /// found as activation_bytes finds it, when it is held at a number other
