@@ -35,8 +35,10 @@ namespace shardpoint::io {
 std::string to_table(const runtime::run_metrics& m, const std::vector<std::string>& estimates) {
   std::ostringstream os;
   char line[256];
-  os << "mode " << m.mode << ", " << m.micro_batches << " micro-batches, " << m.stages.size()
-     << " stages on " << m.devices.size() << " devices\n";
+  using shardpoint::detail::counted;
+  os << "mode " << m.mode << ", "
+     << counted(static_cast<std::size_t>(m.micro_batches), "micro-batch", "micro-batches") << ", "
+     << counted(m.stages.size(), "stage") << " on " << counted(m.devices.size(), "device") << "\n";
   std::snprintf(line, sizeof line, "%-6s %-7s %7s %9s %12s %7s\n", "stage", "device", "nodes",
                 "cost", "busy", "util");
   os << line;
@@ -117,8 +119,11 @@ std::string to_table(const training_run& r, const std::vector<std::string>& esti
   std::ostringstream os;
   char line[1024];
   const auto& o = r.options;
-  os << "schedule " << r.schedule << " (" << r.mode << "), " << o.micro_batches
-     << " micro-batches, " << r.stages.size() << " stages on " << o.devices << " devices"
+  using shardpoint::detail::counted;
+  os << "schedule " << r.schedule << " (" << r.mode << "), "
+     << counted(static_cast<std::size_t>(o.micro_batches), "micro-batch", "micro-batches") << ", "
+     << counted(r.stages.size(), "stage") << " on "
+     << counted(static_cast<std::size_t>(o.devices), "device")
      << (o.recompute ? ", recomputing forwards" : "") << '\n';
   // Times in the run's units, bytes in units (the JSON has them exact); a
   // column as wide as its widest time (a trial's 13-digit time overflowed).

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/picture.hpp>
 #include <shardpoint/io/text.hpp>
 #include <shardpoint/io/units.hpp>
@@ -69,10 +70,7 @@ std::string bytes(double b) {
   return human_bytes(b);
 }
 
-// "1 stage", "4 stages".
-std::string count(std::size_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using shardpoint::detail::counted;
 
 // A colour per stage, cycling (colour-blind-safe first eight).
 const char* colour(int stage) {
@@ -137,9 +135,9 @@ std::string stages_svg(const picture& p) {
         "markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/>"
         "</marker></defs>";
   s.text(20, 18,
-         "The graph by stage: " + count(p.blocks.size(), "run") + " of consecutive nodes" +
+         "The graph by stage: " + counted(p.blocks.size(), "run") + " of consecutive nodes" +
              (n < p.blocks.size() ? " (the first " + std::to_string(n) + " drawn)" : "") + ", " +
-             count(p.crossings.size(), "crossing"),
+             counted(p.crossings.size(), "crossing"),
          " font-weight=\"bold\"");
   for (const auto& c : p.crossings) {
     if (c.from >= n || c.to >= n) {
@@ -179,7 +177,7 @@ std::string stages_svg(const picture& p) {
     s.text(x + 8, y + 17,
            "stage " + std::to_string(b.stage) + " \u00b7 device " + std::to_string(b.device),
            " class=\"label\" font-weight=\"bold\"");
-    s.text(x + 8, y + 33, count(b.nodes, "node") + ", cost " + shown(b.cost));
+    s.text(x + 8, y + 33, counted(b.nodes, "node") + ", cost " + shown(b.cost));
     s.text(x + 8, y + 48, "weights " + bytes(b.parameter_bytes));
     double line = y + 66;
     for (std::size_t k = 0; k < b.ops.size() && k < 4; ++k, line += 14) {
@@ -568,7 +566,7 @@ std::string to_html_fragment(const picture& p) {
     os << "</ul></div>\n";
   }
   if (!p.stages.empty()) {
-    os << "<p id=\"summary\">" << count(p.stages.size(), "stage") << "; bottleneck ";
+    os << "<p id=\"summary\">" << counted(p.stages.size(), "stage") << "; bottleneck ";
     if (p.pace_device) {
       os << shown(p.pace_device->cost) << " " << xml_escaped(p.cost_unit) << " (device "
          << p.pace_device->device << "'s stages together; the heaviest stage, "

@@ -9,6 +9,7 @@
 
 #include "json_support.hpp"
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/report.hpp>
 #include <shardpoint/io/suggestion.hpp>
 #include <shardpoint/io/units.hpp>
@@ -64,7 +65,8 @@ std::string to_table(const suggestion& s) {
   const std::size_t stages = m.stages.size();
   std::ostringstream os;
   char line[320];
-  os << "balanced split into " << stages << " stages (cost: " << s.cost_model;
+  os << "balanced split into " << shardpoint::detail::counted(stages, "stage")
+     << " (cost: " << s.cost_model;
   if (s.communication_weight > 0) {
     os << " + " << s.communication_weight << " per byte received";
   }

@@ -312,6 +312,9 @@ batch_scale(const ::onnx::GraphProto& g, const batch_choice& choice, const batch
       scale_den = f.size;
       notes.push_back(detail::cat(held_text(f), ": activations measured at ", f.size,
                                   " and scaled by ", micro_batch_size, "/", f.size));
+    } else if (micro_batch_size > 1) { // said as any batch above 1 is (a trial's was not)
+      notes.push_back(detail::cat(held_text(f), ": activations measured there, at the micro-batch "
+                                                "size"));
     }
   } else if (!batch.set().empty() && micro_batch_size != 1) {
     notes.push_back(

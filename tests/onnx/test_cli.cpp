@@ -829,6 +829,19 @@ TEST_CASE("draw: a device running several stages that together outweigh every st
   CHECK(shared.find("1 (its device, the bottleneck)</td>") != std::string::npos);
   CHECK(shared.find("2 (its device, the bottleneck)</td>") != std::string::npos);
   CHECK(shared.find(" (bottleneck)</td>") == std::string::npos);
+  // --batches-per-step without a schedule: the memory bars count those
+  // micro-batches, as memory does with it.
+  const auto eight = page("--shard layer2/mlp_residual=2:2 --batches-per-step 8", "eight.html");
+  const std::string bar = "data-metric=\"memory-bytes\" data-stage=\"0\" data-value=\"";
+  REQUIRE(eight.find(bar) != std::string::npos);
+  const auto at = eight.find(bar) + bar.size();
+  const auto eight_plan =
+      nlohmann::json::parse(shardpoint_cli("memory --report json --batches-per-step 8" + model +
+                                               "--shard layer2/mlp_residual=2:2",
+                                           dir.path())
+                                .out);
+  CHECK(std::stod(eight.substr(at, eight.find('"', at) - at)) ==
+        eight_plan["devices"][0]["total_bytes"].get<double>());
   // A device a stage: nothing to say, and the heaviest stage is marked.
   const auto own = page("--shard layer2/mlp_residual=2:2", "own.html");
   CHECK(own.find(" one after another: ") == std::string::npos);

@@ -1288,6 +1288,11 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
   CHECK(j["estimated"] == false);
   CHECK(j["notes"][0].get<std::string>().find("input 'ids' has a fixed batch of 8 (dimension 0)") !=
         std::string::npos);
+  // At the micro-batch size the batch is measured there, and said so.
+  j = run_json(flat + "--micro-batch-size 8 --batch-dim ids:0", dir);
+  CHECK(activations(j) == 2 * 8 * 4 * 4);
+  CHECK(j["notes"][0] == "input 'ids' has a fixed batch of 8 (dimension 0): activations measured "
+                         "there, at the micro-batch size");
   // ids: int64 [batch_size, seq]: a name says batch, integer or not.
   const auto named = save({"batch_size", "16"}, "named.onnx");
   j = run_json(named + "--micro-batch-size 3", dir);

@@ -235,8 +235,8 @@ TEST_CASE("placement: stages on the schedule's devices, or exit 3 naming the sta
   CHECK(j["devices"].size() == 2);
   CHECK(j["virtual_stages"] == 2);
   expect_failure(dir, v2 + " --schedule 1f1b", 3,
-                 "stages 0 and 2 share device 0: the 1f1b schedule runs the first 4 stages on 4 "
-                 "devices; give each stage its own device, or run stages that share devices as "
+                 "stages 0 and 2 share device 0: the 1f1b schedule runs each stage on a device "
+                 "of its own; give each stage its own device, or run stages that share devices as "
                  "--schedule interleaved --virtual-stages V");
   expect_failure(dir,
                  "simulate --input-model " + model + " --manual-sharding-config " +

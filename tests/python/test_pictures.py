@@ -109,8 +109,10 @@ def test_draw_svgs_parse_and_hold_suggest_memory_and_simulate_numbers(tmp_path):
                   if blocks[int(c["to"])]["stage"] == str(st["stage"]))
         assert close(got, st["received_bytes"]), st
 
-    # The memory bars: memory's devices with the same (default) options.
-    m = report("memory", "--input-model", MODEL, "--manual-sharding-config", cfg)
+    # The memory bars: memory's devices with the same options (its micro-batches
+    # a step too).
+    m = report("memory", "--input-model", MODEL, "--manual-sharding-config", cfg,
+               "--batches-per-step", 8)
     memory = {int(b["stage"]): b["value"] for b in attrs(bars, "rect", "bar")
               if b["metric"] == "memory-bytes"}
     for stage in range(4):
@@ -218,6 +220,14 @@ def test_plan_picture_is_the_best_layout(tmp_path, source):
     passes = 3 if best["schedule"] == "zb-h1" else 2
     assert len(ops) == passes * len(best["stages"]) * best["micro_batches"]
     assert close(max(float(o["end"]) for o in ops), best["makespan"])
+    if source == "counts":  # a stage after the first receives a layer's output, s h 2 bytes
+        run(*args, "--report", "html", "--report-file", tmp_path / "p.html")
+        page = (tmp_path / "p.html").read_text()
+        rows = dict(re.findall(r'<tr data-stage="(\d+)">(.*?)</tr>', page))
+        assert len(rows) == len(best["stages"])
+        for k, row in rows.items():
+            received = re.findall(r"<td>(.*?)</td>", row)[5]
+            assert received == ("0 B" if k == "0" else "256.0 KiB"), (k, received)
 
 
 @needs_models

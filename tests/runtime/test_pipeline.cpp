@@ -108,6 +108,26 @@ TEST_CASE("the seed example: four stages of unit-cost nodes, 16 micro-batches") 
   CHECK(chrome_trace(m, 1.0).find("\"ph\":\"X\"") != std::string::npos);
 }
 
+TEST_CASE("the forward timeline marks stages past 9 by letters, and says so") {
+  // A trial read stage 10 as 0 and 11 as 1, in rows shifted past device 9.
+  run_metrics m;
+  m.makespan = 72;
+  for (int s = 0; s < 12; ++s) {
+    m.devices.push_back({s, 6, 6.0 / 72});
+    m.items.push_back({s, s, 0, 6.0 * s, 6.0 * (s + 1)});
+  }
+  const auto text = timeline(m);
+  CHECK(text.find("device 9  |" + std::string(54, '.') + std::string(6, '9')) != std::string::npos);
+  CHECK(text.find("device 10 |" + std::string(60, '.') + std::string(6, 'a')) != std::string::npos);
+  CHECK(text.find("device 11 |" + std::string(66, '.') + std::string(6, 'b') + "|") !=
+        std::string::npos);
+  CHECK(text.find("(stages from 10 are letters: a = 10 ... z = 35, A = 36 ... Z = 61)\n") !=
+        std::string::npos);
+  m.items.back().stage = 62; // past Z, the marks start again, and the line says so
+  CHECK(timeline(m).find(std::string(6, '0') + "|") != std::string::npos);
+  CHECK(timeline(m).find("then 0 again: a mark is the stage mod 62)") != std::string::npos);
+}
+
 TEST_CASE("10,000 stages x 10,000 micro-batches in virtual mode") {
   const pipeline_plan plan = plan_of(std::vector<std::int64_t>(10'000, 1));
   const auto m = session(plan, device_manager(10'000))

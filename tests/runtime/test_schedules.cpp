@@ -3,9 +3,11 @@
 // and, on random stage times, the invariants any schedule keeps.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include <shardpoint/runtime/schedules.hpp>
@@ -213,24 +215,55 @@ TEST_CASE("on random stage times every schedule keeps its order and its dependen
   }
 }
 
-TEST_CASE("the ASCII timeline says how many operations are too short to show") {
+TEST_CASE("the ASCII timeline: what runs longest in a column, the hidden counted, rows aligned") {
   // A trial's timeline hid operations far shorter than the step, unsaid.
   schedule_result r;
   r.makespan = 200;
   r.ops = {{'F', 0, 0, 0, 0, 100}, {'B', 0, 0, 0, 100, 100.001}, {'F', 1, 1, 0, 100.001, 200}};
-  // Device 1's F takes column 36 too, but on its own row: all shown.
+  // Device 1's F shares column 36 in time, but on its own row: all shown.
   auto text = timeline(r, 2);
   CHECK(text.find("too short") == std::string::npos);
   CHECK(text.find("device 0 |" + std::string(36, 'F') + "B" + std::string(35, '.') + "|\n") !=
         std::string::npos);
-  // On one device the short B is drawn over by the next operation.
+  // On one device the short B shares column 36 with an F that runs far
+  // longer there: F shows, and the B is counted.
   r.ops[2].device = 0;
   text = timeline(r, 1);
   CHECK(text.find("device 0 |" + std::string(72, 'F') + "|\n") != std::string::npos);
-  CHECK(text.find("(1 operation is too short to show at 72 columns, a column 2.778 units: drawn "
-                  "over by the next)\n") != std::string::npos);
+  CHECK(text.find("(1 operation is too short to show at 72 columns, a column 2.778 units: where "
+                  "several run in a column, each mark shows about as often as its share of the "
+                  "time)\n") != std::string::npos);
   // Wider, it shows.
   CHECK(timeline(r, 1, 1000000).find("too short") == std::string::npos);
+
+  // Many operations a column: the marks follow the time each kind takes
+  // (1F1B's steady state runs F and B one to one, B twice as long; drawing
+  // each over the last showed about four B to an F).
+  schedule_options o;
+  o.devices = 4;
+  o.micro_batches = 400;
+  const auto many = run_schedule(std::vector<stage_times>(4, stage_times{1, 2}), o);
+  const auto row0 = timeline(many, 4);
+  const auto line = row0.substr(0, row0.find('\n'));
+  const auto f = std::count(line.begin(), line.end(), 'F');
+  const auto b = std::count(line.begin(), line.end(), 'B');
+  CAPTURE(line);
+  CHECK(f + b == 72);
+  CHECK(std::abs(static_cast<double>(b) - 2.0 * static_cast<double>(f)) <= 4.0);
+
+  // Twelve devices: every row's bar starts in the same column.
+  o.devices = 12;
+  o.micro_batches = 12;
+  const auto twelve = timeline(run_schedule(std::vector<stage_times>(12), o), 12);
+  std::istringstream rows(twelve);
+  std::string row;
+  int seen = 0;
+  while (std::getline(rows, row) && row.rfind("device ", 0) == 0) {
+    CAPTURE(row);
+    CHECK(row.find('|') == std::string("device 11 ").size());
+    ++seen;
+  }
+  CHECK(seen == 12);
 }
 
 TEST_CASE("schedules refuse what they cannot run") {

@@ -61,7 +61,9 @@ memory_flags planned(const draw_request& a, int stages) {
   if (a.schedule == "gpipe" || a.schedule == "1f1b") {
     f.schedule = a.schedule;
   }
-  if (!a.schedule.empty()) {
+  // The micro-batches of a step: the schedule's, or those given (a trial's
+  // --batches-per-step 8 without a schedule left the bars at memory's 1).
+  if (!a.schedule.empty() || a.batches_per_step > 0) {
     f.batches_per_step =
         std::to_string(a.batches_per_step > 0 ? a.batches_per_step : 2 * std::max(stages, 1));
   }

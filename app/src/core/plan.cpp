@@ -428,12 +428,15 @@ io::picture draw_plan(model_source* source, const io::plan_report& report, const
     p = detail::picture_of(*source, emit_split(report.result, best.at, *source, points), in);
   } else {
     p.cost_unit = "s forward";
+    // What each stage receives, a sample, as the split counts it (a trial's
+    // page said 0 B for every stage of a chain).
+    const auto& received = report.result.splits.at(best.split).stage_received_bytes;
     for (std::size_t s = 0; s < best.stages.size(); ++s) {
       const auto& st = best.stages[s];
-      p.stages.push_back({static_cast<int>(s), static_cast<int>(s) % best.at.pipeline, 0,
-                          st.forward, static_cast<double>(st.parameter_bytes), 0,
-                          static_cast<double>(st.activation_bytes),
-                          static_cast<double>(st.total_bytes)});
+      p.stages.push_back(
+          {static_cast<int>(s), static_cast<int>(s) % best.at.pipeline, 0, st.forward,
+           static_cast<double>(st.parameter_bytes), s < received.size() ? received[s] : 0,
+           static_cast<double>(st.activation_bytes), static_cast<double>(st.total_bytes)});
       if (st.forward > p.bottleneck) {
         p.bottleneck = st.forward;
         p.bottleneck_stage = static_cast<int>(s);

@@ -145,8 +145,10 @@ void check_placement(const runtime::pipeline_plan& plan, const simulate_request&
         // (--virtual-stages is only the interleaved schedule's: a trial
         // pointed to it from gpipe, which refuses it.)
         throw check_failed(cat("stages ", t, " and ", s, " share device ", plan.stages[s].device,
-                               ": the ", a.schedule, " schedule runs the first ", p, " stages on ",
-                               p, " devices",
+                               ": the ", a.schedule, " schedule runs ",
+                               a.virtual_stages > 1
+                                   ? cat("the first ", p, " stages on ", p, " devices")
+                                   : std::string("each stage on a device of its own"),
                                a.schedule == "interleaved"
                                    ? " (see --virtual-stages)"
                                    : "; give each stage its own device, or run stages that "

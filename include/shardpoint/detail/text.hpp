@@ -43,6 +43,15 @@ inline std::string number(double value) {
   return buf;
 }
 
+/// "1 stage", "4 stages", "1 micro-batch", "8 micro-batches": a count and
+/// its noun, plural but for one (`plural`, or the noun and an s).
+inline std::string counted(std::size_t n, std::string_view noun, std::string_view plural = {}) {
+  return std::to_string(n) + " " +
+         (n == 1           ? std::string(noun)
+          : plural.empty() ? std::string(noun) + "s"
+                           : std::string(plural));
+}
+
 /// A number as a table shows it: no exponent, at most three decimals, none
 /// trailing; below one, six (and `number`'s form for what that rounds to 0).
 inline std::string plain_number(double value) {

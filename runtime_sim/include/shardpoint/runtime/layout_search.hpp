@@ -209,7 +209,8 @@ struct layout_search_result {
   /// Feasible ones best first, then the infeasible ones in the space's order.
   std::vector<layout_candidate> candidates;
   std::size_t feasible = 0;
-  /// The splits the candidates use, with their stage count and tp degree.
+  /// The splits the candidates use, with their stage count and tp degree
+  /// (stage_received_bytes: what each stage reads from others, a sample).
   std::vector<balanced_sharding> splits;
   std::vector<std::pair<int, int>> split_keys;
 };
@@ -353,6 +354,16 @@ std::vector<stage_sums> sums_of(const G& g, const layout_model& m, const shardin
     out[static_cast<std::size_t>(s)].received += static_cast<double>(m.vertices[v].output_bytes);
   }
   return out;
+}
+
+// A split's stage_received_bytes as the layout counts them (sums_of's
+// received: each outside vertex read once a stage, a sample), where
+// balanced_shard, given no bytes, left none.
+inline void set_received(balanced_sharding& split, const std::vector<stage_sums>& sums) {
+  split.stage_received_bytes.assign(sums.size(), 0);
+  for (std::size_t s = 0; s < sums.size(); ++s) {
+    split.stage_received_bytes[s] = sums[s].received;
+  }
 }
 
 // Each vertex's compute at tensor-parallel degree tp (step 1).
@@ -683,9 +694,10 @@ void try_capped(const G& g, const layout_model& m, layout_candidate& c, const cl
   layout_candidate again = c;
   again.reason.clear();
   again.refused_by = "";
-  cost(again,
-       sums_of(g, m, capped->result, S, c.at.tensor, space.training.param_persistence_threshold),
-       cluster, space);
+  const auto sums =
+      sums_of(g, m, capped->result, S, c.at.tensor, space.training.param_persistence_threshold);
+  cost(again, sums, cluster, space);
+  set_received(*capped, sums);
   if (again.feasible) {
     again.split = out.splits.size();
     again.memory_capped = true;
@@ -724,6 +736,7 @@ layout_search_result search_layouts(const G& g, const layout_model& m, const clu
     o.stages = S;
     auto split = balanced_shard(g, cost.data(), o);
     auto sums = L::sums_of(g, m, split.result, S, tp, space.training.param_persistence_threshold);
+    L::set_received(split, sums);
     out.splits.push_back(std::move(split));
     out.split_keys.emplace_back(S, tp);
     return splits.emplace(std::pair{S, tp}, std::pair{out.splits.size() - 1, std::move(sums)})

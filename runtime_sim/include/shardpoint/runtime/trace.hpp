@@ -6,9 +6,13 @@
 #define SHARDPOINT_RUNTIME_TRACE_HPP
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,72 +25,129 @@ namespace shardpoint::runtime {
 
 namespace detail::trace {
 
-// Rows of `width` columns a device, each operation (device, start, end, its
-// mark) over the columns it spans and at least one, later ones over earlier
-// ones; then a line counting the operations left without a column, which
-// were drawn over (a trial's timeline hid operations far shorter than the
-// step without a word).
+// Rows of `width` columns, one a device (its label padded to the widest, so
+// the rows line up past device 9). A column where nothing runs is '.'; one
+// where operations run shows one of their marks: of those, the mark whose
+// time run so far on the row most exceeds the columns it has been shown
+// (each column counted as its width of time). A short operation alone in a
+// column shows; where many share columns, each mark shows about as often as
+// its share of the time (drawing each over the last showed whichever came
+// last: a trial read four B to an F that 1F1B runs one to one). Then a line
+// counting the operations whose mark no column of theirs shows, when some.
 template <class Ops, class Row, class Mark>
-std::string ascii_rows(const Ops& ops, double makespan, int width, std::map<int, std::string> rows,
+std::string ascii_rows(const Ops& ops, double makespan, int width, const std::vector<int>& devices,
                        Row row_of, Mark mark_of) {
-  std::map<int, std::vector<std::size_t>> owner; // the operation drawn in each column
-  for (const auto& [device, text] : rows) {
-    owner[device].assign(text.size(), ops.size());
+  const double column = makespan / width;
+  const auto w = static_cast<std::size_t>(width);
+  // Per device, per column: (mark, time in the column) of what ran there.
+  std::map<int, std::vector<std::vector<std::pair<char, double>>>> cells;
+  for (const int d : devices) {
+    cells[d].resize(w);
   }
-  std::size_t i = 0;
+  const auto span = [&](const auto& op) {
+    const auto from = std::clamp(static_cast<int>(op.start / column), 0, width - 1);
+    const auto to = std::clamp(static_cast<int>(std::ceil(op.end / column)), from + 1, width);
+    return std::pair{static_cast<std::size_t>(from), static_cast<std::size_t>(to)};
+  };
   for (const auto& op : ops) {
-    const int device = row_of(op);
-    auto& text = rows[device];
-    auto& own = owner[device];
-    if (text.empty()) {
-      text.assign(static_cast<std::size_t>(width), '.');
-      own.assign(text.size(), ops.size());
+    auto& row = cells[row_of(op)];
+    row.resize(w);
+    const auto [from, to] = span(op);
+    for (auto c = from; c < to; ++c) {
+      const double lo = std::max(op.start, static_cast<double>(c) * column);
+      const double hi = std::min(op.end, static_cast<double>(c + 1) * column);
+      auto& cell = row[c];
+      const char mark = mark_of(op);
+      auto it =
+          std::find_if(cell.begin(), cell.end(), [&](const auto& m) { return m.first == mark; });
+      if (it == cell.end()) {
+        cell.emplace_back(mark, 0.0);
+        it = cell.end() - 1;
+      }
+      it->second += std::max(0.0, hi - lo);
     }
-    const auto from = static_cast<int>(op.start / makespan * width);
-    const auto to = std::max(from + 1, static_cast<int>(op.end / makespan * width));
-    for (int c = std::max(0, from); c < std::min(width, to); ++c) {
-      text[static_cast<std::size_t>(c)] = mark_of(op);
-      own[static_cast<std::size_t>(c)] = i;
-    }
-    ++i;
   }
-  std::vector<bool> shown(ops.size(), false);
-  for (const auto& [device, own] : owner) {
-    for (const auto o : own) {
-      if (o < ops.size()) {
-        shown[o] = true;
+  std::map<int, std::string> rows;
+  std::size_t label = 1;
+  for (const auto& [device, row] : cells) {
+    auto& text = rows[device];
+    text.assign(w, '.');
+    std::map<char, double> owed; // time run, less the columns shown, by mark
+    for (std::size_t c = 0; c < w; ++c) {
+      char best = 0;
+      for (const auto& [mark, time] : row[c]) {
+        owed[mark] += time;
+      }
+      for (const auto& [mark, time] : row[c]) {
+        if (best == 0 || owed[mark] > owed[best]) {
+          best = mark;
+        }
+      }
+      if (best != 0) {
+        text[c] = best;
+        owed[best] -= column;
       }
     }
+    label = std::max(label, std::to_string(device).size());
   }
-  const auto hidden = static_cast<std::size_t>(std::count(shown.begin(), shown.end(), false));
+  std::size_t hidden = 0;
+  for (const auto& op : ops) {
+    const auto& text = rows[row_of(op)];
+    const auto [from, to] = span(op);
+    hidden += std::find(text.begin() + static_cast<std::ptrdiff_t>(from),
+                        text.begin() + static_cast<std::ptrdiff_t>(to),
+                        mark_of(op)) == text.begin() + static_cast<std::ptrdiff_t>(to);
+  }
   std::ostringstream os;
   for (const auto& [device, text] : rows) {
-    os << "device " << device << " |" << text << "|\n";
+    const auto id = std::to_string(device);
+    os << "device " << id << std::string(label - id.size(), ' ') << " |" << text << "|\n";
   }
   if (hidden > 0) {
     os << "(" << hidden << (hidden == 1 ? " operation is" : " operations are")
        << " too short to show at " << width << " columns, a column "
-       << shardpoint::detail::plain_number(makespan / width) << " units: drawn over by the next)\n";
+       << shardpoint::detail::plain_number(column)
+       << " units: where several run in a column, each mark shows about as often as its share "
+          "of the time)\n";
   }
   return os.str();
 }
 
+// A stage's mark: 0-9, then a-z (10-35), then A-Z (36-61), then again.
+inline char stage_mark(int stage) {
+  constexpr std::string_view marks =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  return marks[static_cast<std::size_t>(stage) % marks.size()];
+}
+
 } // namespace detail::trace
 
-/// A row per device over `width` columns: the stage number (mod 10) where
-/// the device computes, '.' where it idles; then how many operations are too
-/// short to show, when some are. Empty when items were not kept.
+/// A row per device over `width` columns: the stage's mark (0-9, then a-z
+/// for 10-35, A-Z for 36-61, a line says so) where the device computes --
+/// where several share columns, each about as often as its share of their
+/// time --, '.' where it idles; then how many operations no column shows,
+/// when some. Empty when items were not kept.
 inline std::string timeline(const run_metrics& m, int width = 72) {
   if (m.items.empty() || m.makespan <= 0) {
     return {};
   }
-  std::map<int, std::string> rows;
+  std::vector<int> devices;
+  int last_stage = 0;
   for (const auto& d : m.devices) {
-    rows[d.device] = std::string(static_cast<std::size_t>(width), '.');
+    devices.push_back(d.device);
   }
-  return detail::trace::ascii_rows(
-      m.items, m.makespan, width, std::move(rows), [](const auto& item) { return item.device; },
-      [](const auto& item) { return static_cast<char>('0' + item.stage % 10); });
+  for (const auto& item : m.items) {
+    last_stage = std::max(last_stage, item.stage);
+  }
+  auto out = detail::trace::ascii_rows(
+      m.items, m.makespan, width, devices, [](const auto& item) { return item.device; },
+      [](const auto& item) { return detail::trace::stage_mark(item.stage); });
+  if (last_stage >= 10) {
+    out += last_stage < 62 ? "(stages from 10 are letters: a = 10 ... z = 35, A = 36 ... Z = 61)\n"
+                           : "(stages from 10 are letters: a = 10 ... z = 35, A = 36 ... Z = 61, "
+                             "then 0 again: a mark is the stage mod 62)\n";
+  }
+  return out;
 }
 
 /// Chrome trace-event JSON (chrome://tracing, Perfetto): one complete event
@@ -118,12 +179,10 @@ inline std::string timeline(const schedule_result& r, int devices, int width = 7
   if (r.ops.empty() || r.makespan <= 0) {
     return {};
   }
-  std::map<int, std::string> rows;
-  for (int d = 0; d < devices; ++d) {
-    rows[d] = std::string(static_cast<std::size_t>(width), '.');
-  }
+  std::vector<int> ids(static_cast<std::size_t>(std::max(devices, 0)));
+  std::iota(ids.begin(), ids.end(), 0);
   return detail::trace::ascii_rows(
-      r.ops, r.makespan, width, std::move(rows), [](const auto& op) { return op.device; },
+      r.ops, r.makespan, width, ids, [](const auto& op) { return op.device; },
       [](const auto& op) { return op.kind; });
 }
 
