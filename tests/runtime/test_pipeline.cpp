@@ -105,6 +105,7 @@ TEST_CASE("the seed example: four stages of unit-cost nodes, 16 micro-batches") 
   CHECK(m.stages[1].utilisation == doctest::Approx(16.0 * 133 / (175 + 15 * 133)));
   CHECK(m.bubble_fraction == doctest::Approx(1.0 - 16.0 * 175 / (4.0 * (175 + 15 * 133))));
   CHECK(timeline(m).find("device 1 |") != std::string::npos);
+  CHECK_THROWS_AS((void)timeline(m, 0), shardpoint::bad_parameter_error);
   CHECK(chrome_trace(m, 1.0).find("\"ph\":\"X\"") != std::string::npos);
 }
 

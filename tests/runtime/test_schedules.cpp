@@ -235,6 +235,11 @@ TEST_CASE("the ASCII timeline: what runs longest in a column, the hidden counted
                   "time)\n") != std::string::npos);
   // Wider, it shows.
   CHECK(timeline(r, 1, 1000000).find("too short") == std::string::npos);
+  // No columns is a bad parameter, not std::clamp's broken precondition;
+  // and so even when nothing ran.
+  CHECK_THROWS_AS((void)timeline(r, 1, 0), shardpoint::bad_parameter_error);
+  CHECK_THROWS_AS((void)timeline(r, 1, -3), shardpoint::bad_parameter_error);
+  CHECK_THROWS_AS((void)timeline(schedule_result{}, 1, 0), shardpoint::bad_parameter_error);
 
   // Many operations a column: the marks follow the time each kind takes
   // (1F1B's steady state runs F and B one to one, B twice as long; drawing

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <shardpoint/detail/text.hpp>
+#include <shardpoint/error.hpp>
 
 #include "metrics.hpp"
 #include "schedules.hpp"
@@ -34,6 +35,13 @@ namespace detail::trace {
 // its share of the time (drawing each over the last showed whichever came
 // last: a trial read four B to an F that 1F1B runs one to one). Then a line
 // counting the operations whose mark no column of theirs shows, when some.
+inline void check_width(int width) {
+  if (width < 1) {
+    throw bad_parameter_error(
+        shardpoint::detail::cat("a timeline needs at least one column, not ", width));
+  }
+}
+
 template <class Ops, class Row, class Mark>
 std::string ascii_rows(const Ops& ops, double makespan, int width, const std::vector<int>& devices,
                        Row row_of, Mark mark_of) {
@@ -126,8 +134,10 @@ inline char stage_mark(int stage) {
 /// for 10-35, A-Z for 36-61, a line says so) where the device computes --
 /// where several share columns, each about as often as its share of their
 /// time --, '.' where it idles; then how many operations no column shows,
-/// when some. Empty when items were not kept.
+/// when some. Empty when items were not kept. Throws bad_parameter_error
+/// for a width below 1.
 inline std::string timeline(const run_metrics& m, int width = 72) {
+  detail::trace::check_width(width);
   if (m.items.empty() || m.makespan <= 0) {
     return {};
   }
@@ -174,8 +184,10 @@ inline std::string chrome_trace(const run_metrics& m, double us_per_unit) {
 }
 
 /// A training schedule's run as timeline() draws a forward one: a row per
-/// device, 'F', 'B' or 'W' where it computes, '.' where it idles.
+/// device, 'F', 'B' or 'W' where it computes, '.' where it idles. Throws
+/// bad_parameter_error for a width below 1.
 inline std::string timeline(const schedule_result& r, int devices, int width = 72) {
+  detail::trace::check_width(width);
   if (r.ops.empty() || r.makespan <= 0) {
     return {};
   }
