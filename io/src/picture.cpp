@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/picture.hpp>
@@ -64,6 +65,33 @@ std::string shown(double v) {
     os << v;
   }
   return os.str();
+}
+
+// Whether figures in `unit` are seconds: "s", or "s" and words ("s
+// forward"). They are then shown in s, ms, us or ns (human_seconds): a
+// trial's page read "bottleneck 8.735e-06 s".
+bool in_seconds(std::string_view unit) {
+  return unit == "s" || unit.substr(0, 2) == "s ";
+}
+
+// A figure in `unit`, where the unit is said elsewhere (a heading, a title).
+std::string figure(double v, std::string_view unit) {
+  return in_seconds(unit) ? human_seconds(v) : shown(v);
+}
+
+// A figure and its unit: "120 MFLOP", "8.735 us forward".
+std::string amount(double v, std::string_view unit) {
+  return in_seconds(unit) ? human_seconds(v) + std::string(unit.substr(1))
+                          : shown(v) + " " + std::string(unit);
+}
+
+// A heading's unit, for figures shown by figure(): " (MFLOP)"; seconds
+// carry their own unit, so only their words: " (forward)", or nothing.
+std::string heading_unit(std::string_view unit) {
+  if (in_seconds(unit)) {
+    return unit.size() > 2 ? " (" + std::string(unit.substr(2)) + ")" : "";
+  }
+  return " (" + std::string(unit) + ")";
 }
 
 std::string bytes(double b) {
@@ -177,7 +205,7 @@ std::string stages_svg(const picture& p) {
     s.text(x + 8, y + 17,
            "stage " + std::to_string(b.stage) + " \u00b7 device " + std::to_string(b.device),
            " class=\"label\" font-weight=\"bold\"");
-    s.text(x + 8, y + 33, counted(b.nodes, "node") + ", cost " + shown(b.cost));
+    s.text(x + 8, y + 33, counted(b.nodes, "node") + ", cost " + figure(b.cost, p.cost_unit));
     s.text(x + 8, y + 48, "weights " + bytes(b.parameter_bytes));
     double line = y + 66;
     for (std::size_t k = 0; k < b.ops.size() && k < 4; ++k, line += 14) {
@@ -200,11 +228,11 @@ struct metric {
   bool is_bytes;
 };
 
-// The charts of the stage bars: cost and parameters, and activations and
+// The charts of the stage bars: cost and the weights as stored, and activations and
 // memory when every stage has them.
 std::vector<metric> metrics_of(const picture& p) {
   std::vector<metric> metrics;
-  metric cost{"cost", "cost", {}, false}, params{"parameter-bytes", "parameters", {}, true};
+  metric cost{"cost", "cost", {}, false}, params{"parameter-bytes", "weights as stored", {}, true};
   metric act{"activation-bytes", "activations held", {}, true};
   metric mem{"memory-bytes", "memory (planned)", {}, true};
   bool has_act = !p.stages.empty(), has_mem = !p.stages.empty();
@@ -244,7 +272,7 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
   }
   top = top > 0 ? top : 1;
   os << "<g class=\"chart\" data-metric=\"" << mt.key << "\">";
-  s.text(x0, y0 - 40, mt.heading + std::string(is_cost ? " (" + p.cost_unit + ")" : ""),
+  s.text(x0, y0 - 40, mt.heading + (is_cost ? heading_unit(p.cost_unit) : std::string()),
          " font-weight=\"bold\"");
   os << "<line x1=\"" << exact(x0) << "\" y1=\"" << exact(y0 + chart_h) << "\" x2=\""
      << exact(x0 + chart_w) << "\" y2=\"" << exact(y0 + chart_h) << "\" stroke=\"#999\"/>";
@@ -256,7 +284,7 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
     const bool bottleneck = is_cost && (p.pace_device ? st.device == p.pace_device->device
                                                       : st.stage == p.bottleneck_stage);
     const bool over = is_mem && p.memory_capacity && mt.values[k] > *p.memory_capacity;
-    const std::string value = mt.is_bytes ? bytes(mt.values[k]) : shown(mt.values[k]);
+    const std::string value = mt.is_bytes ? bytes(mt.values[k]) : figure(mt.values[k], p.cost_unit);
     os << "<rect class=\"bar" << (bottleneck ? " bottleneck" : "") << (over ? " over" : "")
        << "\" data-metric=\"" << mt.key << "\" data-stage=\"" << st.stage << "\" data-value=\""
        << exact(mt.values[k]) << "\" x=\"" << exact(x) << "\" y=\"" << exact(y0 + chart_h - h)
@@ -264,11 +292,11 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
        << colour(st.stage) << "\" stroke=\"" << (bottleneck || over ? "#c00" : "none")
        << "\" stroke-width=\"2\">"
        << title_of("stage " + std::to_string(st.stage) + ": " + value +
-                   (!bottleneck     ? ""
-                    : p.pace_device ? " (on device " + std::to_string(st.device) +
-                                          ", the bottleneck: " + shown(p.pace_device->cost) +
-                                          " with its other stages)"
-                                    : " (bottleneck)") +
+                   (!bottleneck ? ""
+                    : p.pace_device
+                        ? " (on device " + std::to_string(st.device) + ", the bottleneck: " +
+                              figure(p.pace_device->cost, p.cost_unit) + " with its other stages)"
+                        : " (bottleneck)") +
                    (over ? " (over the capacity)" : ""))
        << "</rect>";
     s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
@@ -288,7 +316,8 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
     os << "<line class=\"" << cls << "\" data-value=\"" << exact(v) << "\" x1=\"" << exact(x0)
        << "\" y1=\"" << exact(y) << "\" x2=\"" << exact(x0 + chart_w) << "\" y2=\"" << exact(y)
        << "\" stroke=\"#c00\" stroke-dasharray=\"5,3\"/>";
-    s.text(x0 + chart_w, y - 3, std::string(label) + " " + (mt.is_bytes ? bytes(v) : shown(v)),
+    s.text(x0 + chart_w, y - 3,
+           std::string(label) + " " + (mt.is_bytes ? bytes(v) : figure(v, p.cost_unit)),
            " text-anchor=\"end\" font-size=\"10\" fill=\"#c00\"");
   };
   if (is_cost) {
@@ -339,7 +368,8 @@ double timeline_end(const picture& p) {
 
 // One operation's block in its device's lane (named F3, B3, W3 when wide
 // enough).
-void draw_op(svg& s, const picture::event& e, const time_axis& axis, double row) {
+void draw_op(svg& s, const picture::event& e, const time_axis& axis, double row,
+             std::string_view unit) {
   const double y = 30 + e.device * row;
   const double x = axis.x(e.start), w = std::max(0.5, axis.x(std::min(e.end, axis.span)) - x);
   const char* opacity = e.kind == 'F' ? "1" : e.kind == 'B' ? "0.62" : "0.35";
@@ -350,8 +380,8 @@ void draw_op(svg& s, const picture::event& e, const time_axis& axis, double row)
           << exact(x) << "\" y=\"" << exact(y) << "\" width=\"" << exact(w) << "\" height=\""
           << exact(row - 4) << "\" fill=\"" << colour(e.stage) << "\" fill-opacity=\"" << opacity
           << (w >= 3 ? "\" stroke=\"#fff\" stroke-width=\"0.5\">" : "\">") // a narrow one: no edge
-          << title_of(name + ", stage " + std::to_string(e.stage) + ": " + shown(e.start) + " to " +
-                      shown(e.end))
+          << title_of(name + ", stage " + std::to_string(e.stage) + ": " + figure(e.start, unit) +
+                      " to " + figure(e.end, unit))
           << "</rect>";
   if (w > 22) {
     s.text(x + w / 2, y + row / 2 + 1, name,
@@ -409,10 +439,11 @@ std::string timeline_svg(const picture& p) {
   svg s(axis.x0 + axis.width + 30, 60 + devices * row + curve_h + (curve_h > 0 ? 40 : 0),
         "timeline-svg");
   s.text(20, 18,
-         "Pipeline timeline: makespan " + shown(p.makespan) + " " + p.time_unit +
+         "Pipeline timeline: makespan " + amount(p.makespan, p.time_unit) +
              (end < p.makespan
-                  ? " (drawn to " + shown(end) + ": the " + std::to_string(drawn) + " of " +
-                        std::to_string(p.timeline.size()) + " operations that start before)"
+                  ? " (drawn to " + figure(end, p.time_unit) + ": the " + std::to_string(drawn) +
+                        " of " + std::to_string(p.timeline.size()) +
+                        " operations that start before)"
                   : "") +
              " (grey: idle)",
          " font-weight=\"bold\"");
@@ -425,13 +456,14 @@ std::string timeline_svg(const picture& p) {
   }
   for (const auto& e : p.timeline) {
     if (!(e.start >= end && end < p.makespan)) {
-      draw_op(s, e, axis, row);
+      draw_op(s, e, axis, row, p.time_unit);
     }
   }
   const double axis_y = 30 + devices * row + 12;
   for (int k = 0; k <= 4; ++k) {
     const double t = axis.span * k / 4;
-    s.text(axis.x(t), axis_y, shown(t), " text-anchor=\"middle\" font-size=\"10\" fill=\"#666\"");
+    s.text(axis.x(t), axis_y, figure(t, p.time_unit),
+           " text-anchor=\"middle\" font-size=\"10\" fill=\"#666\"");
   }
   if (!p.memory_curve.empty()) {
     draw_activation_curve(s, p, axis, axis_y + 30, curve_h);
@@ -445,7 +477,7 @@ std::string candidates_svg(const picture& p) {
   const double w = 520, h = 220, x0 = 60, y0 = 40;
   svg s(w + 260, h + 90, "candidates-svg");
   auto& os = s.out();
-  s.text(20, 18, "Bottleneck against the number of stages (" + p.cost_unit + ")",
+  s.text(20, 18, "Bottleneck against the number of stages" + heading_unit(p.cost_unit),
          " font-weight=\"bold\"");
   double top = 0;
   int most = 1;
@@ -471,8 +503,9 @@ std::string candidates_svg(const picture& p) {
        << exact(c.lower_bound) << "\" cx=\"" << exact(x_of(c.stages)) << "\" cy=\""
        << exact(y_of(c.bottleneck)) << "\" r=\"" << (chosen ? 6 : 4) << "\" fill=\""
        << (chosen ? "#c00" : "#4e79a7") << "\">"
-       << title_of(std::to_string(c.stages) + " stages: bottleneck " + shown(c.bottleneck) +
-                   ", lower bound " + shown(c.lower_bound))
+       << title_of(std::to_string(c.stages) + " stages: bottleneck " +
+                   figure(c.bottleneck, p.cost_unit) + ", lower bound " +
+                   figure(c.lower_bound, p.cost_unit))
        << "</circle>";
     s.text(x_of(c.stages), y0 + h + 16, std::to_string(c.stages),
            " text-anchor=\"middle\" font-size=\"10\"");
@@ -486,7 +519,7 @@ std::string candidates_svg(const picture& p) {
     y += 16;
     os << "<g class=\"baseline\" data-name=\"" << xml_escaped(name) << "\" data-bottleneck=\""
        << exact(value) << "\">";
-    s.text(x0 + w + 30, y, name + ": " + shown(value), " font-size=\"11\"");
+    s.text(x0 + w + 30, y, name + ": " + figure(value, p.cost_unit), " font-size=\"11\"");
     os << "</g>";
   }
   return s.done();
@@ -512,8 +545,8 @@ constexpr const char* style =
 
 std::string stage_table(const picture& p) {
   std::ostringstream os;
-  os << "<table id=\"stage-table\"><tr><th>stage</th><th>device</th><th>nodes</th><th>cost ("
-     << xml_escaped(p.cost_unit) << ")</th><th>parameters</th><th>received</th>"
+  os << "<table id=\"stage-table\"><tr><th>stage</th><th>device</th><th>nodes</th><th>cost"
+     << xml_escaped(heading_unit(p.cost_unit)) << "</th><th>weights as stored</th><th>received</th>"
      << "<th>activations</th><th>memory</th></tr>";
   for (const auto& st : p.stages) {
     os << "<tr data-stage=\"" << st.stage
@@ -522,9 +555,10 @@ std::string stage_table(const picture& p) {
        << (p.pace_device
                ? (st.device == p.pace_device->device ? " (its device, the bottleneck)" : "")
                : (st.stage == p.bottleneck_stage ? " (bottleneck)" : ""))
-       << "</td><td>" << st.device << "</td><td>" << st.nodes << "</td><td>" << shown(st.cost)
-       << "</td><td>" << bytes(st.parameter_bytes) << "</td><td>" << bytes(st.received_bytes)
-       << "</td><td>" << (st.activation_bytes ? bytes(*st.activation_bytes) : "-") << "</td><td>"
+       << "</td><td>" << st.device << "</td><td>" << st.nodes << "</td><td>"
+       << figure(st.cost, p.cost_unit) << "</td><td>" << bytes(st.parameter_bytes) << "</td><td>"
+       << bytes(st.received_bytes) << "</td><td>"
+       << (st.activation_bytes ? bytes(*st.activation_bytes) : "-") << "</td><td>"
        << (st.memory_bytes ? bytes(*st.memory_bytes) : "-") << "</td></tr>";
   }
   os << "</table>";
@@ -568,14 +602,14 @@ std::string to_html_fragment(const picture& p) {
   if (!p.stages.empty()) {
     os << "<p id=\"summary\">" << counted(p.stages.size(), "stage") << "; bottleneck ";
     if (p.pace_device) {
-      os << shown(p.pace_device->cost) << " " << xml_escaped(p.cost_unit) << " (device "
+      os << xml_escaped(amount(p.pace_device->cost, p.cost_unit)) << " (device "
          << p.pace_device->device << "'s stages together; the heaviest stage, "
-         << p.bottleneck_stage << ", " << shown(p.bottleneck) << ")";
+         << p.bottleneck_stage << ", " << figure(p.bottleneck, p.cost_unit) << ")";
     } else {
-      os << shown(p.bottleneck) << " " << xml_escaped(p.cost_unit) << " (stage "
-         << p.bottleneck_stage << ")";
+      os << xml_escaped(amount(p.bottleneck, p.cost_unit)) << " (stage " << p.bottleneck_stage
+         << ")";
     }
-    os << ", lower bound " << shown(p.lower_bound) << ".</p>\n";
+    os << ", lower bound " << figure(p.lower_bound, p.cost_unit) << ".</p>\n";
   }
   for (const auto& note : p.notes) {
     os << "<p class=\"note\">" << xml_escaped(note) << "</p>\n";
