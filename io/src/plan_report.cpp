@@ -6,11 +6,13 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/plan_report.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -76,31 +78,57 @@ std::string to_table(const plan_report& r) {
     os << ": one node, " << c.devices << " of its " << c.devices_per_node;
   }
   os << "), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
-     << c.device_flops / 1e12 << " TFLOP/s each; global batch " << r.space.global_batch << ", "
-     << r.dtype << ", " << r.optimizer << "\n";
+     << shardpoint::detail::plain_number(c.device_flops / 1e12) << " TFLOP/s each; global batch "
+     << r.space.global_batch << ", " << r.dtype << ", " << r.optimizer << "\n";
   const auto& all = r.result.candidates;
   os << all.size() << " layouts costed, " << r.result.feasible << " fit";
   if (r.result.feasible == 0) {
     os << ": none\n";
   } else {
     os << "; the best " << listed(r) << ":\n";
-    std::snprintf(line, sizeof line, "%4s  %-22s %-14s %5s %6s %12s %12s %7s %12s %12s\n", "rank",
-                  "layout", "schedule", "mb", "m", "step", "samples/s", "bubble", "peak",
-                  "headroom");
-    os << line;
+    // The columns widen to their widest figure (a trial's rate of 10^18
+    // samples/s pushed its row out of line).
+    struct row {
+      std::string layout, schedule, step, rate, peak, headroom;
+    };
+    std::vector<row> rows;
+    std::size_t widths[6] = {22, 14, 12, 12, 12, 12};
     for (std::size_t i = 0; i < listed(r); ++i) {
       const auto& x = all[i];
-      const std::string schedule =
-          std::string(runtime::schedule_name(x.at.schedule)) +
-          (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
-      std::snprintf(
-          line, sizeof line, "%4zu  %-22s %-14s %5lld %6lld %12s %12s %6.1f%% %12s %12s\n", i + 1,
-          layout_name(x.at).c_str(), schedule.c_str(),
-          static_cast<long long>(x.at.micro_batch_size), static_cast<long long>(x.at.micro_batches),
-          human_seconds(x.step_time).c_str(), rate_text(x.throughput).c_str(), 100 * x.bubble,
-          human_bytes(static_cast<double>(x.peak_memory)).c_str(),
-          human_bytes(static_cast<double>(x.headroom)).c_str());
-      os << line;
+      row& w = rows.emplace_back();
+      w.layout = layout_name(x.at);
+      w.schedule = std::string(runtime::schedule_name(x.at.schedule)) +
+                   (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
+      w.step = human_seconds(x.step_time);
+      w.rate = rate_text(x.throughput);
+      w.peak = human_bytes(static_cast<double>(x.peak_memory));
+      w.headroom = human_bytes(static_cast<double>(x.headroom));
+      const std::string* cells[6] = {&w.layout, &w.schedule, &w.step,
+                                     &w.rate,   &w.peak,     &w.headroom};
+      for (std::size_t c = 0; c < 6; ++c) {
+        widths[c] = std::max(widths[c], cells[c]->size());
+      }
+    }
+    const auto left = [](const std::string& text, std::size_t width) {
+      return text + std::string(width - std::min(width, text.size()), ' ');
+    };
+    const auto right = [](const std::string& text, std::size_t width) {
+      return std::string(width - std::min(width, text.size()), ' ') + text;
+    };
+    os << "rank  " << left("layout", widths[0]) << ' ' << left("schedule", widths[1])
+       << "    mb      m " << right("step", widths[2]) << ' ' << right("samples/s", widths[3])
+       << "  bubble " << right("peak", widths[4]) << ' ' << right("headroom", widths[5]) << '\n';
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& x = all[i];
+      const auto& w = rows[i];
+      std::snprintf(line, sizeof line, " %5lld %6lld ",
+                    static_cast<long long>(x.at.micro_batch_size),
+                    static_cast<long long>(x.at.micro_batches));
+      os << right(std::to_string(i + 1), 4) << "  " << left(w.layout, widths[0]) << ' '
+         << left(w.schedule, widths[1]) << line << right(w.step, widths[2]) << ' '
+         << right(w.rate, widths[3]);
+      std::snprintf(line, sizeof line, " %6.1f%% ", 100 * x.bubble);
+      os << line << right(w.peak, widths[4]) << ' ' << right(w.headroom, widths[5]) << '\n';
     }
     const auto& best = all.front();
     os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)

@@ -1,6 +1,7 @@
 // Byte sizes as people write and read them.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -241,11 +243,12 @@ std::string human_bytes(double bytes) {
 
 // The unit is chosen after rounding, as human_bytes' is.
 std::string human_seconds(double s) {
-  char text[48];
   if (s >= 9999.5) { // four digits would print an exponent
-    std::snprintf(text, sizeof text, "%.0f s", s);
-    return text;
+    char whole[400]; // 309 digits at most
+    std::snprintf(whole, sizeof whole, "%.0f s", s);
+    return whole;
   }
+  char text[48];
   constexpr std::array<std::pair<double, const char*>, 4> units{
       {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}}};
   std::size_t u = 0;
@@ -256,6 +259,18 @@ std::string human_seconds(double s) {
   if (u > 0 && std::strtod(text, nullptr) >= 1000) {
     --u;
     std::snprintf(text, sizeof text, "%.4g", s * units[u].first);
+  }
+  if (std::strchr(text, 'e') != nullptr) { // below 10^-4 ns: four digits, no exponent
+    const double ns = s * units[u].first;
+    const int decimals = std::min(40, 3 - static_cast<int>(std::floor(std::log10(ns))));
+    std::snprintf(text, sizeof text, "%.*f", decimals, ns);
+    for (auto end = std::strlen(text); end > 1 && (text[end - 1] == '0' || text[end - 1] == '.');) {
+      const bool point = text[--end] == '.';
+      text[end] = '\0';
+      if (point) {
+        break;
+      }
+    }
   }
   return std::string(text) + " " + units[u].second;
 }

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <string>
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -110,6 +111,26 @@ TEST_CASE("human-readable times") {
   CHECK(human_seconds(0.99999) == "1 s");
   CHECK(human_seconds(9999.7) == "10000 s"); // not "1e+04 s"
   CHECK(human_seconds(123456.7) == "123457 s");
+  CHECK(human_seconds(7.68e-16) == "0.000000768 ns"); // not "7.68e-07 ns"
+  CHECK(human_seconds(1e300).size() == 303);          // every digit, not the first 47
+}
+
+TEST_CASE("numbers as tables show them: no exponent, however small or large") {
+  using shardpoint::detail::plain_number;
+  CHECK(plain_number(0) == "0");
+  CHECK(plain_number(522) == "522");
+  CHECK(plain_number(2.5) == "2.5");
+  CHECK(plain_number(1.23456) == "1.235");
+  CHECK(plain_number(0.015326) == "0.015326");
+  CHECK(plain_number(-0.25) == "-0.25");
+  CHECK(plain_number(1e13) == "10000000000000");
+  // Below what six decimals show: four significant digits (a table read
+  // "1e-09").
+  CHECK(plain_number(1e-9) == "0.000000001");
+  CHECK(plain_number(1.2346e-9) == "0.000000001235");
+  CHECK(plain_number(-3e-7) == "-0.0000003");
+  CHECK(plain_number(4.9e-324).find('e') == std::string::npos);
+  CHECK(plain_number(4.9e-324).rfind("0.000", 0) == 0);
 }
 
 TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {

@@ -90,6 +90,28 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
   CHECK(one.code == 0);
   CHECK(one.out.find("plan for a transformer of 1 layer, hidden 64, sequence 8, vocabulary 100, "
                      "1 head\n  on 1 device (1 a node), 1.00 GiB") != std::string::npos);
+  // Absurd rates: no exponent in the header, and the table's columns widen
+  // to their figures (a trial read "1e+18 TFLOP/s" and rows out of line).
+  const auto fast = shardpoint_cli("plan --layers 1 --hidden 64 --sequence 8 --vocabulary 100 "
+                                   "--heads 1 --global-batch 2 --devices 2 --device-memory 1GiB "
+                                   "--device-flops 1e18T --intra-node-bandwidth 4EB/s",
+                                   dir.path());
+  REQUIRE(fast.code == 0);
+  CHECK(fast.out.find(" and 1000000000000000000 TFLOP/s each;") != std::string::npos);
+  CHECK(fast.out.find("e-") == std::string::npos); // not "7.68e-07 ns" either
+  CHECK(fast.out.find("e+") == std::string::npos);
+  const auto head = fast.out.find("rank  layout");
+  REQUIRE(head != std::string::npos);
+  const auto head_end = fast.out.find('\n', head);
+  const auto width = head_end - head;
+  std::size_t rows = 0;
+  for (auto at = head_end + 1; at < fast.out.size() && fast.out[at] != '\n';) {
+    const auto end = fast.out.find('\n', at);
+    CHECK(end - at == width); // the last column, right-aligned, ends under its heading
+    at = end + 1;
+    ++rows;
+  }
+  CHECK(rows >= 1);
   // A cluster file gives the same; a flag wins over its key.
   write_file(dir / "c.yaml", "devices: 8\ndevices_per_node: 4\ndevice_memory: 24GiB\n"
                              "device_flops: 100 TFLOPS\nintra_node_bandwidth: 200GB/s\n"

@@ -53,6 +53,7 @@ namespace {
 
 namespace rt = shardpoint::runtime;
 using shardpoint::detail::cat;
+using shardpoint::detail::counted;
 
 // ---- 1. the cluster
 
@@ -288,9 +289,9 @@ laid_out from_counts(const plan_request& a, std::int64_t element_bytes) {
   }
   out.graph = model_source::graph_type(boost::edges_are_unsorted_multi_pass, edges.begin(),
                                        edges.end(), m.vertices.size());
-  out.description =
-      cat("a transformer of ", l, l == 1 ? " layer" : " layers", ", hidden ", h, ", sequence ", s,
-          ", vocabulary ", V, ", ", heads, heads == 1 ? " head" : " heads");
+  out.description = cat("a transformer of ", counted(static_cast<std::size_t>(l), "layer"),
+                        ", hidden ", h, ", sequence ", s, ", vocabulary ", V, ", ",
+                        counted(static_cast<std::size_t>(heads), "head"));
   return out;
 }
 

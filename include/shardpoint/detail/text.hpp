@@ -5,6 +5,7 @@
 #define SHARDPOINT_DETAIL_TEXT_HPP
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <optional>
@@ -53,10 +54,16 @@ inline std::string counted(std::size_t n, std::string_view noun, std::string_vie
 }
 
 /// A number as a table shows it: no exponent, at most three decimals, none
-/// trailing; below one, six (and `number`'s form for what that rounds to 0).
+/// trailing; below one, six; below 5e-7, as many as show four significant
+/// digits (0.000000001234: a table read "1e-09" there).
 inline std::string plain_number(double value) {
-  char buf[400]; // 310 digits before the point at most
-  std::snprintf(buf, sizeof buf, value >= 1 || value <= -1 || value == 0 ? "%.3f" : "%.6f", value);
+  const double size = std::fabs(value);
+  int decimals = size >= 1 || value == 0 ? 3 : 6;
+  if (size > 0 && size < 5e-7) {
+    decimals = static_cast<int>(std::ceil(-std::log10(size))) + 3; // 327 at most
+  }
+  char buf[400]; // 310 digits before the point, or "-0." and 327 decimals, at most
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   std::string out = buf;
   if (out.find('.') != std::string::npos) {
     out.erase(out.find_last_not_of('0') + 1);
@@ -64,7 +71,7 @@ inline std::string plain_number(double value) {
       out.pop_back();
     }
   }
-  return (out == "0" || out == "-0") && value != 0 ? number(value) : out;
+  return out;
 }
 
 /// An enumeration's names, the enumerators' in their order (0, 1, ...):
