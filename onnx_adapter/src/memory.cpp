@@ -73,19 +73,28 @@ std::string symbols_of(const input_list& inputs) {
   return out.empty() ? "none" : out;
 }
 
-// The graph's inputs by index: those that are not initializers and declare
-// a shape; null for the others.
-input_list shaped_inputs(const ::onnx::GraphProto& g) {
+// The graph's inputs by index: those that are not initializers (the data
+// the model is fed); null for the weights.
+input_list data_inputs(const ::onnx::GraphProto& g) {
   std::unordered_set<std::string_view> initializers;
   for (const auto& t : g.initializer()) {
     initializers.insert(t.name());
   }
   input_list inputs(static_cast<std::size_t>(g.input_size()));
   for (int i = 0; i < g.input_size(); ++i) {
-    const auto& v = g.input(i);
-    if (!initializers.count(v.name()) && v.type().has_tensor_type() &&
-        v.type().tensor_type().has_shape()) {
-      inputs[static_cast<std::size_t>(i)] = &v;
+    if (!initializers.count(g.input(i).name())) {
+      inputs[static_cast<std::size_t>(i)] = &g.input(i);
+    }
+  }
+  return inputs;
+}
+
+// data_inputs that declare a shape; null for the others.
+input_list shaped_inputs(const ::onnx::GraphProto& g) {
+  input_list inputs = data_inputs(g);
+  for (auto& v : inputs) {
+    if (v != nullptr && !(v->type().has_tensor_type() && v->type().tensor_type().has_shape())) {
+      v = nullptr;
     }
   }
   return inputs;
@@ -114,12 +123,9 @@ const std::vector<std::int64_t>* sized_shape(const ::onnx::GraphProto& g, const 
   if (sizes == nullptr) {
     return nullptr;
   }
-  std::unordered_set<std::string_view> initializers;
-  for (const auto& t : g.initializer()) {
-    initializers.insert(t.name());
-  }
-  const auto inputs = std::count_if(g.input().begin(), g.input().end(),
-                                    [&](const auto& v) { return !initializers.count(v.name()); });
+  const input_list data = data_inputs(g);
+  const auto inputs =
+      std::count_if(data.begin(), data.end(), [](const auto* v) { return v != nullptr; });
   for (const auto& [input, dims] : sizes->shapes) {
     if (input == name || (input.empty() && inputs == 1)) {
       return &dims;

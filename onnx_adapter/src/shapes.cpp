@@ -109,7 +109,7 @@ public:
   // `--input-shape NAME=DIMS`: every dimension of the input.
   void size_input(const std::string& name, const std::vector<std::int64_t>& dims) {
     const std::string flag =
-        "--input-shape " + (name.empty() ? "" : io::quote(name) + "=") + dims_text(dims);
+        "--input-shape " + io::quote((name.empty() ? "" : name + "=") + dims_text(dims));
     if (name.empty() && inputs_.size() != 1) {
       throw bad_parameter_error(flag + " names no input and the model has " +
                                 std::to_string(inputs_.size()) + " (" + names_of(inputs_) +
@@ -160,7 +160,7 @@ public:
 
   // `--dim SYMBOL=N`: every input dimension named SYMBOL.
   void size_symbol(const std::string& symbol, std::int64_t size) {
-    const std::string flag = "--dim " + io::quote(symbol) + "=" + std::to_string(size);
+    const std::string flag = "--dim " + io::quote(symbol + "=" + std::to_string(size));
     std::set<std::string> declared;
     for (const auto& [name, input] : original_) {
       for (const auto& d : input->type().tensor_type().shape().dim()) {

@@ -779,7 +779,7 @@ TEST_CASE("shard and validate size the crossing tensors with --dim and --input-s
                          " --output-model " + q(staged) + " --dim M=4",
                      dir.path());
   CHECK(bad.code == 2);
-  CHECK(bad.err.find("--dim 'M'=4: no input of the model has a dimension named so") !=
+  CHECK(bad.err.find("--dim 'M=4': no input of the model has a dimension named so") !=
         std::string::npos);
   CHECK_FALSE(fs::exists(staged));
 }
@@ -789,24 +789,25 @@ TEST_CASE("--input-shape and --dim refuse what does not fit the model, writing n
   temp_dir dir;
   const auto resnet = onnx_test::models_dir() / "resnet50-v1-7-replica.onnx";
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"--dim H=3", "shardpoint: error: --dim 'H'=3: no input of the model has a dimension named "
+      {"--dim H=3", "shardpoint: error: --dim 'H=3': no input of the model has a dimension named "
                     "so (their symbolic dimensions: 'N')\n"},
       {"--input-shape data=1,3,224",
-       "shardpoint: error: --input-shape 'data'=1,3,224: input 'data' has 4 dimensions, not 3\n"},
+       "shardpoint: error: --input-shape 'data=1,3,224': input 'data' has 4 dimensions, not 3\n"},
       {"--input-shape foo=1,2",
-       "shardpoint: error: --input-shape 'foo'=1,2: the model has no input 'foo' (its inputs: "
+       "shardpoint: error: --input-shape 'foo=1,2': the model has no input 'foo' (its inputs: "
        "'data')\n"},
       {"--input-shape 2,4,224,224",
-       "shardpoint: error: --input-shape 2,4,224,224: dimension 1 of input 'data' is fixed at 3\n"},
+       "shardpoint: error: --input-shape '2,4,224,224': dimension 1 of input 'data' is fixed at "
+       "3\n"},
       {"--dim N=0", "shardpoint: error: --dim 'N=0': a dimension must be in [1, 2^31), not '0'\n"},
       {"--dim N=0x10", "shardpoint: error: --dim 'N=0x10': '0x10' is not a whole number (e.g. 8, "
                        "1e6)\n"},
       // One size per symbol and one shape per input, whichever flags say it.
-      {"--dim N=2 --dim N=4", "shardpoint: error: --dim 'N'=4: dimension 'N' is also given as 2\n"},
+      {"--dim N=2 --dim N=4", "shardpoint: error: --dim 'N=4': dimension 'N' is also given as 2\n"},
       {"--input-shape data=1,3,224,224 --dim N=2",
-       "shardpoint: error: --dim 'N'=2: dimension 'N' is also given as 1\n"},
+       "shardpoint: error: --dim 'N=2': dimension 'N' is also given as 1\n"},
       {"--input-shape data=1,3,224,224 --input-shape data=2,3,224,224",
-       "shardpoint: error: --input-shape 'data'=2,3,224,224: input 'data' is given another "
+       "shardpoint: error: --input-shape 'data=2,3,224,224': input 'data' is given another "
        "shape, 1,3,224,224\n"},
   };
   for (const auto& c : cases) {
