@@ -435,7 +435,7 @@ resolve(const std::vector<entry>& entries, std::size_t num_vertices,
       names.erase(std::unique(names.begin(), names.end()), names.end());
       std::string hint;
       for (const auto& c : closest(e.node, names)) {
-        hint += (hint.empty() ? "'" : ", '") + c + "'";
+        hint += (hint.empty() ? "" : ", ") + io::quote(c); // escaped, as every name (a NUL cut one)
       }
       throw bad_input_error(e.where + ": no node is named " + io::quote(e.node) +
                             (hint.empty() ? "" : "; closest: " + hint));

@@ -114,14 +114,22 @@ constexpr std::size_t name_max = NAME_MAX;
 constexpr std::string_view temp_marker = ".shardpoint-";
 constexpr std::size_t random_chars = 6;
 
-// "out/", "out/." and "./out" as "out"; refuses the empty path.
+// "out/", "out/." and "./out" as "out"; refuses the empty path. A ".." is
+// kept where it is: it names the parent of what the path before it
+// resolves to -- a symbolic link's target's parent, as the kernel reads it
+// --, not of that part's text. (Collapsed by its text, a trial's
+// "view/../in.onnx", view a link to models/sub, was taken for ./in.onnx:
+// as an input, the wrong file was protected and models/in.onnx
+// overwritten; as an output, ./in.onnx was written instead.)
 fs::path normalised(const fs::path& p, std::string_view what) {
   if (p.empty()) {
     throw bad_input_error(std::string(what) + ": the path is empty");
   }
-  fs::path n = p.lexically_normal();
-  while (!n.empty() && n.filename().empty() && n != n.root_path()) {
-    n = n.parent_path();
+  fs::path n;
+  for (const auto& part : p) {
+    if (!part.empty() && part != ".") { // (a trailing '/' is an empty part)
+      n /= part;
+    }
   }
   return n.empty() ? fs::path(".") : n;
 }
@@ -758,8 +766,14 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     }
     const auto files = read_manifest(path);
     if (!files) {
-      fail(path, std::string("holds no shardpoint manifest (") + manifest_name +
-                     "): shardpoint did not write it, and replaces only its own output folders");
+      struct stat m {};
+      fail(path, ::lstat((path / manifest_name).c_str(), &m) == 0
+                     ? std::string("holds a manifest (") + manifest_name +
+                           ") shardpoint did not write: not its form, or naming a file outside "
+                           "the folder; it replaces only its own output folders"
+                     : std::string("holds no shardpoint manifest (") + manifest_name +
+                           "): shardpoint did not write it, and replaces only its own output "
+                           "folders");
     }
     if (const auto stranger = stranger_in(path, *files); !stranger.empty()) {
       fail(path, "holds " + quote(stranger) +

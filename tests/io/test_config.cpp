@@ -82,6 +82,15 @@ TEST_CASE("resolve through the caller's lookup, with suggestions") {
           config::resolve(config::parse("- {node: ad1, device: 0}\n", "c.yaml"), names.size(),
                           name_of);
         }) == "c.yaml:1:3: no node is named 'ad1'; closest: 'add1', 'add2', 'attn'");
+  // A suggested name is escaped as every name is: a NUL in one cut the
+  // message there (a trial's model had a node named "n\0" "6").
+  const std::vector<std::string> odd{std::string("n\0"
+                                                 "6",
+                                                 3)};
+  CHECK(error_of([&] {
+          config::resolve({{"n6", 0, {}, "here"}}, 1,
+                          [&](std::size_t i) -> std::string_view { return odd[i]; });
+        }) == "here: no node is named 'n6'; closest: 'n\\x006'");
   const std::vector<std::string> twice{"a", "a"};
   CHECK(error_of([&] {
           config::resolve({{"a", 0, {}, "here"}}, 2,

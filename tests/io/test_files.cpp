@@ -283,6 +283,18 @@ TEST_CASE("an output folder appears on commit, and not otherwise, with its manif
           write_folder(s / "theirs", {{"z", "4"}}, true);
         }).find("holds no shardpoint manifest") != std::string::npos);
   CHECK(s.tree().size() == before.size() + 2);
+  // A manifest of another form, or naming a file outside the folder, is
+  // said to be one (a trial's read "holds no shardpoint manifest").
+  for (const std::string manifest : {"garbage", R"({"files": ["../victim.json"]})"}) {
+    put(s / "theirs" / io::manifest_name, manifest);
+    CHECK(error_of([&] {
+            write_folder(s / "theirs", {{"z", "4"}}, true);
+          })
+              .find("holds a manifest (.shardpoint-manifest.json) shardpoint did not write: not "
+                    "its form, or naming a file outside the folder") != std::string::npos);
+    CHECK(get(s / "theirs" / "a") == "a");
+  }
+  fs::remove(s / "theirs" / io::manifest_name);
   // An empty folder is used as it is; the trailing slash is the folder.
   fs::create_directory(s / "empty");
   write_folder(s / "empty/", {{"e", "5"}});

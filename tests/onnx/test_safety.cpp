@@ -103,6 +103,9 @@ struct workspace {
     must("weights split --input-model model.onnx --strategy-dir st --output-dir rk");
     fs::create_symlink("user/notes.txt", work / "notes-link");
     fs::create_symlink("model.onnx", work / "model-link.onnx");
+    // A link to a folder: "view/../.." is the kernel's work/, by the link's
+    // target, where its text says root/.
+    fs::create_symlink("user/sub", work / "view");
     fs::create_hard_link(work / "model.onnx", work / "model-hard.onnx");
   }
   void must(const std::string& args) {
@@ -146,12 +149,14 @@ TEST_CASE("file outputs: '.', '..', '/', inputs, links to them, folders, FIFOs, 
       {"suggest --input-model model.onnx --stages 2 --output-config fresh.yaml --output-model {}",
        {"c.yaml"}},
       {"synth decoder --layers 1 --hidden 8 --sequence 4 {}",
-       {"c.yaml", "model.onnx", "./model.onnx", "user/../model.onnx", "model-hard.onnx"}},
+       {"c.yaml", "model.onnx", "./model.onnx", "user/../model.onnx", "view/../../model.onnx",
+        "model-hard.onnx"}},
       {"simulate --input-model model.onnx --manual-sharding-config c.yaml --batches-per-step 4 "
        "--trace {}",
        {}},
       {"weights merge --strategy-dir st --ranks-dir rk --force --output {}",
-       {"c.yaml", "model.onnx", "./model.onnx", "user/../model.onnx", "model-hard.onnx"}},
+       {"c.yaml", "model.onnx", "./model.onnx", "user/../model.onnx", "view/../../model.onnx",
+        "model-hard.onnx"}},
   };
   const std::vector<std::string> targets{".",
                                          "..",
@@ -164,6 +169,7 @@ TEST_CASE("file outputs: '.', '..', '/', inputs, links to them, folders, FIFOs, 
                                          "model.onnx",
                                          "./model.onnx",
                                          "user/../model.onnx",
+                                         "view/../../model.onnx",
                                          "c.yaml",
                                          "model-link.onnx",
                                          "model-hard.onnx",
@@ -189,6 +195,14 @@ TEST_CASE("file outputs: '.', '..', '/', inputs, links to them, folders, FIFOs, 
     REQUIRE(::lstat("/dev/null", &st) == 0);
     CHECK(S_ISCHR(st.st_mode));
   }
+  // An input spelled through a link and "..": the file the kernel opens is
+  // the one protected (a trial's shard overwrote its input so, and an output
+  // so spelled was written where its text, not the link, pointed).
+  expect_refused(w, "shard --input-model view/../../model.onnx --manual-sharding-config c.yaml "
+                    "--output-model model.onnx");
+  expect_refused(w, "shard --input-model view/../../model.onnx --manual-sharding-config c.yaml "
+                    "--report none --output-model model-hard.onnx");
+  expect_refused(w, "strip --input-model model.onnx --output-model view/../../model.onnx");
   // Without --force, merge keeps a user's file; with it, never one inside
   // the folders it reads.
   expect_refused(w, "weights merge --strategy-dir st --ranks-dir rk --output user/notes.txt");
