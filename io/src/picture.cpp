@@ -54,17 +54,10 @@ std::string exact(double v) {
   return ec == std::errc() ? std::string(buf.data(), end) : std::string("0");
 }
 
-// A number for people: at most four significant digits, thousands kept.
+// A number for people: at most four significant digits, thousands kept,
+// never an exponent (a trial's timeline read "0 to 1e-06").
 std::string shown(double v) {
-  std::ostringstream os;
-  if (std::fabs(v) >= 1e4 || (v == std::floor(v) && std::fabs(v) < 1e15)) {
-    os.precision(0);
-    os << std::fixed << v;
-  } else {
-    os.precision(4);
-    os << v;
-  }
-  return os.str();
+  return human_number(v);
 }
 
 // Whether figures in `unit` are seconds: "s", or "s" and words ("s
@@ -272,7 +265,8 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
   }
   top = top > 0 ? top : 1;
   os << "<g class=\"chart\" data-metric=\"" << mt.key << "\">";
-  s.text(x0, y0 - 40, mt.heading + (is_cost ? heading_unit(p.cost_unit) : std::string()),
+  s.text(x0, y0 - 40,
+         is_cost ? p.cost_heading + heading_unit(p.cost_unit) : std::string(mt.heading),
          " font-weight=\"bold\"");
   os << "<line x1=\"" << exact(x0) << "\" y1=\"" << exact(y0 + chart_h) << "\" x2=\""
      << exact(x0 + chart_w) << "\" y2=\"" << exact(y0 + chart_h) << "\" stroke=\"#999\"/>";
@@ -393,11 +387,12 @@ void draw_op(svg& s, const picture::event& e, const time_axis& axis, double row,
 // lanes from `y0`, `height` high.
 void draw_activation_curve(svg& s, const picture& p, const time_axis& axis, double y0,
                            double height) {
-  double top = 1;
+  double peak = 0;
   for (const auto& m : p.memory_curve) {
-    top = std::max(top, m.bytes);
+    peak = std::max(peak, m.bytes);
   }
-  s.text(20, y0 - 8, "Activations held over time, per device (peak " + bytes(top) + ")",
+  const double top = peak > 0 ? peak : 1; // the scale (a trial's page said "peak 1 B" of none)
+  s.text(20, y0 - 8, "Activations held over time, per device (peak " + bytes(peak) + ")",
          " font-weight=\"bold\"");
   std::map<int, std::string> lines;
   std::map<int, double> last;
@@ -503,7 +498,7 @@ std::string candidates_svg(const picture& p) {
        << exact(c.lower_bound) << "\" cx=\"" << exact(x_of(c.stages)) << "\" cy=\""
        << exact(y_of(c.bottleneck)) << "\" r=\"" << (chosen ? 6 : 4) << "\" fill=\""
        << (chosen ? "#c00" : "#4e79a7") << "\">"
-       << title_of(std::to_string(c.stages) + " stages: bottleneck " +
+       << title_of(counted(static_cast<std::size_t>(c.stages), "stage") + ": bottleneck " +
                    figure(c.bottleneck, p.cost_unit) + ", lower bound " +
                    figure(c.lower_bound, p.cost_unit))
        << "</circle>";
@@ -513,8 +508,8 @@ std::string candidates_svg(const picture& p) {
   s.text(x0 + w / 2, y0 + h + 34, "stages (red: the one suggested; dashed: lower bound)",
          " text-anchor=\"middle\" font-size=\"10\" fill=\"#666\"");
   double y = y0 + 10;
-  s.text(x0 + w + 30, y,
-         "At " + std::to_string(p.chosen_stages) + " stages:", " font-weight=\"bold\"");
+  s.text(x0 + w + 30, y, "At " + counted(static_cast<std::size_t>(p.chosen_stages), "stage") + ":",
+         " font-weight=\"bold\"");
   for (const auto& [name, value] : p.baselines) {
     y += 16;
     os << "<g class=\"baseline\" data-name=\"" << xml_escaped(name) << "\" data-bottleneck=\""
@@ -545,8 +540,9 @@ constexpr const char* style =
 
 std::string stage_table(const picture& p) {
   std::ostringstream os;
-  os << "<table id=\"stage-table\"><tr><th>stage</th><th>device</th><th>nodes</th><th>cost"
-     << xml_escaped(heading_unit(p.cost_unit)) << "</th><th>weights as stored</th><th>received</th>"
+  os << "<table id=\"stage-table\"><tr><th>stage</th><th>device</th><th>nodes</th><th>"
+     << xml_escaped(p.cost_heading + heading_unit(p.cost_unit))
+     << "</th><th>weights as stored</th><th>received</th>"
      << "<th>activations</th><th>memory</th></tr>";
   for (const auto& st : p.stages) {
     os << "<tr data-stage=\"" << st.stage

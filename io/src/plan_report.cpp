@@ -12,7 +12,6 @@
 
 #include "json_support.hpp"
 
-#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/plan_report.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -52,10 +51,14 @@ std::string layout_name(const runtime::layout& at) {
          std::to_string(at.data) + (at.zero > 0 ? " zero" + std::to_string(at.zero) : "");
 }
 
-// Samples a second: whole from 100 up, four digits below.
+// Samples a second: whole from 100 up, four digits below (no exponent: a
+// trial's read "2.299e-08").
 std::string rate_text(double r) {
-  char text[48];
-  std::snprintf(text, sizeof text, r >= 100 ? "%.0f" : "%.4g", r);
+  if (r < 100) {
+    return human_number(r);
+  }
+  std::string text(400, '\0'); // 309 digits at most
+  text.resize(static_cast<std::size_t>(std::snprintf(text.data(), text.size(), "%.0f", r)));
   return text;
 }
 
@@ -78,8 +81,8 @@ std::string to_table(const plan_report& r) {
     os << ": one node, " << c.devices << " of its " << c.devices_per_node;
   }
   os << "), " << human_bytes(static_cast<double>(c.device_memory)) << " and "
-     << shardpoint::detail::plain_number(c.device_flops / 1e12) << " TFLOP/s each; global batch "
-     << r.space.global_batch << ", " << r.dtype << ", " << r.optimizer << "\n";
+     << human_flops(c.device_flops) << " each; global batch " << r.space.global_batch << ", "
+     << r.dtype << ", " << r.optimizer << "\n";
   const auto& all = r.result.candidates;
   os << all.size() << " layouts costed, " << r.result.feasible << " fit";
   if (r.result.feasible == 0) {
@@ -136,14 +139,21 @@ std::string to_table(const plan_report& r) {
        << ": step " << human_seconds(best.step_time) << " = pipeline "
        << human_seconds(best.makespan) << " + data-parallel sync " << human_seconds(best.sync_time)
        << "\n";
-    std::snprintf(line, sizeof line, "%6s %12s %12s %9s %12s %12s %12s\n", "stage", "forward",
-                  "backward", "in_flight", "states", "activations", "total");
+    // The time columns widen to their widest time, as the layouts' do.
+    int time_width = 12;
+    for (const auto& st : best.stages) {
+      time_width = std::max({time_width, static_cast<int>(human_seconds(st.forward).size()),
+                             static_cast<int>(human_seconds(st.backward).size())});
+    }
+    std::snprintf(line, sizeof line, "%6s %*s %*s %9s %12s %12s %12s\n", "stage", time_width,
+                  "forward", time_width, "backward", "in_flight", "states", "activations", "total");
     os << line;
     for (std::size_t s = 0; s < best.stages.size(); ++s) {
       const auto& st = best.stages[s];
-      std::snprintf(line, sizeof line, "%6zu %12s %12s %9d %12s %12s %12s\n", s,
-                    human_seconds(st.forward).c_str(), human_seconds(st.backward).c_str(),
-                    st.in_flight, human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
+      std::snprintf(line, sizeof line, "%6zu %*s %*s %9d %12s %12s %12s\n", s, time_width,
+                    human_seconds(st.forward).c_str(), time_width,
+                    human_seconds(st.backward).c_str(), st.in_flight,
+                    human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.activation_bytes)).c_str(),
                     human_bytes(static_cast<double>(st.total_bytes)).c_str());
       os << line;

@@ -68,7 +68,7 @@ std::string to_table(const suggestion& s) {
   os << "balanced split into " << shardpoint::detail::counted(stages, "stage")
      << " (cost: " << s.cost_model;
   if (s.communication_weight > 0) {
-    os << " + " << s.communication_weight << " per byte received";
+    os << " + " << shardpoint::detail::plain_number(s.communication_weight) << " per byte received";
   }
   if (s.memory_capacity) {
     os << ", at most " << human_bytes(*s.memory_capacity)

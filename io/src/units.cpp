@@ -261,18 +261,41 @@ std::string human_seconds(double s) {
     std::snprintf(text, sizeof text, "%.4g", s * units[u].first);
   }
   if (std::strchr(text, 'e') != nullptr) { // below 10^-4 ns: four digits, no exponent
-    const double ns = s * units[u].first;
-    const int decimals = std::min(40, 3 - static_cast<int>(std::floor(std::log10(ns))));
-    std::snprintf(text, sizeof text, "%.*f", decimals, ns);
-    for (auto end = std::strlen(text); end > 1 && (text[end - 1] == '0' || text[end - 1] == '.');) {
-      const bool point = text[--end] == '.';
-      text[end] = '\0';
-      if (point) {
-        break;
-      }
-    }
+    return human_number(s * units[u].first) + " " + units[u].second;
   }
   return std::string(text) + " " + units[u].second;
+}
+
+std::string human_number(double v) {
+  if (!std::isfinite(v)) {
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  }
+  int decimals = 0;
+  if (std::fabs(v) < 1e4 && v != std::floor(v)) {
+    decimals = std::min(330, 3 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  }
+  std::string text(400, '\0'); // 309 digits before the point, or "-0." and 330 after, at most
+  text.resize(static_cast<std::size_t>(
+      std::snprintf(text.data(), text.size(), "%.*f", std::max(decimals, 0), v)));
+  if (decimals > 0) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') {
+      text.pop_back();
+    }
+  }
+  return text;
+}
+
+std::string human_flops(double f) {
+  constexpr std::array<const char*, 7> units{"FLOP/s",  "kFLOP/s", "MFLOP/s", "GFLOP/s",
+                                             "TFLOP/s", "PFLOP/s", "EFLOP/s"};
+  std::size_t u = 0;
+  // The unit is chosen after rounding: 999.99995 GFLOP/s is "1 TFLOP/s".
+  while (u + 1 < units.size() && std::fabs(f) >= 999.95) {
+    f /= 1000;
+    ++u;
+  }
+  return human_number(f) + " " + units[u];
 }
 
 } // namespace shardpoint::io

@@ -133,6 +133,25 @@ TEST_CASE("numbers as tables show them: no exponent, however small or large") {
   CHECK(plain_number(4.9e-324).rfind("0.000", 0) == 0);
 }
 
+TEST_CASE("numbers and FLOP/s for people: four significant digits, no exponent") {
+  using shardpoint::io::human_flops;
+  using shardpoint::io::human_number;
+  CHECK(human_number(0) == "0");
+  CHECK(human_number(41.3333) == "41.33");
+  CHECK(human_number(1e-6) == "0.000001"); // a trial's timeline read "1e-06"
+  CHECK(human_number(2.2987e-8) == "0.00000002299");
+  CHECK(human_number(-0.5) == "-0.5");
+  CHECK(human_number(1234.5678) == "1235");
+  CHECK(human_number(123456.7) == "123457");
+  CHECK(human_number(1e18) == "1000000000000000000");
+  CHECK(human_number(1e300).size() == 301);
+  CHECK(human_flops(1) == "1 FLOP/s");
+  CHECK(human_flops(1500) == "1.5 kFLOP/s");
+  CHECK(human_flops(50e12) == "50 TFLOP/s");
+  CHECK(human_flops(999.99e9) == "1 TFLOP/s"); // the unit after rounding
+  CHECK(human_flops(1e30) == "1000000000000 EFLOP/s");
+}
+
 TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {
   using shardpoint::io::parse_size;
   CHECK(parse_bytes("2PB") == 2e15);

@@ -97,7 +97,7 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
                                    "--device-flops 1e18T --intra-node-bandwidth 4EB/s",
                                    dir.path());
   REQUIRE(fast.code == 0);
-  CHECK(fast.out.find(" and 1000000000000000000 TFLOP/s each;") != std::string::npos);
+  CHECK(fast.out.find(" and 1000000000000 EFLOP/s each;") != std::string::npos);
   CHECK(fast.out.find("e-") == std::string::npos); // not "7.68e-07 ns" either
   CHECK(fast.out.find("e+") == std::string::npos);
   const auto head = fast.out.find("rank  layout");
@@ -112,6 +112,15 @@ TEST_CASE("plan: a transformer's layouts, ranked, every feasible one with --top-
     ++rows;
   }
   CHECK(rows >= 1);
+  // So do the best layout's stage rows.
+  const auto stages = fast.out.find("\n stage ") + 1;
+  REQUIRE(stages != std::string::npos + 1);
+  const auto stages_end = fast.out.find('\n', stages);
+  for (auto at = stages_end + 1; at < fast.out.size() && fast.out[at] != '\n';) {
+    const auto end = fast.out.find('\n', at);
+    CHECK(end - at == stages_end - stages);
+    at = end + 1;
+  }
   // A cluster file gives the same; a flag wins over its key.
   write_file(dir / "c.yaml", "devices: 8\ndevices_per_node: 4\ndevice_memory: 24GiB\n"
                              "device_flops: 100 TFLOPS\nintra_node_bandwidth: 200GB/s\n"

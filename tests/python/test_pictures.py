@@ -163,6 +163,69 @@ def test_simulate_schedule_picture_has_every_pass_and_the_memory_curve(tmp_path)
     assert sorted(int(c["device"]) for c in curves) == [0, 1, 2, 3]
 
 
+@needs_models
+def test_draw_memory_bars_follow_the_timelines_schedule(tmp_path):
+    # A trial's page drew GPipe's bars (every micro-batch in flight) beside a
+    # zb-h1 and an interleaved timeline.
+    base = ["draw", "--input-model", MODEL, "--manual-sharding-config", CONFIG,
+            "--batches-per-step", 6, "--format", "svg"]
+    run(*base, "--schedule", "zb-h1", "--output", tmp_path / "zb")
+    bars = svgs(tmp_path / "zb")["bars.svg"]
+    held = {int(b["stage"]): b["value"] for b in attrs(bars, "rect", "bar")
+            if b["metric"] == "activation-bytes"}
+    sim = report("simulate", "--input-model", MODEL, "--manual-sharding-config", CONFIG,
+                 "--batches-per-step", 6, "--schedule", "zb-h1")
+    assert len(held) == len(sim["stages"]) == 4
+    for k, st in enumerate(sim["stages"]):  # ZB-H1 holds 1F1B's micro-batches
+        assert close(held[k], st["activation_peak"]), (k, st)
+    m = report("memory", "--input-model", MODEL, "--manual-sharding-config", CONFIG,
+               "--batches-per-step", 6, "--schedule", "1f1b")
+    for stage in range(4):
+        assert close(held[stage], max(d["activation_bytes"] for d in m["devices"]
+                                      if d["stage"] == stage))
+    # Interleaved (four stages on two devices, 0 1 0 1): the planner does not
+    # count it; no bars, said.
+    run("synth", "decoder", "--layers", 4, tmp_path / "d.onnx")
+    r = run("draw", "--input-model", tmp_path / "d.onnx", "--shard", "layer1/q=1:1",
+            "--shard", "layer2/q=0:2", "--shard", "layer3/q=1:3", "--schedule", "interleaved",
+            "--virtual-stages", 2, "--batches-per-step", 4, "--format", "svg",
+            "--output", tmp_path / "il")
+    bars = svgs(tmp_path / "il")["bars.svg"]
+    assert {b["metric"] for b in attrs(bars, "rect", "bar")} == {"cost", "parameter-bytes"}
+    assert "not the interleaved schedule's" in r.stderr
+
+
+@needs_models
+def test_suggest_picture_with_a_communication_weight_shows_the_loads(tmp_path):
+    # A trial's page named the heaviest stage by compute, where suggest's
+    # report named the one whose load (cost and bytes received) is largest.
+    args = ["suggest", "--input-model", MODEL, "--stages", 3, "--communication-weight", 0.002]
+    s = report(*args)
+    run(*args, "--report", "svg", "--report-file", tmp_path / "pics")
+    bars = svgs(tmp_path / "pics")["bars.svg"]
+    loads = {int(b["stage"]): b["value"] for b in attrs(bars, "rect", "bar")
+             if b["metric"] == "cost"}
+    for st in s["stages"]:
+        assert close(loads[st["stage"]], st["load"]), st
+    (neck,) = attrs(bars, "rect", "bottleneck")
+    assert close(neck["value"], s["bottleneck"])
+    heading = "".join(t.text or "" for t in bars.iter(SVG + "text"))
+    assert "load (MFLOP + 0.002 a byte received)" in heading
+
+
+@needs_models
+def test_memory_picture_of_a_plan_that_does_not_fit_is_written_exit_3(tmp_path):
+    # The page shows why (docs/cli.md, exit 3): the stages over the capacity.
+    args = ["memory", "--input-model", MODEL, "--manual-sharding-config", CONFIG,
+            "--device-memory", "100MiB"]
+    m = json.loads(run(*args, "--report", "json", code=3).stdout)
+    run(*args, "--report", "svg", "--report-file", tmp_path / "pics", code=3)
+    bars = svgs(tmp_path / "pics")["bars.svg"]
+    over = {int(b["stage"]) for b in attrs(bars, "rect", "over")}
+    assert over == {d["stage"] for d in m["devices"] if d["total_bytes"] > 100 * 2**20}
+    assert over
+
+
 def test_a_long_run_draws_its_first_operations_and_says_so(tmp_path):
     run("simulate", "--stage-times", "1,2,1", "--schedule", "1f1b", "--batches-per-step", 5000,
         "--report", "svg", "--report-file", tmp_path / "pics")

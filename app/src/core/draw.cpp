@@ -50,6 +50,18 @@ void check_request(const draw_request& a) {
   }
 }
 
+// Why the memory planner has no bars for the timeline's schedule, when it
+// has none: it plans GPipe and 1F1B (ZB-H1 as 1F1B, planned()), not the
+// interleaved schedule's virtual stages (a trial's page drew GPipe's bars,
+// every micro-batch in flight, beside an interleaved timeline).
+std::optional<std::string> unplanned_schedule(const draw_request& a) {
+  if (a.plan.inference || a.schedule != "interleaved") {
+    return std::nullopt;
+  }
+  return std::string("memory plans gpipe, 1f1b and zb-h1's activations, not the interleaved "
+                     "schedule's; the timeline's curve shows what each device holds");
+}
+
 // The memory planner's options for a step of `stages` stages: the request's,
 // with the timeline's schedule and micro-batches where the planner has
 // them, so that the bars and the timeline count the same activations.
@@ -60,6 +72,10 @@ memory_flags planned(const draw_request& a, int stages) {
   }
   if (a.schedule == "gpipe" || a.schedule == "1f1b") {
     f.schedule = a.schedule;
+  } else if (a.schedule == "zb-h1") {
+    // ZB-H1 holds 1F1B's micro-batches in flight (Qi et al., 2023, §3.1),
+    // as the emulator's run does: the bars are 1F1B's, the same bytes.
+    f.schedule = "1f1b";
   }
   // The micro-batches of a step: the schedule's, or those given (a trial's
   // --batches-per-step 8 without a schedule left the bars at memory's 1).
@@ -123,8 +139,8 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   c = flags.config();
   io::memory_report memory;
   const auto [without_stage, first_without] = unstaged(result);
-  std::optional<std::string> unplannable;
-  if (without_stage == 0) {
+  std::optional<std::string> unplannable = unplanned_schedule(a);
+  if (without_stage == 0 && !unplannable) {
     const auto stages = detail::stage_inputs(source, result, flags, c, memory);
     unplannable = shardpoint::unplannable_schedule(stages, c);
     if (!unplannable) {
@@ -142,13 +158,13 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   in.most_nodes_drawn = a.most_nodes_drawn;
   out.picture = detail::picture_of(source, result, in);
   if (result.num_devices() == 0 && result.num_stages() == 0) { // (a trial's: drawn unsaid)
-    out.notes.emplace_back("the model has no sharding (no --shard, no "
-                           "--manual-sharding-config, no sharding attributes of its own): drawn "
-                           "as one stage on one device");
-    out.picture.notes.push_back(out.notes.back());
+    out.picture.notes.emplace_back("the model has no sharding (no --shard, no "
+                                   "--manual-sharding-config, no sharding attributes of its "
+                                   "own): drawn as one stage on one device");
   }
   if (unplannable) { // drawn, as every sharding is; the bars are memory's
-    out.picture.notes.push_back("No memory bars: " + *unplannable + " (memory refuses it).");
+    out.picture.notes.push_back("No memory bars: " + *unplannable +
+                                (unplanned_schedule(a) ? "." : " (memory refuses it)."));
   }
   if (without_stage > 0) {
     out.picture.notes.push_back(shardpoint::detail::cat(
@@ -172,6 +188,9 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
   out.picture.title = a.report.title;
   detail::add_estimates(out.picture, memory.estimates);
   out.warnings = out.picture.estimates;
+  // Every note, said as well as drawn: SVG files have no place for them (a
+  // trial's folder lacked its timeline.svg, unsaid).
+  out.notes = out.picture.notes;
   if (!a.report.file.empty()) {
     detail::write_picture(out.picture, output, a.report, out.written);
     outputs.commit();

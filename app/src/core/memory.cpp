@@ -358,6 +358,9 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
     in.memory = &r;
     in.capacity = capacity ? std::optional<double>(*capacity) : std::nullopt;
     in.lay_out = a.report.lay_out;
+    // The page's cost bars are FLOPs, which memory's own report does not
+    // count (a trial's page showed draw's rounded costs unmarked).
+    in.rounding_then = "and the stages' costs that much too large";
     io::picture p = detail::picture_of(*source, result, in);
     p.notes.push_back(
         "Largest device: " + io::human_bytes(static_cast<double>(r.plan.largest_total_bytes)) +
@@ -372,6 +375,7 @@ memory_outcome plan_memory(model_source* source, const points& where, const memo
     p.command = "memory";
     p.title = a.report.title;
     detail::add_estimates(p, r.estimates);
+    out.warnings = p.estimates; // the page's guesses, each warned once
     detail::write_picture(p, picture, a.report, out.written);
     out.picture = std::move(p);
     outputs.commit();

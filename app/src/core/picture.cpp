@@ -122,7 +122,8 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
   };
   const sharding_result by_position(r.size(), at_positions(true), at_positions(false));
   const auto metrics =
-      evaluate(m.view(), by_position, m.by_node(m.w.cost), m.params, m.by_node(m.w.output_bytes));
+      evaluate(m.view(), by_position, m.by_node(m.w.cost), m.params, m.by_node(m.w.output_bytes),
+               evaluate_options{.communication_weight = in.communication_weight});
   const auto& groups = r.has_stages() ? metrics.stages : metrics.devices;
   const std::vector<int> group = groups_of(r);
   std::vector<int> device_of(groups.size(), -1);
@@ -149,7 +150,7 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
     s.stage = g.id;
     s.device = std::max(device_of[static_cast<std::size_t>(g.id)], 0);
     s.nodes = g.vertices;
-    s.cost = g.cost;
+    s.cost = in.communication_weight > 0 ? g.load : g.cost;
     s.parameter_bytes = g.memory;
     s.received_bytes = g.received_bytes;
     if (in.memory != nullptr) {
@@ -161,8 +162,8 @@ void add_stages(io::picture& p, const laid_out_model& m, const sharding_result& 
         }
       }
     }
-    if (g.cost > best) {
-      best = g.cost;
+    if (s.cost > best) {
+      best = s.cost;
       p.bottleneck_stage = g.id;
     }
     p.stages.push_back(s);
@@ -289,6 +290,11 @@ io::picture picture_of(model_source& source, const sharding_result& given,
   const sharding_result r = staged(given);
   io::picture p;
   p.cost_unit = cost_unit(source, in.cost);
+  if (in.communication_weight > 0) { // (a trial's page named a stage the report did not)
+    p.cost_heading = "load";
+    p.cost_unit +=
+        " + " + shardpoint::detail::plain_number(in.communication_weight) + " a byte received";
+  }
   p.estimates = m.w.estimates;
   if (in.cost == cost_model::flops && !in.rounding_then.empty()) {
     if (auto e = rounding_estimate(source, m.w.cost, in.rounding_then)) {

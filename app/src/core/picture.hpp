@@ -46,6 +46,10 @@ struct picture_inputs {
   const io::memory_report* memory = nullptr;
   /// The memory bars' capacity line.
   std::optional<double> capacity;
+  /// Above 0, the stage bars and the bottleneck are loads, cost + this much
+  /// a byte received (evaluate's), as `suggest --communication-weight`
+  /// balances them.
+  double communication_weight = 0;
   node_layout lay_out = nullptr;
   std::size_t most_nodes_drawn = 5000;
   /// When the costs are FLOPs, the end of rounding_estimate's sentence, for

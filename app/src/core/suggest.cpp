@@ -216,6 +216,7 @@ io::picture draw_suggestion(model_source& source, const laid_out_model& m,
   detail::picture_inputs in;
   in.cost = cost_named(a.cost);
   in.capacity = cap;
+  in.communication_weight = a.communication_weight;
   in.lay_out = a.report.lay_out;
   io::picture p = detail::picture_of(source, by_node, in);
   if (mem) { // the memory the cap holds on: the report's memory_bytes

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -243,9 +244,11 @@ simulate_outcome run_training(std::vector<runtime::stage_times> stages, const si
     for (const double b : run.result.bubble) {
       bubble += b / static_cast<double>(std::max<std::size_t>(run.result.bubble.size(), 1));
     }
-    out.picture.notes.push_back(
-        cat("Schedule ", a.schedule, ": makespan ", shardpoint::detail::number(run.result.makespan),
-            ", mean bubble ", shardpoint::detail::number(100 * bubble), "% of a device's time."));
+    char mean[32]; // one decimal, as the table's bubble (a trial's page read 27.2727272727273%)
+    std::snprintf(mean, sizeof mean, "%.1f%%", 100 * bubble);
+    out.picture.notes.push_back(cat("Schedule ", a.schedule, ": makespan ",
+                                    shardpoint::detail::plain_number(run.result.makespan),
+                                    ", mean bubble ", mean, " of a device's time."));
     out.picture.time_unit =
         a.mode == "threads" ? "units of " + std::to_string(a.unit_us) + " us" : "time units";
   } else {

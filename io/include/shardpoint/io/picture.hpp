@@ -46,6 +46,9 @@ struct picture {
   std::string title;     ///< the model, or what was planned
   std::string command;   ///< "draw", "suggest", ...
   std::string cost_unit; ///< what a cost unit is, in words ("MFLOP", "node", "byte")
+  /// What the stage bars and the bottleneck measure: "cost", or "load" when
+  /// a stage's figure adds its bytes received (`suggest --communication-weight`).
+  std::string cost_heading = "cost";
   /// What the figures rest on that is a guess, a sentence each: shown in a
   /// banner and marked on the page.
   std::vector<std::string> estimates;

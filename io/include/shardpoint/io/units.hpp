@@ -57,8 +57,17 @@ std::string human_bytes(double bytes);
 
 /// Seconds in the unit that reads best, four digits: "39.96 ns", "29.04 us",
 /// "4.392 ms", "1.234 s", whole seconds from 10^4 s; 0.99999 ms is "1 ms",
-/// never "1000 us".
+/// never "1000 us"; below 10^-4 ns, "0.000000768 ns".
 std::string human_seconds(double seconds);
+
+/// A number for people, never with an exponent: at most four significant
+/// digits ("41.33", "0.000001234"), whole numbers as they are, and every
+/// digit from 10^4 ("123457").
+std::string human_number(double value);
+
+/// FLOP/s in the unit that reads best: "1 FLOP/s", "2.5 GFLOP/s",
+/// "50 TFLOP/s", up to EFLOP/s ("1000000000000 EFLOP/s" past them).
+std::string human_flops(double flops_per_second);
 
 } // namespace shardpoint::io
 

@@ -579,7 +579,8 @@ inline bool runnable(layout_candidate& c, const layout_model& m, std::size_t ver
   } else if (at.micro_batches > max_stage_batches / static_cast<std::int64_t>(S)) {
     c.refused_by = "schedule";
     c.reason = cat("the search emulates at most ", max_stage_batches,
-                   " stage micro-batches a layout, not ", at.micro_batches, " on ", S, " stages");
+                   " stage micro-batches a layout, not ", at.micro_batches, " on ",
+                   shardpoint::detail::counted(static_cast<std::size_t>(S), "stage"));
   }
   return c.reason.empty();
 }
