@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -77,17 +79,36 @@ std::string to_table(const suggestion& s) {
   os << "; " << what_is_proven(s) << ")\n";
   os << detail::estimates_table(s.estimates);
   const bool loads = s.communication_weight > 0;
-  std::snprintf(line, sizeof line, "%-6s %-6s %7s %12s%s %14s %12s %7s\n", "stage", "device",
-                "nodes", "cost", loads ? "         load" : "",
-                planned(s) ? "memory bound" : "parameters", "received", "share");
+  // Columns as wide as their widest figure (a trial's loads of 10^13, at a
+  // weight of 10^9, pushed the rows out of line).
+  const auto whole = [](double v) {
+    char text[400]; // 309 digits at most
+    std::snprintf(text, sizeof text, "%.0f", v);
+    return std::string(text);
+  };
+  int cost_w = 12;
+  int load_w = 12;
+  for (const auto& g : m.stages) {
+    cost_w = std::max(cost_w, static_cast<int>(whole(g.cost).size()));
+    load_w = std::max(load_w, static_cast<int>(whole(g.load).size()));
+  }
+  std::snprintf(line, sizeof line, "%-6s %-6s %7s %*s", "stage", "device", "nodes", cost_w, "cost");
+  os << line;
+  if (loads) {
+    os << ' ' << std::string(static_cast<std::size_t>(load_w) - 4, ' ') << "load";
+  }
+  std::snprintf(line, sizeof line, " %14s %12s %7s\n", planned(s) ? "memory bound" : "parameters",
+                "received", "share");
   os << line;
   for (const auto& g : m.stages) {
-    char load[32] = "";
+    std::snprintf(line, sizeof line, "%-6d %-6d %7zu %*s", g.id, g.id, g.vertices, cost_w,
+                  whole(g.cost).c_str());
+    os << line;
     if (loads) {
-      std::snprintf(load, sizeof load, " %12.0f", g.load);
+      std::snprintf(line, sizeof line, " %*s", load_w, whole(g.load).c_str());
+      os << line;
     }
-    std::snprintf(line, sizeof line, "%-6d %-6d %7zu %12.0f%s %14s %12s %6.1f%%\n", g.id, g.id,
-                  g.vertices, g.cost, load, human_bytes(g.memory).c_str(),
+    std::snprintf(line, sizeof line, " %14s %12s %6.1f%%\n", human_bytes(g.memory).c_str(),
                   human_bytes(g.received_bytes).c_str(),
                   m.bottleneck > 0 ? 100 * g.load / m.bottleneck : 0.0);
     os << line;
@@ -104,32 +125,53 @@ std::string to_table(const suggestion& s) {
     }
   }
   os << '\n';
-  std::snprintf(line, sizeof line, "%-28s %12s %9s %12s %18s %s\n", "the same model split by",
-                "bottleneck", "x bound", "x suggested",
-                planned(s) ? "largest device" : "largest params", "");
-  os << line;
+  struct baseline_row {
+    std::string bottleneck, bound, suggested, largest, note;
+  };
+  std::vector<baseline_row> rows;
+  std::size_t widths[3] = {12, 9, 12};
   for (const auto& b : s.baselines) {
     const auto& x = b.metrics;
-    std::string note;
+    baseline_row& r = rows.emplace_back();
     if (!fits(s, b)) {
-      note = "over the memory cap";
+      r.note = "over the memory cap";
       // In bytes where the rounded figures are alike (a trial read "3.0
       // KiB", over a cap of 3.0 KiB).
       const double held = b.planned_largest.value_or(largest_memory(x));
       if (human_bytes(held) == human_bytes(*s.memory_capacity)) {
         char exact[96];
         std::snprintf(exact, sizeof exact, " (%.0f bytes, the cap %.0f)", held, *s.memory_capacity);
-        note += exact;
+        r.note += exact;
       }
     }
     if (const auto empty = empty_stages(x, stages)) {
-      note += (note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
+      r.note += (r.note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
     }
-    std::snprintf(line, sizeof line, "%-28s %12.0f %9.3f %12.3f %18s %s\n", b.name.c_str(),
-                  x.bottleneck, x.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0,
-                  m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0,
-                  human_bytes(b.planned_largest.value_or(largest_memory(x))).c_str(), note.c_str());
-    os << line;
+    char ratio[400];
+    r.bottleneck = whole(x.bottleneck);
+    std::snprintf(ratio, sizeof ratio, "%.3f",
+                  x.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0);
+    r.bound = ratio;
+    std::snprintf(ratio, sizeof ratio, "%.3f",
+                  m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0);
+    r.suggested = ratio;
+    r.largest = human_bytes(b.planned_largest.value_or(largest_memory(x)));
+    widths[0] = std::max(widths[0], r.bottleneck.size());
+    widths[1] = std::max(widths[1], r.bound.size());
+    widths[2] = std::max(widths[2], r.suggested.size());
+  }
+  const auto row_text = [&](const std::string& name, const std::string& a, const std::string& b,
+                            const std::string& c, const std::string& d, const std::string& note) {
+    std::snprintf(line, sizeof line, "%-28s %*s %*s %*s %18s", name.c_str(),
+                  static_cast<int>(widths[0]), a.c_str(), static_cast<int>(widths[1]), b.c_str(),
+                  static_cast<int>(widths[2]), c.c_str(), d.c_str());
+    return std::string(line) + (note.empty() ? "" : " " + note) + "\n"; // no trailing space
+  };
+  os << row_text("the same model split by", "bottleneck", "x bound", "x suggested",
+                 planned(s) ? "largest device" : "largest params", "");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    os << row_text(s.baselines[i].name, r.bottleneck, r.bound, r.suggested, r.largest, r.note);
   }
   os << "\nsharding points (" << s.points.size() << "; the rest is stage " << (stages - 1)
      << "):\n";

@@ -89,6 +89,17 @@ input_list data_inputs(const ::onnx::GraphProto& g) {
   return inputs;
 }
 
+// data_inputs' names, quoted, for messages: "'x', 'mask'", or "none".
+std::string data_names(const ::onnx::GraphProto& g) {
+  std::string out;
+  for (const auto* v : data_inputs(g)) {
+    if (v != nullptr) {
+      out += (out.empty() ? "" : ", ") + io::quote(v->name());
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
 // data_inputs that declare a shape; null for the others.
 input_list shaped_inputs(const ::onnx::GraphProto& g) {
   input_list inputs = data_inputs(g);
@@ -154,10 +165,10 @@ batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
       // from 0" alone.)
       throw bad_parameter_error(
           "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(inputs[i]->name()) +
-          (dims.empty() ? std::string(" has no dimension (a scalar holds no batch)")
-                        : " has " + std::to_string(dims.size()) +
-                              " dimension(s); give one as a number from 0 to " +
-                              std::to_string(dims.size() - 1)));
+          (dims.empty()
+               ? std::string(" has no dimension (a scalar holds no batch)")
+               : " has " + shardpoint::detail::counted(dims.size(), "dimension") +
+                     "; give one as a number from 0 to " + std::to_string(dims.size() - 1)));
     }
     const int a = std::stoi(axis);
     out.at.push_back({static_cast<int>(i), a, dims[a].dim_param()});
@@ -174,10 +185,11 @@ batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
     if (const auto* given = declared ? sized_shape(g, name, sizes) : nullptr) {
       const std::string axis = batch_dim.substr(colon + 1);
       if (axis.size() > 9 || std::stoul(axis) >= given->size()) {
-        throw bad_parameter_error(
-            "--batch-dim " + io::quote(batch_dim) + ": input " + io::quote(name) +
-            ", sized by --input-shape, has " + std::to_string(given->size()) +
-            " dimension(s); give one as a number from 0 to " + std::to_string(given->size() - 1));
+        throw bad_parameter_error("--batch-dim " + io::quote(batch_dim) + ": input " +
+                                  io::quote(name) + ", sized by --input-shape, has " +
+                                  shardpoint::detail::counted(given->size(), "dimension") +
+                                  "; give one as a number from 0 to " +
+                                  std::to_string(given->size() - 1));
       }
       for (int i = 0; i < g.input_size(); ++i) {
         if (g.input(i).name() == name) {
@@ -190,7 +202,8 @@ batch_choice chosen_batch(const ::onnx::GraphProto& g, const input_list& inputs,
                               (declared ? ": input " + io::quote(name) +
                                               " declares no shape (or is a weight): it has no "
                                               "axis to name"
-                                        : ": the model has no input " + io::quote(name)));
+                                        : ": the model has no input " + io::quote(name) +
+                                              " (its inputs: " + data_names(g) + ")"));
   }
   add_named(
       inputs, [&](const std::string& p) { return p == batch_dim; }, out);

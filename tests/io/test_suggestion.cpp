@@ -45,7 +45,7 @@ TEST_CASE("a baseline over the cap by less than the rounding says by how much, i
             .ends_with("3.0 KiB over the memory cap (3080 bytes, the cap "
                        "3072)"));
   CHECK(line_of(table, "well over").ends_with("8.0 KiB over the memory cap"));
-  CHECK(line_of(table, "within").ends_with("3.0 KiB "));
+  CHECK(line_of(table, "within").ends_with(" 3.0 KiB")); // no trailing space
 }
 
 TEST_CASE("the JSON's byte counts are integers, as every other report writes them") {

@@ -1338,13 +1338,14 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
            {"--batch-dim seq", "--batch-dim 'seq': no input of the model has a dimension named "
                                "so (their symbolic dimensions: 'batch_size'; or give "
                                "INPUT:AXIS)"},
-           {"--batch-dim ids:2", "--batch-dim 'ids:2': input 'ids' has 2 dimension(s); give one as "
+           {"--batch-dim ids:2", "--batch-dim 'ids:2': input 'ids' has 2 dimensions; give one as "
                                  "a number from 0 to 1"},
-           {"--batch-dim ids:-1", "--batch-dim 'ids:-1': input 'ids' has 2 dimension(s); give one "
+           {"--batch-dim ids:-1", "--batch-dim 'ids:-1': input 'ids' has 2 dimensions; give one "
                                   "as a number from 0 to 1"},
            {"--batch-dim ids:",
-            "--batch-dim 'ids:': input 'ids' has 2 dimension(s); give one as a number from 0 to 1"},
-           {"--batch-dim tokens:0", "--batch-dim 'tokens:0': the model has no input 'tokens'"}}) {
+            "--batch-dim 'ids:': input 'ids' has 2 dimensions; give one as a number from 0 to 1"},
+           {"--batch-dim tokens:0",
+            "--batch-dim 'tokens:0': the model has no input 'tokens' (its inputs: 'ids')"}}) {
     CAPTURE(c.first);
     const auto r = shardpoint_cli(named + c.first, dir.path());
     CHECK(r.code == 2);
@@ -1370,7 +1371,7 @@ TEST_CASE("the batch: a dimension named so, --batch-dim, never an integer input 
       save({}, "unshaped.onnx") + "--input-shape ids=8,2 --batch-dim ids:2", dir.path());
   CHECK(past.code == 2);
   CHECK(past.err == "shardpoint: error: --batch-dim 'ids:2': input 'ids', sized by --input-shape, "
-                    "has 2 dimension(s); give one as a number from 0 to 1\n");
+                    "has 2 dimensions; give one as a number from 0 to 1\n");
   auto scalar = token_model({});
   scalar.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   sp::save_model(scalar, dir / "scalar.onnx");

@@ -483,7 +483,7 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
                  "--device-flops: 'lots' is not a FLOP/s rate");
   // Rates below 1 a second: refused by their flag, not divided by.
   expect_failure(dir, gpt + "--devices 2 --device-memory 1GiB --device-flops 1e-300" + emit, 2,
-                 "--device-flops: '1e-300' is not a FLOP/s rate");
+                 "--device-flops: '1e-300' is not a FLOP/s rate of at least 1");
   expect_failure(dir,
                  gpt +
                      "--devices 2 --device-memory 1GiB --device-flops 1T "

@@ -1,6 +1,7 @@
 // shardpoint suggest: the balanced split of real and generated models, its
 // config and model round-trip through shard and simulate, caps hold on the
 // report's own figure, and the refusals.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -222,6 +223,45 @@ TEST_CASE("every shared model, several stage counts, with and without communicat
       suggest_and_check(e.path(), stages, dir);
       suggest_and_check(e.path(), stages, dir, "--communication-weight 0.001 --cost unit");
     }
+  }
+}
+
+TEST_CASE("the table's columns widen to their figures; no exponent, no trailing space") {
+  // A trial's weight of 10^9 made loads of 10^13 that pushed the rows out
+  // of line, and the header read "+ 1e+09 per byte received".
+  temp_dir dir;
+  const auto model = dir / "m.onnx";
+  sp::save_model(sp::synth_decoder(2), model);
+  const auto r = shardpoint_cli(
+      "suggest --input-model " + q(model) + " --stages 3 --communication-weight 1e9", dir.path());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(" + 1000000000 per byte received") != std::string::npos);
+  CHECK(r.out.find("e+") == std::string::npos);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < r.out.size();) {
+    const auto end = r.out.find('\n', at);
+    lines.push_back(r.out.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const auto& l : lines) {
+    CAPTURE(l);
+    CHECK((l.empty() || l.back() != ' '));
+  }
+  const auto head = std::find_if(lines.begin(), lines.end(),
+                                 [](const auto& l) { return l.rfind("stage  device", 0) == 0; });
+  REQUIRE(head != lines.end());
+  for (auto row = head + 1; row != head + 4; ++row) {
+    CAPTURE(*row);
+    CHECK(row->size() == head->size()); // the share column ends under its heading
+  }
+  const auto base = std::find_if(lines.begin(), lines.end(), [](const auto& l) {
+    return l.rfind("the same model split by", 0) == 0;
+  });
+  REQUIRE(base != lines.end());
+  for (auto row = base + 1; row != lines.end() && !row->empty(); ++row) {
+    CAPTURE(*row);
+    CHECK(row->size() >= base->size()); // (a note may follow the last column)
+    CHECK(row->substr(0, base->size()).back() != ' ');
   }
 }
 

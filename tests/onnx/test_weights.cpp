@@ -229,11 +229,13 @@ TEST_CASE("a generated transformer, every dtype and storage, T 1..8, replication
   }
   round_trip(staged, dir, 4, 4, "safetensors", "--format json");
   // The layout written out and read back gives the same strategy files.
-  REQUIRE(shardpoint_cli("weights strategy --input-model " + q(staged) +
-                             " --tensor-parallel 2 --output-dir " + q(dir / "a") +
-                             " --replicate-shared --layout-out " + q(dir / "layout.yaml"),
-                         dir.path())
-              .code == 0);
+  const auto out = shardpoint_cli("weights strategy --input-model " + q(staged) +
+                                      " --tensor-parallel 2 --output-dir " + q(dir / "a") +
+                                      " --replicate-shared --layout-out " + q(dir / "layout.yaml"),
+                                  dir.path());
+  REQUIRE(out.code == 0);
+  CHECK(out.err.find("shardpoint: wrote " + (dir / "layout.yaml").string() + "\n") !=
+        std::string::npos); // each file written is said
   REQUIRE(shardpoint_cli("weights strategy --input-model " + q(staged) +
                              " --tensor-parallel 2 --output-dir " + q(dir / "b") +
                              " --replicate-shared --layout " + q(dir / "layout.yaml"),

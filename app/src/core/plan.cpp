@@ -113,14 +113,14 @@ rt::cluster_spec cluster_of(const plan_request& a) {
       count("--devices-per-node", a.devices_per_node, "devices_per_node").value_or(c.devices);
   const auto memory = value("--device-memory", a.device_memory, "device_memory");
   const auto flops = rate("--device-flops", a.device_flops, "device_flops", false,
-                          "a FLOP/s rate (e.g. 312e12, 312T, 19.5 TFLOPS)");
+                          "a FLOP/s rate of at least 1 (e.g. 312e12, 312T, 19.5 TFLOPS)");
   if (!memory || !flops) {
     throw usage_error("plan needs each device's memory and FLOP/s (--device-memory and "
                       "--device-flops, or device_memory: and device_flops: in --cluster)");
   }
   c.device_memory = io::parse_capacity(memory->second, memory->first);
   c.device_flops = *flops;
-  const char* bw = "a bandwidth (e.g. 300GB/s, 25e9)";
+  const char* bw = "a bandwidth of at least 1 B/s (e.g. 300GB/s, 25e9)";
   const auto intra =
       rate("--intra-node-bandwidth", a.intra_node_bandwidth, "intra_node_bandwidth", true, bw);
   const auto inter =

@@ -68,6 +68,9 @@ int run_strategy(const weights_options& a) {
   print_warnings(r.warnings);
   std::cerr << "shardpoint: wrote " << r.files << " strategy file(s) to "
             << io::printable(a.strategy_dir) << '\n';
+  if (!a.layout_out.empty()) { // (a trial's layout file was written unsaid)
+    std::cerr << "shardpoint: wrote " << io::printable(a.layout_out) << '\n';
+  }
   return exit_ok;
 }
 
