@@ -596,14 +596,20 @@ std::string to_html_fragment(const picture& p) {
     os << "</ul></div>\n";
   }
   if (!p.stages.empty()) {
+    // "55.38, a load in MFLOP + 0.002 a byte received": not "55.38 MFLOP +
+    // 0.002 a byte received", a sum it is not.
+    const auto neck = [&](double v) {
+      return xml_escaped(p.cost_heading == "cost" ? amount(v, p.cost_unit)
+                                                  : figure(v, p.cost_unit) + ", a " +
+                                                        p.cost_heading + " in " + p.cost_unit);
+    };
     os << "<p id=\"summary\">" << counted(p.stages.size(), "stage") << "; bottleneck ";
     if (p.pace_device) {
-      os << xml_escaped(amount(p.pace_device->cost, p.cost_unit)) << " (device "
-         << p.pace_device->device << "'s stages together; the heaviest stage, "
-         << p.bottleneck_stage << ", " << figure(p.bottleneck, p.cost_unit) << ")";
+      os << neck(p.pace_device->cost) << " (device " << p.pace_device->device
+         << "'s stages together; the heaviest stage, " << p.bottleneck_stage << ", "
+         << figure(p.bottleneck, p.cost_unit) << ")";
     } else {
-      os << xml_escaped(amount(p.bottleneck, p.cost_unit)) << " (stage " << p.bottleneck_stage
-         << ")";
+      os << neck(p.bottleneck) << " (stage " << p.bottleneck_stage << ")";
     }
     os << ", lower bound " << figure(p.lower_bound, p.cost_unit) << ".</p>\n";
   }

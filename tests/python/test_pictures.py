@@ -193,6 +193,9 @@ def test_draw_memory_bars_follow_the_timelines_schedule(tmp_path):
     bars = svgs(tmp_path / "il")["bars.svg"]
     assert {b["metric"] for b in attrs(bars, "rect", "bar")} == {"cost", "parameter-bytes"}
     assert "not the interleaved schedule's" in r.stderr
+    # The findings are printed once, as findings, not again as notes.
+    assert "shardpoint: warning [input-on-several-devices]" in r.stderr
+    assert "note: Warning [" not in r.stderr
 
 
 @needs_models
@@ -211,6 +214,9 @@ def test_suggest_picture_with_a_communication_weight_shows_the_loads(tmp_path):
     assert close(neck["value"], s["bottleneck"])
     heading = "".join(t.text or "" for t in bars.iter(SVG + "text"))
     assert "load (MFLOP + 0.002 a byte received)" in heading
+    run(*args, "--report", "html", "--report-file", tmp_path / "p.html")
+    page = (tmp_path / "p.html").read_text()
+    assert ", a load in MFLOP + 0.002 a byte received (stage %d)" % int(neck["stage"]) in page
 
 
 @needs_models

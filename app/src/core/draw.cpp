@@ -182,15 +182,16 @@ draw_outcome draw(model_source& source, const points& where, const draw_request&
                                                      : 2 * staged;
   checks.spelling = flag_spelling;
   out.diagnostics = source.validate(result, checks);
+  // Every note, said as well as drawn: SVG files have no place for them (a
+  // trial's folder lacked its timeline.svg, unsaid). The findings are
+  // printed as findings.
+  out.notes = out.picture.notes;
   detail::add_findings(out.picture, out.diagnostics);
   // Step 5.
   out.picture.command = "draw";
   out.picture.title = a.report.title;
   detail::add_estimates(out.picture, memory.estimates);
   out.warnings = out.picture.estimates;
-  // Every note, said as well as drawn: SVG files have no place for them (a
-  // trial's folder lacked its timeline.svg, unsaid).
-  out.notes = out.picture.notes;
   if (!a.report.file.empty()) {
     detail::write_picture(out.picture, output, a.report, out.written);
     outputs.commit();
