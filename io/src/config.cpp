@@ -275,22 +275,20 @@ entry parse_shard_flag(const std::string& text) {
   return e;
 }
 
-std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>& sharding_info,
-                                 const std::vector<std::pair<std::string, int>>& pipelining_info,
-                                 const std::string& source) {
+std::vector<entry>
+from_mapping_texts(const std::vector<std::pair<std::string, std::string>>& sharding_info,
+                   const std::vector<std::pair<std::string, std::string>>& pipelining_info,
+                   const std::string& source) {
   mapping_builder b;
   const auto add = [&](const auto& table, bool devices) {
     const char* key = devices ? "sharding_info" : "pipelining_info";
     std::map<std::string, bool> seen;
-    for (const auto& [node, value] : table) {
+    for (const auto& [node, text] : table) {
       const std::string where = source + ": " + key + "[" + io::quote(node) + "]";
       if (!seen.emplace(node, true).second) {
         throw bad_input_error(where + ": node " + io::quote(node) + " is listed twice");
       }
-      if (value < 0 || value > max_group_id) {
-        throw bad_input_error(
-            out_of_range(where, devices ? "device" : "stage", std::to_string(value)));
-      }
+      const int value = value_or_throw(text, devices ? "device" : "stage", where);
       auto& e = b.at_node(node, where);
       (devices ? e.device : e.stage) = value;
     }
@@ -298,6 +296,20 @@ std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>&
   add(sharding_info, true);
   add(pipelining_info, false);
   return b.entries;
+}
+
+std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>& sharding_info,
+                                 const std::vector<std::pair<std::string, int>>& pipelining_info,
+                                 const std::string& source) {
+  const auto texts = [](const std::vector<std::pair<std::string, int>>& table) {
+    std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(table.size());
+    for (const auto& [node, value] : table) {
+      out.emplace_back(node, std::to_string(value));
+    }
+    return out;
+  };
+  return from_mapping_texts(texts(sharding_info), texts(pipelining_info), source);
 }
 
 namespace {

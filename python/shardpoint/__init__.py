@@ -179,7 +179,10 @@ def _model(model: Model) -> Union[str, bytes]:
     )
 
 
-def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, int]]:
+def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, str]]:
+    """The mapping's (node, id) pairs, each id as its decimal text: the C++
+    side checks its range and says so as for a config, whatever its size
+    (2**70 was pybind11's conversion error)."""
     if info is None:
         return []
     if not isinstance(info, Mapping):
@@ -190,7 +193,7 @@ def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, in
             raise TypeError(
                 f"shardpoint: {name}'s keys are node names (str), not {type(k).__name__}"
             )
-        out.append((k, _integer(f"{name}[{k[:200]!r}]", v)))
+        out.append((k, str(_integer(f"{name}[{k[:200]!r}]", v))))
     return out
 
 

@@ -20,8 +20,8 @@ _Picture = Dict[str, Any]
 
 def shard_bytes(
     data: bytes,
-    sharding_info: Sequence[Tuple[str, int]],
-    pipelining_info: Sequence[Tuple[str, int]],
+    sharding_info: Sequence[Tuple[str, str]],
+    pipelining_info: Sequence[Tuple[str, str]],
     strict: bool,
     num_ipus: Optional[int],
     batches_per_step: Optional[int],

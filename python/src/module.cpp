@@ -259,7 +259,7 @@ std::optional<int> optional_int(const app::option_spec& o, const py::object& v) 
   return narrow<int>(o, integer(o, v));
 }
 
-using mapping = std::vector<std::pair<std::string, int>>;
+using mapping = std::vector<std::pair<std::string, std::string>>; // ids as decimal text
 
 // The pipeline flags as PopRT's keywords give them (app/ checks their
 // ranges, in the command line's words).
@@ -299,7 +299,7 @@ py::tuple shard_bytes(const py::bytes& data, const mapping& sharding_info,
                       const py::object& batches_per_step, bool enable_pipelining) {
   app::model_points m;
   m.data = view(data);
-  m.entries = sp::config::from_mappings(sharding_info, pipelining_info, "Sharder");
+  m.entries = sp::config::from_mapping_texts(sharding_info, pipelining_info, "Sharder");
   m.strict = strict;
   // The nodes read as views where the model allows it, as `shard` without a
   // report reads them (app::reading::graph_views).

@@ -735,6 +735,13 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     ):
         with pytest.raises(TypeError, match="^shardpoint: " + re.escape(words) + "$"):
             shardpoint.Sharder(*args, **kwargs)
+    # An id of any size is bad input, said as a config's id is (2**70 was
+    # pybind11's conversion TypeError).
+    for device in (2**70, -(2**70), 65536, -1):
+        with pytest.raises(shardpoint.BadInputError) as e:
+            shardpoint.Sharder({names[5]: device}).run(model)
+        assert str(e.value) == (f"Sharder: sharding_info['{names[5]}']: device '{device}' is not "
+                                "an integer in 0..65535")
     with pytest.raises(TypeError, match=r"^shardpoint: enable_pipelining is a bool, not int$"):
         shardpoint.validate(path, enable_pipelining=1)
     with pytest.raises(TypeError, match=r"^shardpoint: training is a bool, not str$"):

@@ -59,6 +59,13 @@ entry parse_shard_flag(const std::string& text);
 std::vector<entry> from_mappings(const std::vector<std::pair<std::string, int>>& sharding_info,
                                  const std::vector<std::pair<std::string, int>>& pipelining_info,
                                  const std::string& source = "sharding_info/pipelining_info");
+/// The same with each id as the decimal text of a whole number of any size
+/// (Python's int: 2**70 is "not an integer in 0..65535", said as a
+/// config's id is, not a failed conversion).
+std::vector<entry>
+from_mapping_texts(const std::vector<std::pair<std::string, std::string>>& sharding_info,
+                   const std::vector<std::pair<std::string, std::string>>& pipelining_info,
+                   const std::string& source = "sharding_info/pipelining_info");
 
 /// Up to `most` of `candidates` closest to `name` (Levenshtein distance,
 /// then alphabetical), for "did you mean" hints; only those within
