@@ -291,7 +291,13 @@ void draw_chart(svg& s, const picture& p, const metric& mt, double x0, double ch
                         ? " (on device " + std::to_string(st.device) + ", the bottleneck: " +
                               figure(p.pace_device->cost, p.cost_unit) + " with its other stages)"
                         : " (bottleneck)") +
-                   (over ? " (over the capacity)" : ""))
+                   (!over ? ""
+                    // In bytes where the rounded figures are alike (a trial's
+                    // "1.3 MiB" bar was over a capacity of "1.3 MiB").
+                    : bytes(mt.values[k]) == bytes(*p.memory_capacity)
+                        ? " (over the capacity: " + exact(mt.values[k]) + " bytes, the capacity " +
+                              exact(*p.memory_capacity) + ")"
+                        : " (over the capacity)"))
        << "</rect>";
     s.text(x + bar / 2, y0 + chart_h + 14, std::to_string(st.stage),
            " text-anchor=\"middle\" font-size=\"10\"");

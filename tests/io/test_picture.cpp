@@ -72,3 +72,16 @@ TEST_CASE("figures in other units keep their unit after them and in the headings
   const auto steps = shown_text(shardpoint::io::to_html(two_stages(3, 2, "steps", "steps")));
   CHECK(steps.find("bottleneck 3 steps (stage 0)") != std::string::npos);
 }
+
+TEST_CASE("a bar over the capacity by less than the rounding says both in bytes") {
+  auto p = two_stages(3, 2, "MFLOP", "MFLOP");
+  p.stages[0].memory_bytes = 1366560;
+  p.stages[1].memory_bytes = 1000;
+  p.memory_capacity = 1331200; // both "1.3 MiB"
+  const auto text = shown_text(shardpoint::io::to_html(p));
+  CHECK(text.find("stage 0: 1.3 MiB (over the capacity: 1366560 bytes, the capacity 1331200)") !=
+        std::string::npos);
+  p.memory_capacity = 1e6;
+  CHECK(shown_text(shardpoint::io::to_html(p)).find("stage 0: 1.3 MiB (over the capacity)<") !=
+        std::string::npos);
+}
