@@ -721,8 +721,9 @@ staged_file& output_set::file(const fs::path& given, std::string_view what) {
   require_output_folder(path, folder_of(path), "the output folder ");
   check_name_length(path);
   f->path_ = path;
+  f->target_ = p.canonical;
   f->what_ = p.what;
-  f->staging_ = temporary_name(path);
+  f->staging_ = temporary_name(f->target_);
   temporaries::get().add(f->staging_);
   places_.push_back(std::move(p));
   files_.push_back(std::move(f));
@@ -802,8 +803,9 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     }
   }
   f->path_ = path;
+  f->target_ = p.canonical;
   f->what_ = p.what;
-  f->staging_ = create_temporary_folder(path);
+  f->staging_ = create_temporary_folder(f->target_);
   places_.push_back(std::move(p));
   folders_.push_back(std::move(f));
   return *folders_.back();
@@ -856,15 +858,15 @@ void output_set::commit() {
   }
   // Then into place, each in one step; a replaced folder keeps its mode.
   for (const auto& f : folders_) {
-    if (struct stat old{}; f->existed_ && ::stat(f->path_.c_str(), &old) == 0) {
+    if (struct stat old{}; f->existed_ && ::stat(f->target_.c_str(), &old) == 0) {
       ::chmod(f->staging_.c_str(), old.st_mode & 07777);
     }
     if (!f->existed_) {
-      int r = rename2(f->staging_, f->path_, RENAME_NOREPLACE);
+      int r = rename2(f->staging_, f->target_, RENAME_NOREPLACE);
       if (r != 0 && no_renameat2(errno)) {
         std::error_code ec;
-        r = fs::exists(f->path_, ec) ? (errno = EEXIST, -1)
-                                     : ::rename(f->staging_.c_str(), f->path_.c_str());
+        r = fs::exists(f->target_, ec) ? (errno = EEXIST, -1)
+                                       : ::rename(f->staging_.c_str(), f->target_.c_str());
       }
       if (r != 0) {
         const int e = errno;
@@ -881,12 +883,12 @@ void output_set::commit() {
       // The watcher removes temporaries under this lock: it sees either the
       // new output at the temporary's name, or, once swapped, nothing.
       const std::lock_guard<std::mutex> g(temporaries::get().lock);
-      if (rename2(f->staging_, f->path_, RENAME_EXCHANGE) == 0) {
+      if (rename2(f->staging_, f->target_, RENAME_EXCHANGE) == 0) {
         old = f->staging_;
       } else if (no_renameat2(errno)) {
-        const fs::path aside = temporary_name(f->path_);
-        if (::rename(f->path_.c_str(), aside.c_str()) != 0 ||
-            ::rename(f->staging_.c_str(), f->path_.c_str()) != 0) {
+        const fs::path aside = temporary_name(f->target_);
+        if (::rename(f->target_.c_str(), aside.c_str()) != 0 ||
+            ::rename(f->staging_.c_str(), f->target_.c_str()) != 0) {
           fail(f->path_, std::string("cannot be replaced: ") + std::strerror(errno));
         }
         old = aside;
@@ -909,7 +911,7 @@ void output_set::commit() {
       temporaries::get().drop(f->staging_);
       continue;
     }
-    if (::rename(f->staging_.c_str(), f->path_.c_str()) != 0) {
+    if (::rename(f->staging_.c_str(), f->target_.c_str()) != 0) {
       fail(f->path_, std::string("cannot be written: ") + std::strerror(errno));
     }
     temporaries::get().drop(f->staging_);

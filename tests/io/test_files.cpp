@@ -406,6 +406,38 @@ TEST_CASE("several outputs are committed together, or none") {
   CHECK(s.tree() == std::map<std::string, std::string>{{"a.yaml", "new a"}, {"b.yaml", "new b"}});
 }
 
+TEST_CASE("a link retargeted while a command runs: outputs go where they were checked to go") {
+  // A trial retargeted a link between the checks and the writes (strace's
+  // delays): shard wrote over its input, split --force replaced a user's
+  // folder, a failed rename left its temporary behind. Outputs are now put
+  // where the checks resolved them, every link followed then.
+  scratch s;
+  put(s / "c" / "x" / ".keep", "");
+  put(s / "d" / "x" / ".keep", "");
+  put(s / "d" / "in.onnx", "the input");
+  put(s / "d" / "out" / "keep.txt", "a user's file");
+  fs::create_symlink("c/x", s / "view");
+  io::output_set out;
+  out.input(s / "d" / "in.onnx", "the input model");
+  const auto& f = out.file(s / "view" / ".." / "in.onnx", "--output-model"); // c/in.onnx
+  auto& d = out.folder(s / "view" / ".." / "out", "--output-dir", true);     // c/out, new
+  io::write_file_atomically(f.staging(), "the output");
+  io::write_file_atomically(d.file("a"), "1");
+  fs::remove(s / "view");
+  fs::create_symlink("d/x", s / "view"); // view/.. is d/ now, the input's folder
+  out.commit();
+  CHECK(get(s / "c" / "in.onnx") == "the output");
+  CHECK(get(s / "c" / "out" / "a") == "1");
+  CHECK(get(s / "d" / "in.onnx") == "the input");
+  CHECK(get(s / "d" / "out" / "keep.txt") == "a user's file");
+  CHECK_FALSE(fs::exists(s / "d" / "out" / "a"));
+  for (const char* folder : {"c", "d"}) { // no temporary left in either
+    for (const auto& e : fs::directory_iterator(s / folder)) {
+      CHECK(e.path().filename().string().find(".shardpoint-") == std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("inputs: regular files only; external data confined to the model's folder") {
   scratch s;
   put(s / "m" / "model.onnx", "m");

@@ -78,6 +78,10 @@ public:
 protected:
   friend class output_set;
   std::filesystem::path path_;
+  /// Where it is put: path_ as the checks resolved it, every link on the
+  /// way followed then, so that a link retargeted while the command runs
+  /// cannot send it elsewhere (a trial's shard so wrote over its input).
+  std::filesystem::path target_;
   std::filesystem::path staging_;
   std::string what_;
   bool existed_ = false;
