@@ -139,11 +139,22 @@ fs::path folder_of(const fs::path& p) {
 }
 
 // The canonical form of a path that may not exist yet: every symbolic link
-// of the part that exists resolved.
+// of the part that exists resolved. A path the kernel cannot resolve (a
+// loop of links, a name too long, a folder on the way that cannot be
+// searched, a current folder removed) is refused: its text alone would be
+// a guess at what it names (".." collapsed by the text names another
+// file than the kernel's).
 fs::path canonical_of(const fs::path& p) {
   std::error_code ec;
-  fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
-  return ec ? fs::absolute(p).lexically_normal() : c;
+  const fs::path absolute = fs::absolute(p, ec);
+  fs::path c;
+  if (!ec) {
+    c = fs::weakly_canonical(absolute, ec);
+  }
+  if (ec) {
+    fail(p, "cannot be resolved: " + ec.message());
+  }
+  return c;
 }
 
 bool within(const fs::path& inner, const fs::path& outer) {
@@ -224,51 +235,65 @@ using detail::kind_of;
 
 // ---- manifests -------------------------------------------------------------
 
-// The relative paths a manifest lists; nothing when there is no readable
-// manifest.
-std::optional<nlohmann::json> manifest_json(const fs::path& folder) {
+// A folder's manifest as read: its JSON when it is shardpoint's, and
+// whether anything of its name is there at all (a refusal says which).
+struct manifest_read {
+  bool present = false;
+  std::optional<nlohmann::json> json; // shardpoint's form, else nothing
+};
+
+manifest_read manifest_json(const fs::path& folder) {
   const fs::path file = folder / manifest_name;
   struct stat st {};
-  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
-    return std::nullopt;
+  if (::lstat(file.c_str(), &st) != 0) {
+    return {};
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+    return {true, std::nullopt};
   }
   std::FILE* f = std::fopen(file.c_str(), "rb");
   if (f == nullptr) {
-    return std::nullopt;
+    return {true, std::nullopt};
   }
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   const std::size_t got = std::fread(text.data(), 1, text.size(), f);
   std::fclose(f);
   if (got != text.size()) {
-    return std::nullopt;
+    return {true, std::nullopt};
   }
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("files") || !j["files"].is_array() ||
       !j.contains("written_by") || j["written_by"] != "shardpoint") {
-    return std::nullopt;
+    return {true, std::nullopt};
   }
-  return j;
+  return {true, std::move(j)};
 }
 
-std::optional<std::set<std::string>> read_manifest(const fs::path& folder) {
+// The relative paths a folder's manifest lists, or why there are none.
+struct manifest_files {
+  bool present = false;                       // a file of the manifest's name is there
+  std::optional<std::set<std::string>> files; // nothing unless the manifest is shardpoint's
+};
+
+manifest_files read_manifest(const fs::path& folder) {
   const auto manifest = manifest_json(folder);
-  if (!manifest) {
-    return std::nullopt;
+  if (!manifest.json) {
+    return {manifest.present, std::nullopt};
   }
-  const auto& j = *manifest;
+  const auto& j = *manifest.json;
   std::set<std::string> files;
   for (const auto& x : j["files"]) {
     if (!x.is_string()) {
-      return std::nullopt;
+      return {true, std::nullopt};
     }
     const fs::path rel(x.get<std::string>());
     if (rel.empty() || rel.is_absolute() ||
         std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; })) {
-      return std::nullopt;
+      return {true, std::nullopt};
     }
     files.insert(rel.lexically_normal().generic_string());
   }
-  return files;
+  return {true, std::move(files)};
 }
 
 // The first entry of `folder` (recursively, links not followed) that the
@@ -297,7 +322,7 @@ std::string stranger_in(const fs::path& folder, const std::set<std::string>& fil
 // Removes an old output folder file by file as its manifest lists them;
 // anything else stays (and is said).
 void remove_old_output(const fs::path& old, const fs::path& was) {
-  if (const auto files = read_manifest(old)) {
+  if (const auto files = read_manifest(old).files) {
     std::set<std::string, std::greater<>> folders;
     for (const auto& f : *files) {
       ::unlink((old / f).c_str());
@@ -397,7 +422,7 @@ namespace {
 // "links"); empty when it has none.
 std::map<std::string, std::string> recorded(const fs::path& folder, const char* key) {
   std::map<std::string, std::string> out;
-  const auto manifest = manifest_json(folder);
+  const auto manifest = manifest_json(folder).json;
   if (!manifest || !manifest->contains(key) || !(*manifest)[key].is_object()) {
     return out;
   }
@@ -666,13 +691,13 @@ void output_set::check_against_all(const place& p) {
 
 void output_set::input(const fs::path& path, std::string_view what) {
   place p{place::input_file, normalised(path, what), {}, std::string(what)};
-  p.canonical = canonical_of(p.given);
   struct stat st {};
   if (::stat(p.given.c_str(), &st) != 0) {
     // Nothing to protect: its reader says it is missing ("no such file"),
     // which no output can be made to say (a folder "holding" it, say).
     return;
   }
+  p.canonical = canonical_of(p.given);
   p.exists = true;
   p.device = st.st_dev;
   p.inode = st.st_ino;
@@ -760,15 +785,19 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     require_output_folder(path, folder_of(path), "the folder it goes in, ");
   }
   check_against_all(p);
-  if (f->existed_ && !fs::is_empty(path, ec)) {
+  // What --force replaces is read where the checks above resolved the
+  // path, as the rename at commit() goes there (target_), not by its text
+  // again: a link on the way retargeted meanwhile is not followed.
+  const fs::path& there = p.canonical;
+  if (f->existed_ && !fs::is_empty(there, ec)) {
     if (!force) {
       fail(path, "the output folder exists and is not empty (--force replaces a folder "
                  "shardpoint wrote)");
     }
-    const auto files = read_manifest(path);
+    const auto manifest = read_manifest(there);
+    const auto& files = manifest.files;
     if (!files) {
-      struct stat m {};
-      fail(path, ::lstat((path / manifest_name).c_str(), &m) == 0
+      fail(path, manifest.present
                      ? std::string("holds a manifest (") + manifest_name +
                            ") shardpoint did not write: not its form, or naming a file outside "
                            "the folder; it replaces only its own output folders"
@@ -776,15 +805,15 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
                            "): shardpoint did not write it, and replaces only its own output "
                            "folders");
     }
-    if (const auto stranger = stranger_in(path, *files); !stranger.empty()) {
+    if (const auto stranger = stranger_in(there, *files); !stranger.empty()) {
       fail(path, "holds " + quote(stranger) +
                      ", which shardpoint did not write; it replaces only its own output folders");
     }
     // A file shardpoint wrote and someone changed since is theirs now.
-    for (const auto& [name, print] : recorded_fingerprints(path)) {
+    for (const auto& [name, print] : recorded_fingerprints(there)) {
       struct stat file {};
-      if (files->count(name) > 0 && ::lstat((path / name).c_str(), &file) == 0 &&
-          (!S_ISREG(file.st_mode) || fingerprint(path / name) != print)) {
+      if (files->count(name) > 0 && ::lstat((there / name).c_str(), &file) == 0 &&
+          (!S_ISREG(file.st_mode) || fingerprint(there / name) != print)) {
         fail(path, "holds " + quote(name) +
                        ", changed since shardpoint wrote it; it replaces only its own output "
                        "folders as it wrote them");
@@ -792,9 +821,9 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     }
     // A hard link it made to a file of the user's: the same file still, and
     // not its last link (removing that would lose the user's data).
-    for (const auto& [name, id] : recorded(path, "links")) {
+    for (const auto& [name, id] : recorded(there, "links")) {
       struct stat file {};
-      if (files->count(name) > 0 && ::lstat((path / name).c_str(), &file) == 0 &&
+      if (files->count(name) > 0 && ::lstat((there / name).c_str(), &file) == 0 &&
           (!S_ISREG(file.st_mode) || link_identity(file) != id || file.st_nlink < 2)) {
         fail(path, "holds " + quote(name) +
                        ", which shardpoint linked to a file of yours and is another file now, or "

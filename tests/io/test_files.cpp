@@ -385,6 +385,41 @@ TEST_CASE("outputs never touch the inputs, the current folder, or each other") {
   CHECK(s.tree() == before);
 }
 
+TEST_CASE("a path the kernel cannot resolve is refused, not guessed at by its text") {
+  // canonical_of fell back to the path's text when it could not be
+  // resolved: "loop/../x" collapsed to "./x", the file next to the loop,
+  // which the kernel would never open.
+  scratch s;
+  put(s / "x.onnx", "a user's file");
+  fs::create_symlink("loop", s / "loop");
+  fs::create_symlink("b", s / "a");
+  fs::create_symlink("a", s / "b");
+  const auto before = s.tree();
+  for (const fs::path& path : {s / "loop" / ".." / "x.onnx", s / "a" / "out.onnx", s / "loop"}) {
+    CAPTURE(path);
+    for (const bool folder : {false, true}) {
+      io::output_set out;
+      const auto message = error_of([&] {
+        if (folder) {
+          out.folder(path, "--output-dir", true);
+        } else {
+          out.file(path, "--output-model");
+        }
+      });
+      CHECK(message.find("cannot be resolved: Too many levels of symbolic links") !=
+            std::string::npos);
+    }
+    io::output_set in;
+    CHECK(error_of([&] {
+            in.input_folder(path, "the strategy folder");
+          }).find("cannot be resolved") != std::string::npos);
+    // An input the kernel cannot open protects nothing: its reader says so.
+    CHECK_NOTHROW(in.input(path, "the input model"));
+  }
+  CHECK(s.tree() == before);
+  CHECK(get(s / "x.onnx") == "a user's file");
+}
+
 TEST_CASE("several outputs are committed together, or none") {
   scratch s;
   put(s / "b.yaml", "old");
