@@ -3,6 +3,7 @@
 // every rule of its table.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <map>
 #include <random>
 #include <set>
@@ -187,8 +188,11 @@ TEST_CASE("random stages against element-by-element and schedule references") {
     c.training = rng.below(4) != 0;
     c.fp16 = rng.below(2) != 0;
     c.optimizer = static_cast<sp::optimizer_kind>(rng.below(3));
-    c.schedule = rng.below(2) ? sp::pipeline_schedule::gpipe : sp::pipeline_schedule::one_f_one_b;
-    c.micro_batches = static_cast<std::int64_t>(1 + rng.below(6));
+    c.schedule = std::array{sp::pipeline_schedule::gpipe, sp::pipeline_schedule::one_f_one_b,
+                            sp::pipeline_schedule::zb_h1}[rng.below(3)];
+    // (ZB-H1 is a schedule only with M >= S.)
+    c.micro_batches = (c.schedule == sp::pipeline_schedule::zb_h1 ? S : 1) +
+                      static_cast<std::int64_t>(rng.below(6));
     c.queue_depth = static_cast<std::int64_t>(1 + rng.below(9));
     c.param_persistence_threshold = static_cast<std::int64_t>(rng.below(60));
     c.max_live_parameters = static_cast<std::int64_t>(rng.below(200));
@@ -288,9 +292,8 @@ TEST_CASE("random stages against element-by-element and schedule references") {
           }
           std::int64_t act = 0;
           if (c.training) {
-            act =
-                (in.produced_bytes + in.received_bytes) *
-                in_flight(c.schedule == sp::pipeline_schedule::one_f_one_b, s, S, c.micro_batches);
+            act = (in.produced_bytes + in.received_bytes) *
+                  in_flight(c.schedule != sp::pipeline_schedule::gpipe, s, S, c.micro_batches);
           } else {
             std::int64_t q = 1;
             while (q < c.queue_depth) {
@@ -477,6 +480,11 @@ TEST_CASE("1F1B on stages sharing a device is refused, not counted by stage") {
                 "micro-batches at stage s only with each stage on a device of its own");
   CHECK_THROWS_WITH_AS((void)sp::plan_memory(stages, c), ("shardpoint: " + *why).c_str(),
                        sp::unsupported_error);
+  auto zb = c; // ZB-H1 holds 1F1B's: the same rule, in its name
+  zb.schedule = sp::pipeline_schedule::zb_h1;
+  CHECK(sp::unplannable_schedule(stages, zb) ==
+        "stages 1 and 2 share device 1: the zb-h1 schedule holds min(M, S - s) "
+        "micro-batches at stage s only with each stage on a device of its own");
   // GPipe and inference count no order; a device a stage (or none given)
   // is 1F1B's own case.
   auto gpipe = c;

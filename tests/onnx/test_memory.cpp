@@ -433,6 +433,13 @@ TEST_CASE("activations: the batch dimension, GPipe, 1F1B and inference queues") 
   j = run_json(base + "--batches-per-step 4 --schedule 1f1b", dir);
   CHECK(j["devices"][0]["activation_bytes"] == 96 * 2); // min(M, S - s) = 2
   CHECK(j["devices"][1]["activation_bytes"] == (96 + 48) * 1);
+  // ZB-H1 holds 1F1B's micro-batches (runtime's test_schedules holds the
+  // planner to the emulator's run), and is a schedule only with M >= S.
+  CHECK(run_json(base + "--batches-per-step 4 --schedule zb-h1", dir)["devices"] == j["devices"]);
+  onnx_test::expect_failure(dir, base + "--batches-per-step 1 --schedule zb-h1", 2,
+                            "the zb-h1 schedule needs at least as many micro-batches (1) as "
+                            "stages (2); give --batches-per-step at least 2, or plan with "
+                            "--schedule 1f1b\n");
   j = run_json(base + "--inference --queue-depth 3", dir); // 3 rounds up to 4 entries
   CHECK(j["devices"][0]["activation_bytes"] == 96);
   CHECK(j["devices"][1]["activation_bytes"] == 96 + 4 * 48);

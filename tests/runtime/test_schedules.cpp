@@ -4,12 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <tuple>
 
+#include <shardpoint/memory_plan.hpp>
 #include <shardpoint/runtime/schedules.hpp>
 #include <shardpoint/runtime/trace.hpp>
 #include <shardpoint/synthetic.hpp>
@@ -349,4 +351,57 @@ TEST_CASE("threaded: a device thread that cannot be started is an error, not an 
                                      std::chrono::microseconds(1));
         }) == "system_error");
 #endif
+}
+
+TEST_CASE("the memory planner counts every schedule it plans as the emulator runs it") {
+  // plan_memory's micro-batches in flight (memory/config.hpp: GPipe M,
+  // 1F1B and ZB-H1 min(M, S - s)) against the most a stage holds at once
+  // in this emulator's run of the schedule, on random stage times.
+  shardpoint::synthetic::splitmix64 rng(29);
+  for (int round = 0; round < 200; ++round) {
+    CAPTURE(round);
+    const int S = 1 + static_cast<int>(rng.below(6));
+    const auto kind = static_cast<int>(rng.below(3));
+    const int m = (kind == 2 ? S : 1) + static_cast<int>(rng.below(8));
+    CAPTURE(S);
+    CAPTURE(kind);
+    CAPTURE(m);
+    std::vector<stage_times> times(static_cast<std::size_t>(S));
+    for (auto& t : times) {
+      t.forward = 1.0 + static_cast<double>(rng.below(9));
+      t.backward = 1.0 + static_cast<double>(rng.below(9));
+      t.activation_bytes = 1;
+    }
+    schedule_options o;
+    o.kind = std::array{schedule_kind::gpipe, schedule_kind::one_f_one_b,
+                        schedule_kind::zb_h1}[static_cast<std::size_t>(kind)];
+    o.devices = S;
+    o.micro_batches = m;
+    const auto run = run_schedule(times, o);
+    shardpoint::parallel_config c;
+    c.micro_batches = m;
+    c.schedule =
+        std::array{shardpoint::pipeline_schedule::gpipe, shardpoint::pipeline_schedule::one_f_one_b,
+                   shardpoint::pipeline_schedule::zb_h1}[static_cast<std::size_t>(kind)];
+    std::vector<shardpoint::stage_memory_input> stages(static_cast<std::size_t>(S));
+    for (int s = 0; s < S; ++s) {
+      stages[static_cast<std::size_t>(s)].produced_bytes = 1; // bytes = micro-batches held
+      stages[static_cast<std::size_t>(s)].device = s;
+    }
+    const auto plan = shardpoint::plan_memory(stages, c);
+    REQUIRE(plan.devices.size() == static_cast<std::size_t>(S));
+    for (int s = 0; s < S; ++s) {
+      CHECK(plan.devices[static_cast<std::size_t>(s)].activation_bytes ==
+            run.in_flight[static_cast<std::size_t>(s)]);
+    }
+  }
+  // ZB-H1 is a schedule only with M >= S, here as in the emulator.
+  shardpoint::parallel_config c;
+  c.schedule = shardpoint::pipeline_schedule::zb_h1;
+  c.micro_batches = 2;
+  const std::vector<shardpoint::stage_memory_input> three(3);
+  CHECK(shardpoint::unplannable_schedule(three, c) ==
+        "the zb-h1 schedule needs at least as many micro-batches (2) as stages (3)");
+  CHECK_THROWS_AS(run_schedule(equal_stages(3, 1, 2), {schedule_kind::zb_h1, 3, 2, 1, false}),
+                  config_error);
 }

@@ -70,12 +70,8 @@ memory_flags planned(const draw_request& a, int stages) {
   if (f.inference) {
     return f; // the bars of inference: no training schedule's activations
   }
-  if (a.schedule == "gpipe" || a.schedule == "1f1b") {
-    f.schedule = a.schedule;
-  } else if (a.schedule == "zb-h1") {
-    // ZB-H1 holds 1F1B's micro-batches in flight (Qi et al., 2023, §3.1),
-    // as the emulator's run does: the bars are 1F1B's, the same bytes.
-    f.schedule = "1f1b";
+  if (a.schedule == "gpipe" || a.schedule == "1f1b" || a.schedule == "zb-h1") {
+    f.schedule = a.schedule; // (ZB-H1's are 1F1B's: memory/config.hpp)
   }
   // The micro-batches of a step: the schedule's, or those given (a trial's
   // --batches-per-step 8 without a schedule left the bars at memory's 1).

@@ -225,7 +225,9 @@ parallel_config memory_flags::config() const {
   c.micro_batch_size = parse_count(opt::micro_batch_size, micro_batch_size);
   c.micro_batches =
       batches_per_step.empty() ? 1 : parse_count(opt::batches_per_step, batches_per_step);
-  c.schedule = schedule == "1f1b" ? pipeline_schedule::one_f_one_b : pipeline_schedule::gpipe;
+  c.schedule = schedule == "1f1b"    ? pipeline_schedule::one_f_one_b
+               : schedule == "zb-h1" ? pipeline_schedule::zb_h1
+                                     : pipeline_schedule::gpipe;
   c.queue_depth = queue_depth.empty() ? 4 : parse_count(opt::queue_depth, queue_depth);
   return c;
 }

@@ -99,6 +99,7 @@ void devices_as_stages(sharding_result& result, parallel_config& c, io::memory_r
   result = sharding_result(result.size(), {devices.begin(), devices.end()},
                            {devices.begin(), devices.end()});
   c.micro_batches = 1;
+  c.schedule = pipeline_schedule::gpipe; // one micro-batch: every schedule's count
   c.queue_depth = 1;
   r.notes.push_back("the sharding gives " + std::to_string(result.num_devices()) +
                     " device(s) and no pipeline stage (sharding without pipelining: the devices "
@@ -159,6 +160,12 @@ std::vector<stage_memory_input> from_model(model_source& source, const points& w
   devices_as_stages(result, c, r);
   auto stages = detail::stage_inputs(source, result, a.plan, c, r);
   if (auto why = shardpoint::unplannable_schedule(stages, c)) {
+    if (c.schedule == pipeline_schedule::zb_h1 &&
+        c.micro_batches < static_cast<std::int64_t>(stages.size())) {
+      // A parameter out of the schedule's range, exit 2 as simulate's.
+      throw bad_parameter_error(*why + "; give --batches-per-step at least " +
+                                std::to_string(stages.size()) + ", or plan with --schedule 1f1b");
+    }
     throw check_failed(*why + "; give each stage its own device, or plan the sharding with "
                               "--schedule gpipe");
   }

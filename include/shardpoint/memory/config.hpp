@@ -15,7 +15,12 @@
 namespace shardpoint {
 
 enum class optimizer_kind { adam, sgd, none };
-enum class pipeline_schedule { gpipe, one_f_one_b };
+/// A training step's order of passes, as far as memory tells them apart:
+/// GPipe holds every micro-batch's activations at once; 1F1B holds
+/// min(M, S - s) at stage s; ZB-H1 (Qi et al., 2023, §3.1) splits the
+/// backward but starts each W so that it holds what 1F1B holds -- the
+/// emulator's run of it (runtime/schedules.hpp) has 1F1B's counts.
+enum class pipeline_schedule { gpipe, one_f_one_b, zb_h1 };
 
 /// How the model is trained or run, in SageMaker's terms where it has them.
 struct parallel_config {

@@ -196,11 +196,19 @@ inline std::int64_t activations(const stage_memory_input& in, const parallel_con
 /// micro-batches in flight, min(M, S - s) at stage s, hold only with each
 /// stage on a device of its own: stages sharing a device interleave on it,
 /// and what they hold is another schedule's (the runtime refuses 1F1B on
-/// such a sharding too). GPipe and inference count no order, so plan any.
+/// such a sharding too). ZB-H1 holds 1F1B's, and is a schedule only with
+/// at least as many micro-batches as stages (as the runtime's). GPipe and
+/// inference count no order, so plan any.
 inline std::optional<std::string> unplannable_schedule(std::span<const stage_memory_input> stages,
                                                        const parallel_config& config) {
-  if (!config.training || config.schedule != pipeline_schedule::one_f_one_b) {
+  if (!config.training || config.schedule == pipeline_schedule::gpipe) {
     return std::nullopt;
+  }
+  const char* name = config.schedule == pipeline_schedule::zb_h1 ? "zb-h1" : "1f1b";
+  if (config.schedule == pipeline_schedule::zb_h1 &&
+      config.micro_batches < static_cast<std::int64_t>(stages.size())) {
+    return detail::cat("the zb-h1 schedule needs at least as many micro-batches (",
+                       config.micro_batches, ") as stages (", stages.size(), ")");
   }
   std::map<int, std::size_t> first; // device -> its first stage
   for (std::size_t s = 0; s < stages.size(); ++s) {
@@ -210,7 +218,8 @@ inline std::optional<std::string> unplannable_schedule(std::span<const stage_mem
     const auto [at, fresh] = first.emplace(stages[s].device, s);
     if (!fresh) {
       return detail::cat("stages ", at->second, " and ", s, " share device ", stages[s].device,
-                         ": the 1f1b schedule holds min(M, S - s) micro-batches at stage s "
+                         ": the ", name,
+                         " schedule holds min(M, S - s) micro-batches at stage s "
                          "only with each stage on a device of its own");
     }
   }
@@ -222,7 +231,8 @@ inline std::optional<std::string> unplannable_schedule(std::span<const stage_mem
 /// holds (stage_memory_input::device), and fits compares it with `capacity`
 /// bytes when given. Throws bad_parameter_error for a broken rule
 /// (memory_rules), unsupported_error for a schedule it cannot count on these
-/// stages (unplannable_schedule: 1F1B with stages sharing a device).
+/// stages (unplannable_schedule: 1F1B or ZB-H1 with stages sharing a
+/// device, ZB-H1 with fewer micro-batches than stages).
 inline memory_plan plan_memory(std::span<const stage_memory_input> stages,
                                const parallel_config& config,
                                std::optional<std::int64_t> capacity = std::nullopt) {

@@ -161,7 +161,7 @@ struct memory_flags {
   std::string max_live_parameters = "1e9";
   std::string micro_batch_size = "1";
   std::string batches_per_step; ///< training's M; empty: 1
-  std::string schedule;         ///< training: gpipe (empty: the default) or 1f1b
+  std::string schedule;         ///< training: gpipe (empty: the default), 1f1b or zb-h1
   std::string queue_depth;      ///< inference; empty: 4
   std::string batch_dim;        ///< where a model's batch is (a format's own words)
 
@@ -202,8 +202,8 @@ inline constexpr memory_option memory_plan_options[] = {
     {opt::micro_batch_size, &memory_flags::micro_batch_size},
     {opt::batch_dim, &memory_flags::batch_dim},
     {opt::batches_per_step, &memory_flags::batches_per_step},
-    {opt::schedule.taking("gpipe,1f1b")
-         .saying("Training pipeline schedule: gpipe (default) or 1f1b"),
+    {opt::schedule.taking("gpipe,1f1b,zb-h1")
+         .saying("Training pipeline schedule: gpipe (default), 1f1b or zb-h1 (1f1b's activations)"),
      &memory_flags::schedule},
     {opt::queue_depth.saying("Inference: entries queued between stages (default 4, as simulate)"),
      &memory_flags::queue_depth},
