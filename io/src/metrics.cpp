@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
+#include "table.hpp"
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/metrics.hpp>
@@ -126,30 +127,21 @@ std::string to_table(const training_run& r, const std::vector<std::string>& esti
      << counted(static_cast<std::size_t>(o.devices), "device")
      << (o.recompute ? ", recomputing forwards" : "") << '\n';
   // Times in the run's units, bytes in units (the JSON has them exact); a
-  // column as wide as its widest time (a trial's 13-digit time overflowed).
-  std::vector<std::array<std::string, 3>> times;
-  int width = 11;
-  for (const auto& t : r.stages) {
-    times.push_back(
-        {time_text(t.forward), time_text(t.backward), time_text(weight_gradient_of(r, t))});
-    for (const auto& x : times.back()) {
-      width = std::max(width, static_cast<int>(x.size()));
-    }
-  }
-  std::snprintf(line, sizeof line, "%-6s %-7s %*s %*s %*s %9s %14s %14s\n", "stage", "device",
-                width, "forward", width, "backward", width, "weight", "in_flight", "activations/mb",
-                "peak");
-  os << line;
+  // column as wide as its widest time (a trial's 13-digit time overflowed;
+  // detail::text_table).
+  constexpr auto left = detail::text_table::side::left;
+  detail::text_table table({{6, left}, {7, left}, {11}, {11}, {11}, {9}, {14}, {14}});
+  table.row(
+      {"stage", "device", "forward", "backward", "weight", "in_flight", "activations/mb", "peak"});
   for (std::size_t s = 0; s < r.stages.size(); ++s) {
     const auto& t = r.stages[s];
     const auto held = o.recompute ? t.input_bytes : t.activation_bytes;
-    std::snprintf(line, sizeof line, "%-6zu %-7d %*s %*s %*s %9d %14s %14s\n", s,
-                  static_cast<int>(s) % o.devices, width, times[s][0].c_str(), width,
-                  times[s][1].c_str(), width, times[s][2].c_str(), r.result.in_flight[s],
-                  human_bytes(static_cast<double>(held)).c_str(),
-                  human_bytes(static_cast<double>(r.result.activation_peak[s])).c_str());
-    os << line;
+    table.row({std::to_string(s), std::to_string(static_cast<int>(s) % o.devices),
+               time_text(t.forward), time_text(t.backward), time_text(weight_gradient_of(r, t)),
+               std::to_string(r.result.in_flight[s]), human_bytes(static_cast<double>(held)),
+               human_bytes(static_cast<double>(r.result.activation_peak[s]))});
   }
+  os << table.text();
   const auto& busy = r.result.busy;
   int busy_width = 12;
   for (const double b : busy) {

@@ -54,12 +54,6 @@ std::string exact(double v) {
   return ec == std::errc() ? std::string(buf.data(), end) : std::string("0");
 }
 
-// A number for people: at most four significant digits, thousands kept,
-// never an exponent (a trial's timeline read "0 to 1e-06").
-std::string shown(double v) {
-  return human_number(v);
-}
-
 // Whether figures in `unit` are seconds: "s", or "s" and words ("s
 // forward"). They are then shown in s, ms, us or ns (human_seconds): a
 // trial's page read "bottleneck 8.735e-06 s".
@@ -69,13 +63,14 @@ bool in_seconds(std::string_view unit) {
 
 // A figure in `unit`, where the unit is said elsewhere (a heading, a title).
 std::string figure(double v, std::string_view unit) {
-  return in_seconds(unit) ? human_seconds(v) : shown(v);
+  // (human_number: never an exponent -- a trial's timeline read "0 to 1e-06".)
+  return in_seconds(unit) ? human_seconds(v) : human_number(v);
 }
 
 // A figure and its unit: "120 MFLOP", "8.735 us forward".
 std::string amount(double v, std::string_view unit) {
   return in_seconds(unit) ? human_seconds(v) + std::string(unit.substr(1))
-                          : shown(v) + " " + std::string(unit);
+                          : human_number(v) + " " + std::string(unit);
 }
 
 // A heading's unit, for figures shown by figure(): " (MFLOP)"; seconds

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
+#include "table.hpp"
 
 #include <shardpoint/io/plan_report.hpp>
 #include <shardpoint/io/units.hpp>
@@ -54,19 +55,13 @@ std::string layout_name(const runtime::layout& at) {
 // Samples a second: whole from 100 up, four digits below (no exponent: a
 // trial's read "2.299e-08").
 std::string rate_text(double r) {
-  if (r < 100) {
-    return human_number(r);
-  }
-  std::string text(400, '\0'); // 309 digits at most
-  text.resize(static_cast<std::size_t>(std::snprintf(text.data(), text.size(), "%.0f", r)));
-  return text;
+  return r < 100 ? human_number(r) : detail::whole_number(r);
 }
 
 } // namespace
 
 std::string to_table(const plan_report& r) {
   std::ostringstream os;
-  char line[320];
   const auto& c = r.cluster;
   // Devices that are no whole number of nodes fill the last one in part
   // (a trial's 12 devices, 8 a node, were planned so unsaid).
@@ -90,49 +85,25 @@ std::string to_table(const plan_report& r) {
   } else {
     os << "; the best " << listed(r) << ":\n";
     // The columns widen to their widest figure (a trial's rate of 10^18
-    // samples/s pushed its row out of line).
-    struct row {
-      std::string layout, schedule, step, rate, peak, headroom;
-    };
-    std::vector<row> rows;
-    std::size_t widths[6] = {22, 14, 12, 12, 12, 12};
+    // samples/s pushed its row out of line; detail::text_table).
+    constexpr auto left = detail::text_table::side::left;
+    detail::text_table layouts(
+        {{4}, {22, left, "  "}, {14, left}, {5}, {6}, {12}, {12}, {7}, {12}, {12}});
+    layouts.row({"rank", "layout", "schedule", "mb", "m", "step", "samples/s", "bubble", "peak",
+                 "headroom"});
+    char percent[32];
     for (std::size_t i = 0; i < listed(r); ++i) {
       const auto& x = all[i];
-      row& w = rows.emplace_back();
-      w.layout = layout_name(x.at);
-      w.schedule = std::string(runtime::schedule_name(x.at.schedule)) +
-                   (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : "");
-      w.step = human_seconds(x.step_time);
-      w.rate = rate_text(x.throughput);
-      w.peak = human_bytes(static_cast<double>(x.peak_memory));
-      w.headroom = human_bytes(static_cast<double>(x.headroom));
-      const std::string* cells[6] = {&w.layout, &w.schedule, &w.step,
-                                     &w.rate,   &w.peak,     &w.headroom};
-      for (std::size_t c = 0; c < 6; ++c) {
-        widths[c] = std::max(widths[c], cells[c]->size());
-      }
+      std::snprintf(percent, sizeof percent, "%.1f%%", 100 * x.bubble);
+      layouts.row({std::to_string(i + 1), layout_name(x.at),
+                   std::string(runtime::schedule_name(x.at.schedule)) +
+                       (x.at.virtual_stages > 1 ? " v" + std::to_string(x.at.virtual_stages) : ""),
+                   std::to_string(x.at.micro_batch_size), std::to_string(x.at.micro_batches),
+                   human_seconds(x.step_time), rate_text(x.throughput), percent,
+                   human_bytes(static_cast<double>(x.peak_memory)),
+                   human_bytes(static_cast<double>(x.headroom))});
     }
-    const auto left = [](const std::string& text, std::size_t width) {
-      return text + std::string(width - std::min(width, text.size()), ' ');
-    };
-    const auto right = [](const std::string& text, std::size_t width) {
-      return std::string(width - std::min(width, text.size()), ' ') + text;
-    };
-    os << "rank  " << left("layout", widths[0]) << ' ' << left("schedule", widths[1])
-       << "    mb      m " << right("step", widths[2]) << ' ' << right("samples/s", widths[3])
-       << "  bubble " << right("peak", widths[4]) << ' ' << right("headroom", widths[5]) << '\n';
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& x = all[i];
-      const auto& w = rows[i];
-      std::snprintf(line, sizeof line, " %5lld %6lld ",
-                    static_cast<long long>(x.at.micro_batch_size),
-                    static_cast<long long>(x.at.micro_batches));
-      os << right(std::to_string(i + 1), 4) << "  " << left(w.layout, widths[0]) << ' '
-         << left(w.schedule, widths[1]) << line << right(w.step, widths[2]) << ' '
-         << right(w.rate, widths[3]);
-      std::snprintf(line, sizeof line, " %6.1f%% ", 100 * x.bubble);
-      os << line << right(w.peak, widths[4]) << ' ' << right(w.headroom, widths[5]) << '\n';
-    }
+    os << layouts.text();
     const auto& best = all.front();
     os << "\nbest: " << layout_name(best.at) << ", " << runtime::schedule_name(best.at.schedule)
        << ", micro-batch " << best.at.micro_batch_size << " x " << best.at.micro_batches
@@ -140,24 +111,17 @@ std::string to_table(const plan_report& r) {
        << human_seconds(best.makespan) << " + data-parallel sync " << human_seconds(best.sync_time)
        << "\n";
     // The time columns widen to their widest time, as the layouts' do.
-    int time_width = 12;
-    for (const auto& st : best.stages) {
-      time_width = std::max({time_width, static_cast<int>(human_seconds(st.forward).size()),
-                             static_cast<int>(human_seconds(st.backward).size())});
-    }
-    std::snprintf(line, sizeof line, "%6s %*s %*s %9s %12s %12s %12s\n", "stage", time_width,
-                  "forward", time_width, "backward", "in_flight", "states", "activations", "total");
-    os << line;
+    detail::text_table stages({{6}, {12}, {12}, {9}, {12}, {12}, {12}});
+    stages.row({"stage", "forward", "backward", "in_flight", "states", "activations", "total"});
     for (std::size_t s = 0; s < best.stages.size(); ++s) {
       const auto& st = best.stages[s];
-      std::snprintf(line, sizeof line, "%6zu %*s %*s %9d %12s %12s %12s\n", s, time_width,
-                    human_seconds(st.forward).c_str(), time_width,
-                    human_seconds(st.backward).c_str(), st.in_flight,
-                    human_bytes(static_cast<double>(st.model_state_bytes)).c_str(),
-                    human_bytes(static_cast<double>(st.activation_bytes)).c_str(),
-                    human_bytes(static_cast<double>(st.total_bytes)).c_str());
-      os << line;
+      stages.row({std::to_string(s), human_seconds(st.forward), human_seconds(st.backward),
+                  std::to_string(st.in_flight),
+                  human_bytes(static_cast<double>(st.model_state_bytes)),
+                  human_bytes(static_cast<double>(st.activation_bytes)),
+                  human_bytes(static_cast<double>(st.total_bytes))});
     }
+    os << stages.text();
   }
   // Why the others were refused: a count and an example per rule -- for
   // memory the nearest miss, the layout needing the least.

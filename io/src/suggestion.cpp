@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
+#include "table.hpp"
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/report.hpp>
@@ -80,39 +81,32 @@ std::string to_table(const suggestion& s) {
   os << detail::estimates_table(s.estimates);
   const bool loads = s.communication_weight > 0;
   // Columns as wide as their widest figure (a trial's loads of 10^13, at a
-  // weight of 10^9, pushed the rows out of line).
-  const auto whole = [](double v) {
-    char text[400]; // 309 digits at most
-    std::snprintf(text, sizeof text, "%.0f", v);
-    return std::string(text);
-  };
-  int cost_w = 12;
-  int load_w = 12;
-  for (const auto& g : m.stages) {
-    cost_w = std::max(cost_w, static_cast<int>(whole(g.cost).size()));
-    load_w = std::max(load_w, static_cast<int>(whole(g.load).size()));
-  }
-  std::snprintf(line, sizeof line, "%-6s %-6s %7s %*s", "stage", "device", "nodes", cost_w, "cost");
-  os << line;
+  // weight of 10^9, pushed the rows out of line; detail::text_table).
+  using detail::whole_number;
+  constexpr auto left = detail::text_table::side::left;
+  std::vector<detail::text_table::column> columns{{6, left}, {6, left}, {7}, {12}};
+  std::vector<std::string> heading{"stage", "device", "nodes", "cost"};
   if (loads) {
-    os << ' ' << std::string(static_cast<std::size_t>(load_w) - 4, ' ') << "load";
+    columns.push_back({12});
+    heading.emplace_back("load");
   }
-  std::snprintf(line, sizeof line, " %14s %12s %7s\n", planned(s) ? "memory bound" : "parameters",
-                "received", "share");
-  os << line;
+  columns.insert(columns.end(), {{14}, {12}, {7}});
+  heading.insert(heading.end(), {planned(s) ? "memory bound" : "parameters", "received", "share"});
+  detail::text_table table(std::move(columns));
+  table.row(std::move(heading));
   for (const auto& g : m.stages) {
-    std::snprintf(line, sizeof line, "%-6d %-6d %7zu %*s", g.id, g.id, g.vertices, cost_w,
-                  whole(g.cost).c_str());
-    os << line;
+    std::vector<std::string> cells{std::to_string(g.id), std::to_string(g.id),
+                                   std::to_string(g.vertices), whole_number(g.cost)};
     if (loads) {
-      std::snprintf(line, sizeof line, " %*s", load_w, whole(g.load).c_str());
-      os << line;
+      cells.push_back(whole_number(g.load));
     }
-    std::snprintf(line, sizeof line, " %14s %12s %6.1f%%\n", human_bytes(g.memory).c_str(),
-                  human_bytes(g.received_bytes).c_str(),
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%",
                   m.bottleneck > 0 ? 100 * g.load / m.bottleneck : 0.0);
-    os << line;
+    cells.insert(cells.end(), {human_bytes(g.memory), human_bytes(g.received_bytes), share});
+    table.row(std::move(cells));
   }
+  os << table.text();
   std::snprintf(line, sizeof line, "bottleneck %.0f, lower bound %.0f (%.3fx), imbalance %.3f\n",
                 m.bottleneck, m.lower_bound, m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0,
                 m.imbalance);
@@ -125,54 +119,36 @@ std::string to_table(const suggestion& s) {
     }
   }
   os << '\n';
-  struct baseline_row {
-    std::string bottleneck, bound, suggested, largest, note;
-  };
-  std::vector<baseline_row> rows;
-  std::size_t widths[3] = {12, 9, 12};
+  detail::text_table baselines({{28, left}, {12}, {9}, {12}, {18}, {0, left}});
+  baselines.row({"the same model split by", "bottleneck", "x bound", "x suggested",
+                 planned(s) ? "largest device" : "largest params"});
   for (const auto& b : s.baselines) {
     const auto& x = b.metrics;
-    baseline_row& r = rows.emplace_back();
+    std::string note;
     if (!fits(s, b)) {
-      r.note = "over the memory cap";
+      note = "over the memory cap";
       // In bytes where the rounded figures are alike (a trial read "3.0
       // KiB", over a cap of 3.0 KiB).
       const double held = b.planned_largest.value_or(largest_memory(x));
       if (human_bytes(held) == human_bytes(*s.memory_capacity)) {
         char exact[96];
         std::snprintf(exact, sizeof exact, " (%.0f bytes, the cap %.0f)", held, *s.memory_capacity);
-        r.note += exact;
+        note += exact;
       }
     }
     if (const auto empty = empty_stages(x, stages)) {
-      r.note += (r.note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
+      note += (note.empty() ? "" : "; ") + std::to_string(empty) + " stage(s) empty";
     }
-    char ratio[400];
-    r.bottleneck = whole(x.bottleneck);
-    std::snprintf(ratio, sizeof ratio, "%.3f",
+    char bound[400];
+    char suggested[400];
+    std::snprintf(bound, sizeof bound, "%.3f",
                   x.lower_bound > 0 ? x.bottleneck / m.lower_bound : 1.0);
-    r.bound = ratio;
-    std::snprintf(ratio, sizeof ratio, "%.3f",
+    std::snprintf(suggested, sizeof suggested, "%.3f",
                   m.bottleneck > 0 ? x.bottleneck / m.bottleneck : 1.0);
-    r.suggested = ratio;
-    r.largest = human_bytes(b.planned_largest.value_or(largest_memory(x)));
-    widths[0] = std::max(widths[0], r.bottleneck.size());
-    widths[1] = std::max(widths[1], r.bound.size());
-    widths[2] = std::max(widths[2], r.suggested.size());
+    baselines.row({b.name, whole_number(x.bottleneck), bound, suggested,
+                   human_bytes(b.planned_largest.value_or(largest_memory(x))), std::move(note)});
   }
-  const auto row_text = [&](const std::string& name, const std::string& a, const std::string& b,
-                            const std::string& c, const std::string& d, const std::string& note) {
-    std::snprintf(line, sizeof line, "%-28s %*s %*s %*s %18s", name.c_str(),
-                  static_cast<int>(widths[0]), a.c_str(), static_cast<int>(widths[1]), b.c_str(),
-                  static_cast<int>(widths[2]), c.c_str(), d.c_str());
-    return std::string(line) + (note.empty() ? "" : " " + note) + "\n"; // no trailing space
-  };
-  os << row_text("the same model split by", "bottleneck", "x bound", "x suggested",
-                 planned(s) ? "largest device" : "largest params", "");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    os << row_text(s.baselines[i].name, r.bottleneck, r.bound, r.suggested, r.largest, r.note);
-  }
+  os << baselines.text();
   os << "\nsharding points (" << s.points.size() << "; the rest is stage " << (stages - 1)
      << "):\n";
   for (const auto& p : s.points) {

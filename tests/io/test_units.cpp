@@ -1,10 +1,14 @@
 // Byte sizes as people write them.
 #include <doctest/doctest.h>
 #include <string>
+#include <vector>
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/units.hpp>
+#include <shardpoint/synthetic.hpp>
+
+#include "table.hpp"
 
 using shardpoint::io::human_bytes;
 using shardpoint::io::parse_bytes;
@@ -179,4 +183,63 @@ TEST_CASE("sizes up to exabytes, whole numbers read exactly as integers") {
     CAPTURE(bad);
     CHECK(refused(bad).ends_with("is not a size (e.g. 32GiB, 16GB, 123456789)"));
   }
+}
+
+TEST_CASE("a report's table: columns as wide as their widest cell, no line ending in a space") {
+  using shardpoint::io::detail::text_table;
+  text_table fixed({{4}, {6, text_table::side::left, "  "}, {3}});
+  fixed.row({"n", "name", "x"});
+  fixed.row({"12345", "ab", ""});
+  CHECK(fixed.text() == "    n  name     x\n"
+                        "12345  ab\n");
+  // Random cells against a column-at-a-time reference: every cell of a
+  // column starts (left) or ends (right) at the same place.
+  shardpoint::synthetic::splitmix64 rng(5);
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    const std::size_t columns = 1 + rng.below(5);
+    std::vector<text_table::column> spec;
+    for (std::size_t c = 0; c < columns; ++c) {
+      spec.push_back({rng.below(8), rng.below(2) ? text_table::side::left : text_table::side::right,
+                      std::string(1 + rng.below(2), ' ')});
+    }
+    std::vector<std::vector<std::string>> rows(1 + rng.below(6));
+    for (auto& r : rows) {
+      for (std::size_t c = 0; c < columns; ++c) {
+        r.emplace_back(rng.below(12), static_cast<char>('a' + rng.below(26)));
+      }
+    }
+    text_table t(spec);
+    for (const auto& r : rows) {
+      t.row(r);
+    }
+    // The reference: each column's start on the line (the widths and
+    // separators before it), each cell written into a line of spaces there.
+    std::vector<std::size_t> start(columns), widths(columns);
+    std::size_t at = 0;
+    for (std::size_t c = 0; c < columns; ++c) {
+      widths[c] = spec[c].width;
+      for (const auto& r : rows) {
+        widths[c] = std::max(widths[c], r[c].size());
+      }
+      at += c > 0 ? spec[c].before.size() : 0;
+      start[c] = at;
+      at += widths[c];
+    }
+    std::string expected;
+    for (const auto& r : rows) {
+      std::string line(at, ' ');
+      for (std::size_t c = 0; c < columns; ++c) {
+        const auto from =
+            start[c] + (spec[c].align == text_table::side::left ? 0 : widths[c] - r[c].size());
+        line.replace(from, r[c].size(), r[c]);
+      }
+      line.erase(line.find_last_not_of(' ') == std::string::npos ? 0
+                                                                 : line.find_last_not_of(' ') + 1);
+      expected += line + "\n";
+    }
+    CHECK(t.text() == expected);
+  }
+  CHECK(shardpoint::io::detail::whole_number(1e20) == "100000000000000000000");
+  CHECK(shardpoint::io::detail::whole_number(41.5) == "42");
 }
