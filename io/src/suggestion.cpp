@@ -107,9 +107,11 @@ std::string to_table(const suggestion& s) {
     table.row(std::move(cells));
   }
   os << table.text();
-  std::snprintf(line, sizeof line, "bottleneck %.0f, lower bound %.0f (%.3fx), imbalance %.3f\n",
-                m.bottleneck, m.lower_bound, m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0,
-                m.imbalance);
+  // Four significant digits below 10^4, as the page shows them (the table
+  // read "lower bound 41" where the page had 41.33).
+  std::snprintf(line, sizeof line, "bottleneck %s, lower bound %s (%.3fx), imbalance %.3f\n",
+                human_number(m.bottleneck).c_str(), human_number(m.lower_bound).c_str(),
+                m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0, m.imbalance);
   os << line;
   if (planned(s)) {
     os << "memory plan: the largest device holds " << human_bytes(*s.plan.planned_largest)

@@ -111,12 +111,12 @@ def _integer(name: str, value: Any) -> int:
     """``value`` as an int: ints and numpy integers, never a float (1.9 is
     not silently 1) nor a bool."""
     if isinstance(value, bool):
-        raise TypeError(f"shardpoint: {name} is an integer, not a bool")
+        raise TypeError(f"shardpoint: {name} must be an integer, not a bool")
     try:
         return _operator.index(value)
     except TypeError:
         raise TypeError(
-            f"shardpoint: {name} is an integer, not {type(value).__name__}"
+            f"shardpoint: {name} must be an integer, not {type(value).__name__}"
         ) from None
 
 
@@ -125,7 +125,7 @@ def _flag(name: str, value: Any) -> bool:
     a number ("no" is not silently True)."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
-    raise TypeError(f"shardpoint: {name} is a bool, not {type(value).__name__}")
+    raise TypeError(f"shardpoint: {name} must be a bool, not {type(value).__name__}")
 
 
 PathLike = Union[str, "_os.PathLike[str]"]
@@ -174,7 +174,7 @@ def _model(model: Model) -> Union[str, bytes]:
     if hasattr(model, "SerializeToString"):
         return model.SerializeToString()
     raise TypeError(
-        "shardpoint: a model is a path, bytes or an onnx.ModelProto, not "
+        "shardpoint: a model must be a path, bytes or an onnx.ModelProto, not "
         + type(model).__name__
     )
 
@@ -186,12 +186,12 @@ def _mapping(name: str, info: Optional[Mapping[str, int]]) -> List[Tuple[str, st
     if info is None:
         return []
     if not isinstance(info, Mapping):
-        raise TypeError(f"shardpoint: {name} is a dict of node name -> int, not {type(info).__name__}")
+        raise TypeError(f"shardpoint: {name} must be a dict of node name -> int, not {type(info).__name__}")
     out = []
     for k, v in info.items():
         if not isinstance(k, str):  # a node's name: 5 is not the node "5"
             raise TypeError(
-                f"shardpoint: {name}'s keys are node names (str), not {type(k).__name__}"
+                f"shardpoint: {name}'s keys must be node names (str), not {type(k).__name__}"
             )
         out.append((k, str(_integer(f"{name}[{k[:200]!r}]", v))))
     return out
@@ -254,7 +254,7 @@ def _file_path(what: str, value: Any) -> str:
     if isinstance(path, str):
         return path
     raise TypeError(
-        f"shardpoint: {what} is a file's path (str or os.PathLike), not {type(value).__name__}"
+        f"shardpoint: {what} must be a file's path (str or os.PathLike), not {type(value).__name__}"
     )
 
 
@@ -263,7 +263,7 @@ def _points(shard: Sequence[str]) -> List[str]:
     TypeError, not its characters taken as points."""
     if isinstance(shard, (str, bytes)):
         raise TypeError(
-            "shardpoint: shard is a list of 'NODE=DEVICE[:STAGE]' texts, not one text: "
+            "shardpoint: shard must be a list of 'NODE=DEVICE[:STAGE]' texts, not one text: "
             "shard=[...]"
         )
     return [str(s) for s in shard]

@@ -226,7 +226,7 @@ std::int64_t integer(const app::option_spec& o, const py::object& v) {
   PyObject* index = py::isinstance<py::bool_>(v) ? nullptr : PyNumber_Index(v.ptr());
   if (index == nullptr) {
     PyErr_Clear();
-    throw py::type_error("shardpoint: " + std::string(o.keyword) + " is an integer, not " +
+    throw py::type_error("shardpoint: " + std::string(o.keyword) + " must be an integer, not " +
                          py::str(py::type::of(v).attr("__name__")).cast<std::string>());
   }
   const auto owned = py::reinterpret_steal<py::object>(index);
@@ -393,7 +393,8 @@ private:
   static void read(const app::option_spec& o, const py::object& v, bool& field) {
     const auto type = py::str(py::type::of(v).attr("__name__")).cast<std::string>();
     if (!py::isinstance<py::bool_>(v) && type != "bool_") {
-      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is a bool, not " + type);
+      throw py::type_error("shardpoint: " + std::string(o.keyword) + " must be a bool, not " +
+                           type);
     }
     field = v.cast<bool>();
   }
@@ -416,7 +417,7 @@ private:
     try {
       return v.cast<T>();
     } catch (const py::cast_error&) {
-      throw py::type_error("shardpoint: " + std::string(o.keyword) + " is " + what + ", not " +
+      throw py::type_error("shardpoint: " + std::string(o.keyword) + " must be " + what + ", not " +
                            py::str(py::type::of(v).attr("__name__")).cast<std::string>());
     }
   }

@@ -76,3 +76,19 @@ TEST_CASE("the JSON's byte counts are integers, as every other report writes the
   CHECK(nlohmann::json::parse(io::to_json(s))["stages"][0]["cost"] == -3);
   CHECK(nlohmann::json::parse(io::to_json(s))["stages"][0]["cost"].is_number_integer());
 }
+
+TEST_CASE("the summary's lower bound has the page's digits, not rounded to a whole number") {
+  // A trial's table read "lower bound 41" where the page showed 41.33.
+  io::suggestion s;
+  s.cost_model = "flops";
+  s.plan = holding("shardpoint", 0);
+  s.plan.metrics.bottleneck = 48;
+  s.plan.metrics.lower_bound = 124.0 / 3;
+  s.plan.metrics.imbalance = 1.013;
+  CHECK(io::to_table(s).find("\nbottleneck 48, lower bound 41.33 (1.161x), imbalance 1.013\n") !=
+        std::string::npos);
+  s.plan.metrics.bottleneck = 6912000000789; // every digit from 10^4, no exponent
+  s.plan.metrics.lower_bound = 263.7;
+  CHECK(io::to_table(s).find("\nbottleneck 6912000000789, lower bound 263.7 (") !=
+        std::string::npos);
+}

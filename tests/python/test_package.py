@@ -213,11 +213,11 @@ def test_shard_file_without_a_report_writes_and_warns_as_report_none(tmp_path):
     with open(model, "rb") as f:
         data = f.read()
     for not_a_path in (data, model.encode(), 12):
-        with pytest.raises(TypeError, match="input .* is a file's path"):
+        with pytest.raises(TypeError, match="input .* must be a file's path"):
             shardpoint.shard_file(not_a_path, None, refused, shard=points, report=False)
-    with pytest.raises(TypeError, match="shard is a list"):
+    with pytest.raises(TypeError, match="shard must be a list"):
         shardpoint.shard_file(model, None, refused, shard=points[0], report=False)
-    with pytest.raises(TypeError, match="shard is a list"):
+    with pytest.raises(TypeError, match="shard must be a list"):
         shardpoint.simulate(model, None, 4, shard=points[0])
     assert not os.path.exists(refused)
 
@@ -312,9 +312,9 @@ def test_validate_inspect_and_simulate_return_what_the_command_line_reports(tmp_
         with pytest.raises(shardpoint.BadParameterError, match=re.escape(words)):
             shardpoint.validate(str(sharded), **bad)
     # Not an int: one short line, as every keyword (was pybind's signature).
-    for bad, words in (({"num_ipus": 1.9}, "num_ipus is an integer, not float"),
-                       ({"batches_per_step": "4"}, "batches_per_step is an integer, not str"),
-                       ({"num_ipus": True}, "num_ipus is an integer, not bool")):
+    for bad, words in (({"num_ipus": 1.9}, "num_ipus must be an integer, not float"),
+                       ({"batches_per_step": "4"}, "batches_per_step must be an integer, not str"),
+                       ({"num_ipus": True}, "num_ipus must be an integer, not bool")):
         with pytest.raises(TypeError, match="^shardpoint: " + re.escape(words) + "$"):
             shardpoint.validate(str(sharded), **bad)
     with pytest.raises(shardpoint.BadParameterError,
@@ -475,7 +475,7 @@ def test_suggest_and_memory_plan_return_the_command_line_reports(tmp_path):
     )
     assert ours == json.loads(out)
     assert ours["deepspeed"]["inputs"]["num_nodes"] == 2
-    with pytest.raises(TypeError, match="gpus_per_node is an integer"):
+    with pytest.raises(TypeError, match="gpus_per_node must be an integer"):
         shardpoint.memory_plan(parameters=1e9, compare_deepspeed=True, gpus_per_node=1.5)
     with pytest.raises(shardpoint.BadParameterError, match="unknown memory plan option 'tensor_paralel'"):
         shardpoint.memory_plan(parameters=1e9, tensor_paralel=2)
@@ -526,12 +526,12 @@ def test_suggest_warns_once_for_each_figure_that_is_a_guess(tmp_path):
     assert shardpoint.shard_file(resnet, config, unreported, report=False) is None
     with open(unreported, "rb") as f:
         assert f.read() == with_report
-    with pytest.raises(TypeError, match="report is a bool"):
+    with pytest.raises(TypeError, match="report must be a bool"):
         shardpoint.shard_file(resnet, config, unreported + "2", report="none")
     assert not os.path.exists(unreported + "2")
     with pytest.raises(shardpoint.BadParameterError, match="dimension 1 of input 'data' is fixed"):
         shardpoint.suggest(resnet, 2, input_shapes=[2, 4, 224, 224])
-    with pytest.raises(TypeError, match="is an integer"):
+    with pytest.raises(TypeError, match="must be an integer"):
         shardpoint.suggest(resnet, 2, dims={"N": 1.5})
 
 
@@ -730,8 +730,8 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
     # A key that is no name, a flag that is no bool: one TypeError line
     # (5 is not the node "5"; "no" was True).
     for args, kwargs, words in (
-        (({5: 0},), {}, "sharding_info's keys are node names (str), not int"),
-        (({names[5]: 0},), {"only_manual_sharding": "no"}, "only_manual_sharding is a bool, not str"),
+        (({5: 0},), {}, "sharding_info's keys must be node names (str), not int"),
+        (({names[5]: 0},), {"only_manual_sharding": "no"}, "only_manual_sharding must be a bool, not str"),
     ):
         with pytest.raises(TypeError, match="^shardpoint: " + re.escape(words) + "$"):
             shardpoint.Sharder(*args, **kwargs)
@@ -742,9 +742,9 @@ def test_unknown_node_and_bad_parameter_and_invalid_sharding(tmp_path):
             shardpoint.Sharder({names[5]: device}).run(model)
         assert str(e.value) == (f"Sharder: sharding_info['{names[5]}']: device '{device}' is not "
                                 "an integer in 0..65535")
-    with pytest.raises(TypeError, match=r"^shardpoint: enable_pipelining is a bool, not int$"):
+    with pytest.raises(TypeError, match=r"^shardpoint: enable_pipelining must be a bool, not int$"):
         shardpoint.validate(path, enable_pipelining=1)
-    with pytest.raises(TypeError, match=r"^shardpoint: training is a bool, not str$"):
+    with pytest.raises(TypeError, match=r"^shardpoint: training must be a bool, not str$"):
         shardpoint.memory_plan(parameters=1e9, training="no")
     # A bad parameter: a tensor-parallel degree of 0.
     code, _, err = cli("memory", "--parameters", "1e9", "--tensor-parallel", "0")
