@@ -1,12 +1,14 @@
 // What `shardpoint memory` prints.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
 
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/memory_report.hpp>
 #include <shardpoint/io/units.hpp>
 
@@ -14,6 +16,14 @@ namespace shardpoint::io {
 
 namespace {
 
+const char* schedule_name(pipeline_schedule s) {
+  return s == pipeline_schedule::one_f_one_b ? "1f1b"
+         : s == pipeline_schedule::zb_h1     ? "zb-h1"
+                                             : "gpipe";
+}
+
+// The mode, and for training what the activations were counted under: the
+// schedule and its micro-batches (the column's figures depend on both).
 std::string describe(const parallel_config& c) {
   if (!c.training) {
     return "inference, weights in their stored types";
@@ -23,6 +33,10 @@ std::string describe(const parallel_config& c) {
   out += c.optimizer == optimizer_kind::adam  ? ", Adam"
          : c.optimizer == optimizer_kind::sgd ? ", SGD"
                                               : ", no optimizer state";
+  out += std::string(", ") + schedule_name(c.schedule) + " schedule, " +
+         shardpoint::detail::counted(
+             static_cast<std::size_t>(std::max<std::int64_t>(c.micro_batches, 0)), "micro-batch",
+             "micro-batches");
   return out;
 }
 
@@ -200,8 +214,14 @@ std::string to_json(const memory_report& r) {
                       {"missing_bytes", missing(r.plan)},
                       {"sharded_data_parallel", r.plan.sharded_data_parallel},
                       {"mode", r.config.training ? "training" : "inference"},
+                      {"schedule", nullptr},
+                      {"micro_batches", nullptr},
                       {"notes", r.notes}};
   detail::add_estimates(j, r.estimates);
+  if (r.config.training) {
+    j["schedule"] = schedule_name(r.config.schedule);
+    j["micro_batches"] = r.config.micro_batches;
+  }
   if (r.plan.capacity) {
     j["fits"] = r.plan.fits;
     j["capacity_bytes"] = *r.plan.capacity;

@@ -430,7 +430,14 @@ TEST_CASE("activations: the batch dimension, GPipe, 1F1B and inference queues") 
   auto j = run_json(base + "--batches-per-step 4", dir);
   CHECK(j["devices"][0]["activation_bytes"] == 96 * 4);
   CHECK(j["devices"][1]["activation_bytes"] == (96 + 48) * 4);
+  CHECK(j["schedule"] == "gpipe");
+  CHECK(j["micro_batches"] == 4);
   j = run_json(base + "--batches-per-step 4 --schedule 1f1b", dir);
+  CHECK(j["schedule"] == "1f1b"); // what the activations were counted under
+  CHECK(j["micro_batches"] == 4);
+  CHECK(shardpoint_cli(base + "--batches-per-step 4 --schedule 1f1b", dir.path())
+            .out.starts_with("memory plan: training, mixed fp16, Adam, 1f1b schedule, "
+                             "4 micro-batches\n"));
   CHECK(j["devices"][0]["activation_bytes"] == 96 * 2); // min(M, S - s) = 2
   CHECK(j["devices"][1]["activation_bytes"] == (96 + 48) * 1);
   // ZB-H1 holds 1F1B's micro-batches (runtime's test_schedules holds the
@@ -441,6 +448,8 @@ TEST_CASE("activations: the batch dimension, GPipe, 1F1B and inference queues") 
                             "stages (2); give --batches-per-step at least 2, or plan with "
                             "--schedule 1f1b\n");
   j = run_json(base + "--inference --queue-depth 3", dir); // 3 rounds up to 4 entries
+  CHECK(j["schedule"].is_null());
+  CHECK(j["micro_batches"].is_null());
   CHECK(j["devices"][0]["activation_bytes"] == 96);
   CHECK(j["devices"][1]["activation_bytes"] == 96 + 4 * 48);
   // The report says which dimension it took for the batch: named so; and
