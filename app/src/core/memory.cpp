@@ -49,20 +49,25 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
   auto stages = stage_memory_inputs(
       indexed(g, index, boost::make_iterator_property_map(names.begin(), index)), result, uses,
       boost::make_iterator_property_map(produced.begin(), index));
-  // A column layer's outputs are split over the tensor-parallel ranks, each
-  // holding its part (tensor_parallel_outputs, plan's rule: a trial's plan
-  // fitted a layout memory then found 26 MiB over); what a stage receives
-  // from another stays whole, as plan counts it.
-  const std::int64_t T = c.tensor_parallel;
-  const std::vector<tp_output> held =
-      T > 1 ? tensor_parallel_outputs(uses) : std::vector<tp_output>();
+  hold_column_outputs(stages, result,
+                      c.tensor_parallel > 1 ? tensor_parallel_outputs(uses)
+                                            : std::vector<tp_output>(),
+                      produced, c.tensor_parallel);
+  return stages;
+}
+
+// A column layer's outputs are split over the tensor-parallel ranks, each
+// holding its part (tensor_parallel_outputs, plan's rule: a trial's plan
+// fitted a layout memory then found 26 MiB over).
+void hold_column_outputs(std::vector<stage_memory_input>& stages, const sharding_result& result,
+                         const std::vector<tp_output>& held,
+                         const std::vector<std::int64_t>& produced, std::int64_t T) {
   for (std::size_t v = 0; v < held.size() && v < produced.size(); ++v) {
     const std::size_t s = result.has_stages() ? static_cast<std::size_t>(*result.stage(v)) : 0;
     if (held[v] == tp_output::split && s < stages.size()) {
       stages[s].produced_bytes -= produced[v] - (produced[v] + T - 1) / T;
     }
   }
-  return stages;
 }
 
 } // namespace detail

@@ -69,6 +69,16 @@ std::vector<stage_memory_input> stage_inputs(model_source& source, const shardin
                                              const memory_flags& flags, const parallel_config& c,
                                              io::memory_report& r);
 
+/// `stages` (stage_memory_inputs of `result`) with each column layer's
+/// outputs held in parts over `T` tensor-parallel ranks, ⌈bytes / T⌉ a
+/// rank (`held`: tensor_parallel_outputs; empty when T is 1); what a stage
+/// receives from another stays whole, as plan counts it. `result`, `held`
+/// and `produced` index the vertices alike. memory's rule, which suggest's
+/// figure of memory's result keeps too.
+void hold_column_outputs(std::vector<stage_memory_input>& stages, const sharding_result& result,
+                         const std::vector<tp_output>& held,
+                         const std::vector<std::int64_t>& produced, std::int64_t T);
+
 /// A command whose only folder is its picture's (memory, simulate):
 /// usage_error for a `force` without --report svg, as nothing else could
 /// be replaced.
