@@ -1,6 +1,7 @@
 // ONNX shape inference node by node: see infer.hpp.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -260,6 +261,8 @@ public:
       for (int v = 0; v < g.node_size(); ++v) {
         node(g.node(v), s_.node_names.data() + s_.node_offsets[static_cast<std::size_t>(v)]);
       }
+    } catch (const std::bad_alloc&) {
+      throw; // out of memory is not a model's fault (a trial's split blamed one)
     } catch (const std::exception&) {
       return false; // as InferShapes' caller catches it: what was inferred stays
     }

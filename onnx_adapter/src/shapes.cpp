@@ -5,6 +5,7 @@
 
 #include <future>
 #include <map>
+#include <new>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -282,6 +283,8 @@ void inferred_shapes::infer(::onnx::ModelProto& model, bool propagate_data, bool
   try {
     ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(),
                                          ::onnx::ShapeInferenceOptions(false, 0, propagate_data));
+  } catch (const std::bad_alloc&) {
+    throw; // out of memory, not a model inference stopped on: said as such
   } catch (const std::exception&) {
     // Partial or no shapes: sizes stay unknown where inference stopped.
   }

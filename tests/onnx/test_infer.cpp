@@ -5,9 +5,11 @@
 // unknown operators, inference errors, what ends inference, ir_version 3,
 // fresh symbols).
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <shardpoint/onnx/costs.hpp>
@@ -354,6 +356,34 @@ TEST_CASE("node_inference: subgraphs, functions and sparse initializers are left
   auto with_sparse = m;
   with_sparse.mutable_graph()->add_sparse_initializer();
   CHECK(!sp::shapes::node_inference::make(with_sparse));
+}
+
+TEST_CASE("shape inference out of memory says so, not that inference stopped on the model") {
+  // A trial's split under `ulimit -v` said a tensor "ONNX shape inference
+  // finds no type for" -- the model blamed for a std::bad_alloc that
+  // inference had taken for an inference error. An operator whose
+  // inference function runs out of memory, in both passes:
+  static const bool registered = [] {
+    ::onnx::OpSchema schema;
+    schema.SetName("ShardpointOutOfMemory")
+        .SetDomain("")
+        .SinceVersion(1)
+        .Input(0, "x", "", "T")
+        .Output(0, "y", "", "T")
+        .TypeConstraint("T", {"tensor(float)"}, "")
+        .TypeAndShapeInferenceFunction([](::onnx::InferenceContext&) { throw std::bad_alloc(); });
+    ::onnx::OpSchemaRegistry::OpSchemaRegisterOnce once(schema);
+    return true;
+  }();
+  REQUIRE(registered);
+  auto m = base_model();
+  node(*m.mutable_graph(), "ShardpointOutOfMemory", {"a"}, {"y"});
+  CHECK_THROWS_AS(sp::shapes::node_inference::make(m), std::bad_alloc);
+  auto with_if = m; // (InferShapes')
+  onnx_test::add_if(*with_if.mutable_graph(), "if", "x", "z");
+  for (auto* model : {&m, &with_if}) {
+    CHECK_THROWS_AS(sp::shapes::inferred_shapes{*model}, std::bad_alloc);
+  }
 }
 
 TEST_CASE("inferred_shapes: types by node position, by node or by InferShapes") {
