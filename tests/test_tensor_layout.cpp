@@ -90,7 +90,9 @@ TEST_CASE("every rank's slice, on random shapes, shards and replication") {
     std::int64_t product = 1;
     for (std::size_t i = 0; i < rank; ++i) {
       shard[i] = std::int64_t{1} << rng.below(3); // 1, 2 or 4
-      shape[i] = shard[i] * static_cast<std::int64_t>(1 + rng.below(3));
+      // (0 too: a trial's [0, 8] weight cut [1, 2] gave ranks of 16 bytes
+      // to merge, where its slices hold none.)
+      shape[i] = shard[i] * static_cast<std::int64_t>(rng.below(4));
       product *= shard[i];
     }
     const std::int64_t devices = product * static_cast<std::int64_t>(1 + rng.below(3));

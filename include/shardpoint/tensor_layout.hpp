@@ -491,6 +491,11 @@ byte_runs(const std::vector<std::int64_t>& shape, const tensor_slice& s,
   if (k == 0) {
     return {{0, element_size}};
   }
+  for (std::size_t d = 0; d < k; ++d) {
+    if (s.end[d] <= s.begin[d]) {
+      return {}; // an empty slice: no bytes (a cut of a [0, 8] tensor, say)
+    }
+  }
   // The innermost dimensions taken whole form one contiguous block.
   std::size_t inner = k;
   std::uint64_t block = element_size;
