@@ -356,7 +356,8 @@ TEST_CASE("threaded: a device thread that cannot be started is an error, not an 
 TEST_CASE("the memory planner counts every schedule it plans as the emulator runs it") {
   // plan_memory's micro-batches in flight (memory/config.hpp: GPipe M,
   // 1F1B and ZB-H1 min(M, S - s)) against the most a stage holds at once
-  // in this emulator's run of the schedule, on random stage times.
+  // in this emulator's run of the schedule, on random stage times, virtual
+  // and threaded.
   shardpoint::synthetic::splitmix64 rng(29);
   for (int round = 0; round < 200; ++round) {
     CAPTURE(round);
@@ -367,9 +368,9 @@ TEST_CASE("the memory planner counts every schedule it plans as the emulator run
     CAPTURE(kind);
     CAPTURE(m);
     std::vector<stage_times> times(static_cast<std::size_t>(S));
-    for (auto& t : times) {
-      t.forward = 1.0 + static_cast<double>(rng.below(9));
-      t.backward = 1.0 + static_cast<double>(rng.below(9));
+    for (auto& t : times) { // (0 too: a trial's times of 0 counted none in flight)
+      t.forward = static_cast<double>(rng.below(9));
+      t.backward = round % 5 == 0 ? 0.0 : static_cast<double>(rng.below(9));
       t.activation_bytes = 1;
     }
     schedule_options o;
@@ -378,6 +379,8 @@ TEST_CASE("the memory planner counts every schedule it plans as the emulator run
     o.devices = S;
     o.micro_batches = m;
     const auto run = run_schedule(times, o);
+    const auto threaded =
+        round % 20 == 0 ? run_schedule_threads(times, o, std::chrono::microseconds(20)) : run;
     shardpoint::parallel_config c;
     c.micro_batches = m;
     c.schedule =
@@ -393,6 +396,8 @@ TEST_CASE("the memory planner counts every schedule it plans as the emulator run
     for (int s = 0; s < S; ++s) {
       CHECK(plan.devices[static_cast<std::size_t>(s)].activation_bytes ==
             run.in_flight[static_cast<std::size_t>(s)]);
+      CHECK(plan.devices[static_cast<std::size_t>(s)].activation_bytes ==
+            threaded.in_flight[static_cast<std::size_t>(s)]);
     }
   }
   // ZB-H1 is a schedule only with M >= S, here as in the emulator.

@@ -76,6 +76,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <shardpoint/detail/text.hpp>
@@ -294,13 +295,17 @@ inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
   }
   r.busy = std::move(busy);
   // In flight: +1 when a forward starts, -1 when its backward ends; at one
-  // instant, ends before starts.
+  // instant, in the device's order of its operations (r.ops holds each
+  // device's in its order): a backward ending as the next forward starts
+  // comes first, and a forward and its backward of no duration count the
+  // forward first (a trial's stage times of 0 counted none in flight).
   r.in_flight.assign(S, 0);
   r.activation_peak.assign(S, 0);
-  std::vector<std::vector<std::pair<double, int>>> events(S);
-  for (const auto& op : r.ops) {
+  std::vector<std::vector<std::tuple<double, std::size_t, int>>> events(S);
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const auto& op = r.ops[i];
     if (op.kind != 'W') {
-      events[static_cast<std::size_t>(op.stage)].emplace_back(op.kind == 'F' ? op.start : op.end,
+      events[static_cast<std::size_t>(op.stage)].emplace_back(op.kind == 'F' ? op.start : op.end, i,
                                                               op.kind == 'F' ? 1 : -1);
     }
   }
@@ -308,7 +313,7 @@ inline void measure(schedule_result& r, const std::vector<stage_times>& stages,
     std::sort(events[s].begin(), events[s].end());
     int now = 0;
     for (const auto& e : events[s]) {
-      now += e.second;
+      now += std::get<2>(e);
       r.in_flight[s] = std::max(r.in_flight[s], now);
     }
     const auto held = o.recompute ? stages[s].input_bytes : stages[s].activation_bytes;
@@ -459,8 +464,9 @@ inline schedule_result run_schedule_threads(const std::vector<stage_times>& stag
   for (auto& ops : ran) {
     r.ops.insert(r.ops.end(), ops.begin(), ops.end());
   }
-  std::sort(r.ops.begin(), r.ops.end(),
-            [](const training_op& a, const training_op& b) { return a.start < b.start; });
+  // (Stable: a device's operations starting at one instant keep its order.)
+  std::stable_sort(r.ops.begin(), r.ops.end(),
+                   [](const training_op& a, const training_op& b) { return a.start < b.start; });
   detail::measure(r, stages, o);
   return r;
 }
