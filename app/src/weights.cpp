@@ -4,9 +4,12 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <string_view>
 
 #include <shardpoint/app/commands.hpp>
 #include <shardpoint/app/errors.hpp>
+#include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/files.hpp>
 #include <shardpoint/io/layout_file.hpp>
 #include <shardpoint/onnx/rank_weights.hpp>
@@ -138,6 +141,33 @@ strategy_outcome write_strategy(const weights_options& a) {
   });
   if (a.tensor_parallel > 1 && !any_split) {
     outcome.warnings.push_back(splits_no_weight(a.tensor_parallel, !a.layout.empty()));
+  }
+  // Initializers no node reads are no stage's weights: in no strategy
+  // file, so weights split and merge leave them out too (a trial's
+  // light_resnet50 lost one unsaid).
+  std::set<std::string_view> listed;
+  for (const auto& d : decisions) {
+    listed.insert(d.choice.name);
+  }
+  std::vector<std::string> unread;
+  for (const auto& t : graph.initializer()) {
+    if (listed.count(t.name()) == 0) {
+      unread.push_back(t.name());
+    }
+  }
+  if (!unread.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < unread.size() && i < 5; ++i) {
+      list.append(i == 0 ? "" : ", ").append(io::quote(unread[i]));
+    }
+    if (unread.size() > 5) {
+      list += " and " + std::to_string(unread.size() - 5) + " more";
+    }
+    outcome.warnings.push_back(
+        shardpoint::detail::counted(unread.size(), "initializer") + " of the model " +
+        (unread.size() == 1 ? "is" : "are") +
+        " read by no node and in no strategy file: weights split and merge leave " +
+        (unread.size() == 1 ? "it" : "them") + " out (" + list + ")");
   }
   return outcome;
 }
