@@ -211,7 +211,7 @@ std::string to_json(const memory_report& r) {
                       {"largest_total_bytes", r.plan.largest_total_bytes},
                       {"fits", nullptr},
                       {"capacity_bytes", nullptr},
-                      {"missing_bytes", missing(r.plan)},
+                      {"missing_bytes", nullptr},
                       {"sharded_data_parallel", r.plan.sharded_data_parallel},
                       {"mode", r.config.training ? "training" : "inference"},
                       {"schedule", nullptr},
@@ -222,9 +222,10 @@ std::string to_json(const memory_report& r) {
     j["schedule"] = schedule_name(r.config.schedule);
     j["micro_batches"] = r.config.micro_batches;
   }
-  if (r.plan.capacity) {
+  if (r.plan.capacity) { // (without one, nothing is missing or not: null, as fits)
     j["fits"] = r.plan.fits;
     j["capacity_bytes"] = *r.plan.capacity;
+    j["missing_bytes"] = missing(r.plan);
   }
   if (r.zero_stages) {
     j["zero_stages"] = {{"plain", r.zero_stages->plain},

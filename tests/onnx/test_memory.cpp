@@ -136,6 +136,24 @@ TEST_CASE("the ZeRO paper's example from counts alone, all four stages") {
   CHECK(given.code == 0);
   CHECK(given.err.empty());
   CHECK(given.out.find("estimated") == std::string::npos);
+  // Sharding that gathers nothing (every weight under the persistence
+  // threshold) rests on no guess (a trial's 0 B gathered, marked).
+  const auto none = shardpoint_cli("memory --parameters 1 --data-parallel 4 "
+                                   "--sharded-data-parallel 4",
+                                   dir.path());
+  CHECK(none.code == 0);
+  CHECK(none.err.empty());
+  CHECK(none.out.find("estimated") == std::string::npos);
+  const auto one = run_json("memory --parameters 1 --data-parallel 4 --sharded-data-parallel 4 "
+                            "--param-persistence-threshold 0",
+                            dir);
+  CHECK(one["devices"][0]["gathered_bytes"] > 0);
+  CHECK(one["missing_bytes"].is_null()); // no capacity: as fits and capacity_bytes
+  CHECK(one["fits"].is_null());
+  CHECK(one["estimates"] ==
+        nlohmann::json::array({"the largest layer is taken to be the whole model, its 1 parameter "
+                               "(what sharding gathers is then an upper bound): give "
+                               "--largest-layer-parameters L"}));
 }
 
 TEST_CASE("DeepSpeed's estimator beside the plan: --compare-deepspeed") {

@@ -3,12 +3,14 @@
 // graph in any format or from counts alone.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <map>
 #include <span>
 
 #include <boost/property_map/property_map.hpp>
 
 #include <shardpoint/detail/checked.hpp>
+#include <shardpoint/detail/text.hpp>
 
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/layout_file.hpp>
@@ -256,16 +258,21 @@ std::vector<stage_memory_input> from_counts(const memory_request& a, const paral
 // whole stage: a guess wherever it counts (the gathered working set, and
 // DeepSpeed's estimator).
 void largest_layer_guess(const memory_request& a, io::memory_report& r) {
-  if (a.parameters.empty() || !a.largest_layer.empty() ||
-      (r.plan.sharded_data_parallel <= 1 && !a.compare_deepspeed)) {
+  // Sharding that gathers nothing (every weight below the persistence
+  // threshold) rests on no guess (a trial's 0 B gathered, marked estimated).
+  const bool gathers = r.plan.sharded_data_parallel > 1 &&
+                       std::any_of(r.plan.devices.begin(), r.plan.devices.end(),
+                                   [](const device_memory& d) { return d.gathered_bytes > 0; });
+  if (a.parameters.empty() || !a.largest_layer.empty() || (!gathers && !a.compare_deepspeed)) {
     return;
   }
-  r.estimates.push_back(
-      "the largest layer is taken to be the whole model, all " +
-      std::to_string(parse_count("--parameters", a.parameters)) + " parameters (" +
-      (r.plan.sharded_data_parallel > 1 ? "what sharding gathers is then an upper bound"
-                                        : "DeepSpeed's ZeRO-3 figures are then upper bounds") +
-      "): give --largest-layer-parameters L");
+  const auto n = static_cast<std::size_t>(parse_count("--parameters", a.parameters));
+  r.estimates.push_back("the largest layer is taken to be the whole model, " +
+                        std::string(n == 1 ? "its " : "all ") +
+                        shardpoint::detail::counted(n, "parameter") + " (" +
+                        (gathers ? "what sharding gathers is then an upper bound"
+                                 : "DeepSpeed's ZeRO-3 figures are then upper bounds") +
+                        "): give --largest-layer-parameters L");
 }
 
 // Why the largest device does not fit `capacity`, in words; under auto, the
