@@ -577,7 +577,15 @@ TEST_CASE("every rule: exit 2, one line, no plan printed") {
           2); // as plan's and suggest's; was "does not fit", exit 3
   refused(m + "--tensor-parallel 2 --data-parallel 1e6 --inference",
           "shardpoint plans at most 2^20 (1048576) devices", 2);
-  refused(m + "--micro-batch-size 3e17", "the micro-batch size must be below 2^31", 2);
+  // Past an option's range, in its words, whatever the count's size (a
+  // trial's --batches-per-step 2147483647 passed a range of 1 to 2^30
+  // that 10^20 was refused by).
+  refused(m + "--micro-batch-size 3e17",
+          "--micro-batch-size: Value 3e17 not in range 1 to 2147483647", 2);
+  refused(m + "--batches-per-step 2147483647",
+          "--batches-per-step: Value 2147483647 not in range 1 to 1073741824", 2);
+  refused(m + "--inference --queue-depth 2147483647",
+          "--queue-depth: Value 2147483647 not in range 1 to 1048576", 2);
   // Usage: exit 1.
   refused("--data-parallel 2", "give --input-model MODEL or --parameters N", 1);
   refused(m + "--sharded-data-parallel auto", "auto needs --device-memory", 1);

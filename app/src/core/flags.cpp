@@ -177,6 +177,14 @@ std::int64_t parse_count(const option_spec& o, const std::string& text) {
   if (!count) {
     throw bad_parameter_error(std::string(o.flag) + ": " + why);
   }
+  // The option's largest value, as the command line's validator says it
+  // for a typed option (a trial's memory --batches-per-step 2147483647
+  // passed a range of 1 to 2^30 that 10^20 was refused by); one below the
+  // least is the planner's rule to say ("must be a positive integer").
+  if (o.ranged() && static_cast<double>(*count) > o.max) {
+    throw bad_parameter_error(std::string(o.flag) + ": Value " + text + " not in range " +
+                              range_text(o));
+  }
   return *count;
 }
 
