@@ -19,12 +19,8 @@ namespace shardpoint::app {
 
 namespace {
 
-// One warning naming the tensors a source held that no strategy lists.
-std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
-                                          const std::string& into) {
-  if (names.empty()) {
-    return {};
-  }
+// The first five of `names`, quoted, and how many more.
+std::string first_names(const std::vector<std::string>& names) {
   std::string list;
   for (std::size_t i = 0; i < names.size() && i < 5; ++i) {
     list.append(i == 0 ? "" : ", ").append(io::quote(names[i]));
@@ -32,6 +28,16 @@ std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
   if (names.size() > 5) {
     list += " and " + std::to_string(names.size() - 5) + " more";
   }
+  return list;
+}
+
+// One warning naming the tensors a source held that no strategy lists.
+std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
+                                          const std::string& into) {
+  if (names.empty()) {
+    return {};
+  }
+  const std::string list = first_names(names);
   return {std::to_string(names.size()) +
           " tensor(s) of the source are in no strategy file and "
           "left out of " +
@@ -156,18 +162,11 @@ strategy_outcome write_strategy(const weights_options& a) {
     }
   }
   if (!unread.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < unread.size() && i < 5; ++i) {
-      list.append(i == 0 ? "" : ", ").append(io::quote(unread[i]));
-    }
-    if (unread.size() > 5) {
-      list += " and " + std::to_string(unread.size() - 5) + " more";
-    }
     outcome.warnings.push_back(
         shardpoint::detail::counted(unread.size(), "initializer") + " of the model " +
         (unread.size() == 1 ? "is" : "are") +
         " read by no node and in no strategy file: weights split and merge leave " +
-        (unread.size() == 1 ? "it" : "them") + " out (" + list + ")");
+        (unread.size() == 1 ? "it" : "them") + " out (" + first_names(unread) + ")");
   }
   return outcome;
 }
