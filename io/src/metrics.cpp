@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
-#include "table.hpp"
+#include <shardpoint/io/detail/table.hpp>
 
 #include <shardpoint/detail/text.hpp>
 #include <shardpoint/io/metrics.hpp>

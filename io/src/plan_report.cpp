@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_support.hpp"
-#include "table.hpp"
+#include <shardpoint/io/detail/table.hpp>
 
 #include <shardpoint/io/plan_report.hpp>
 #include <shardpoint/io/units.hpp>

@@ -8,7 +8,7 @@
 #include <shardpoint/io/units.hpp>
 #include <shardpoint/synthetic.hpp>
 
-#include "table.hpp"
+#include <shardpoint/io/detail/table.hpp>
 
 using shardpoint::io::human_bytes;
 using shardpoint::io::parse_bytes;
@@ -192,6 +192,12 @@ TEST_CASE("a report's table: columns as wide as their widest cell, no line endin
   fixed.row({"12345", "ab", ""});
   CHECK(fixed.text() == "    n  name     x\n"
                         "12345  ab\n");
+  // Characters, not bytes: UTF-8 names line up (a trial's 'w 0 ü').
+  text_table names({{4, text_table::side::left}, {3}});
+  names.row({"w 0 \xc3\xbc", "1"});
+  names.row({"w", "22"});
+  CHECK(names.text() == "w 0 \xc3\xbc   1\n"
+                        "w      22\n");
   // Random cells against a column-at-a-time reference: every cell of a
   // column starts (left) or ends (right) at the same place.
   shardpoint::synthetic::splitmix64 rng(5);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <shardpoint/io/detail/table.hpp>
 #include <shardpoint/io/text.hpp>
 
 #include "commands.hpp"
@@ -31,31 +32,19 @@ std::string text(const std::vector<std::int64_t>& v, bool tuple) {
 // the widths of a short model's: 32, 16, 6, 11, 10), names escaped as every
 // printed name is.
 void print_decisions(const std::vector<onnx::weight_decision>& decisions) {
-  using row = std::array<std::string, 6>;
-  std::vector<row> rows{{"weight", "shape", "stage", "layout", "shard", "why"}};
+  constexpr auto left = io::detail::text_table::side::left;
+  io::detail::text_table table(
+      {{32, left}, {16, left}, {6, left}, {11, left}, {10, left}, {0, left}});
+  table.row({"weight", "shape", "stage", "layout", "shard", "why"});
   for (const auto& d : decisions) {
     std::string stages;
     for (int s : d.stages) {
       stages.append(stages.empty() ? "" : ",").append(std::to_string(s));
     }
-    rows.push_back({io::printable(d.name), text(d.shape, false), stages,
-                    io::to_string(d.choice.how), text(d.shard, true),
-                    io::printable(d.choice.reason)});
+    table.row({io::printable(d.name), text(d.shape, false), stages, io::to_string(d.choice.how),
+               text(d.shard, true), io::printable(d.choice.reason)});
   }
-  std::array<std::size_t, 5> width{32, 16, 6, 11, 10};
-  for (const auto& r : rows) {
-    for (std::size_t c = 0; c < width.size(); ++c) {
-      width[c] = std::max(width[c], r[c].size());
-    }
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    for (std::size_t c = 0; c < width.size(); ++c) {
-      out.append(r[c]).append(width[c] - r[c].size() + 1, ' ');
-    }
-    out.append(r.back()).push_back('\n');
-  }
-  std::cout << out;
+  std::cout << table.text();
 }
 
 } // namespace

@@ -1,5 +1,6 @@
-// A table of text cells, its columns as wide as their widest cell (internal
-// to io: the reports' tables).
+// shardpoint/io/detail/table.hpp -- a table of text cells, its columns as
+// wide as their widest cell: the reports' tables (plan, suggest, simulate)
+// and weights strategy's.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 //
@@ -8,9 +9,11 @@
 // added as cells, the heading first; text() pads every cell to its
 // column's width -- the least, or the widest cell's, so that a figure of
 // any length keeps the rows in line (trials pushed rows out with 13-digit
-// times and 10^13 loads) -- and cuts the spaces a line would end in.
-#ifndef SHARDPOINT_IO_SRC_TABLE_HPP
-#define SHARDPOINT_IO_SRC_TABLE_HPP
+// times and 10^13 loads) -- and cuts the spaces a line would end in. A
+// cell's width is its characters, not its bytes: UTF-8 text (escaped
+// names) lines up (a trial's weight 'w 0 ü' shifted its row by one).
+#ifndef SHARDPOINT_IO_DETAIL_TABLE_HPP
+#define SHARDPOINT_IO_DETAIL_TABLE_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -46,6 +49,13 @@ public:
     rows_.push_back(std::move(cells));
   }
 
+  /// The characters of UTF-8 `text`: its bytes but continuation bytes.
+  [[nodiscard]] static std::size_t width_of(const std::string& text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+  }
+
   /// Every row, a line each, in order.
   [[nodiscard]] std::string text() const {
     std::vector<std::size_t> widths;
@@ -54,14 +64,14 @@ public:
     }
     for (const auto& r : rows_) {
       for (std::size_t c = 0; c < r.size(); ++c) {
-        widths[c] = std::max(widths[c], r[c].size());
+        widths[c] = std::max(widths[c], width_of(r[c]));
       }
     }
     std::string out;
     for (const auto& r : rows_) {
       std::string line;
       for (std::size_t c = 0; c < r.size(); ++c) {
-        const std::string pad(widths[c] - r[c].size(), ' ');
+        const std::string pad(widths[c] - width_of(r[c]), ' ');
         if (c > 0) {
           line += columns_[c].before;
         }
@@ -81,4 +91,4 @@ private:
 
 } // namespace shardpoint::io::detail
 
-#endif // SHARDPOINT_IO_SRC_TABLE_HPP
+#endif // SHARDPOINT_IO_DETAIL_TABLE_HPP
