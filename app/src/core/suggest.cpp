@@ -52,10 +52,9 @@ struct planner {
   parallel_config config;
   parameter_uses uses; ///< by position
   std::vector<std::int64_t> produced;
-  /// By position, as memory holds them: produced, and how tensor
-  /// parallelism holds each node's outputs (empty when T is 1).
-  std::vector<std::int64_t> produced_at;
-  std::vector<tp_output> held_at;
+  /// How tensor parallelism holds each node's outputs, by node as memory
+  /// pairs them (empty when T is 1).
+  std::vector<tp_output> held;
   std::vector<std::string> notes;
   std::vector<std::string> estimates; ///< of the activations
   memory_items items;
@@ -74,13 +73,12 @@ planner make_planner(const laid_out_model& m, model_source& source, const sugges
   if (auto none = unsplit_weights(by_node, p.config.tensor_parallel, !a.plan.layout.empty())) {
     p.notes.push_back(std::move(*none));
   }
-  if (p.config.tensor_parallel > 1) { // (paired by node index, as memory pairs them)
-    p.held_at = m.to_positions(tensor_parallel_outputs(by_node));
+  if (p.config.tensor_parallel > 1) {
+    p.held = tensor_parallel_outputs(by_node);
   }
   p.uses.tensors = std::move(by_node.tensors);
   p.uses.used = m.to_positions(std::move(by_node.used));
   p.produced = source.activations(p.config.micro_batch_size, p.notes, p.estimates);
-  p.produced_at = m.to_positions(p.produced);
   p.items = plan_memory_items(m.view(), p.uses, m.by_node(p.produced), p.config, a.stages);
   return p;
 }
@@ -110,7 +108,7 @@ io::suggestion describe(const laid_out_model& m, const std::optional<planner>& m
       return std::nullopt;
     }
     auto inputs = stage_memory_inputs(view, r, mem->uses, m.by_node(mem->produced));
-    detail::hold_column_outputs(inputs, r, mem->held_at, mem->produced_at,
+    detail::hold_column_outputs(inputs, m.by_node_index(r), mem->held, mem->produced,
                                 mem->config.tensor_parallel);
     return static_cast<double>(plan_memory(inputs, mem->config).largest_total_bytes);
   };
