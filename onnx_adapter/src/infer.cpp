@@ -1,6 +1,7 @@
 // ONNX shape inference node by node: see infer.hpp.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <cstring>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -35,6 +36,10 @@ struct tensor {
   // The initializer whose own type `type` is, untouched by inference (the
   // result can then be that same object, not a copy).
   const ::onnx::TensorProto* typed_by = nullptr;
+  // `type`'s id in the memo's table of types (0: not looked up since
+  // `type` last changed; a type's id is found when a node reads it).
+  std::uint32_t type_id = 0;
+  bool shared = false; // `type` is the memo's, shared with other names
 };
 
 bool handled(const ::onnx::ModelProto& model) {
@@ -92,9 +97,11 @@ struct node_inference::state {
   std::vector<std::uint32_t> node_names;
   std::vector<std::size_t> node_offsets;
   const ::onnx::GraphProto* graph = nullptr;
-  // Types declared by the graph (copies: the model is not touched) and
-  // inferred for names it does not declare, in its order and theirs.
-  std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs, added;
+  // Types declared by the graph (copies: the model is not touched), in its
+  // order.
+  std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs;
+  // The names it does not declare that inference typed, in their order.
+  std::vector<std::uint32_t> added;
 };
 
 namespace {
@@ -160,6 +167,8 @@ public:
       outputs_[i]->Clear();
     }
     output_count_ = outputs;
+    data_read_ = 0;
+    data_read_past_ = false;
   }
   /// Output i's type, kept by the caller: its slot gets a fresh one.
   TypeProto* take_output(std::size_t i, node_inference::state& s) {
@@ -180,9 +189,11 @@ public:
     return input(i) != nullptr ? input(i)->type : nullptr;
   }
   const ::onnx::TensorProto* getInputData(std::size_t i) const override {
+    read_data(i);
     return input(i) != nullptr ? input(i)->data : nullptr;
   }
   const ::onnx::SparseTensorProto* getInputSparseData(std::size_t i) const override {
+    read_data(i);
     const tensor* t = input(i);
     return t != nullptr && t->data == nullptr ? t->sparse : nullptr;
   }
@@ -203,6 +214,11 @@ public:
                                  " does not contain a graph."); // none here
   }
 
+  /// The inputs whose data the inference function asked for since reset()
+  /// (bit i: input i), and whether it asked for one past the 64th.
+  [[nodiscard]] std::uint64_t data_read() const { return data_read_; }
+  [[nodiscard]] bool data_read_past_mask() const { return data_read_past_; }
+
 private:
   const tensor* input(std::size_t i) const {
     if (i >= inputs_.size()) {
@@ -210,11 +226,163 @@ private:
     }
     return inputs_[i];
   }
+  void read_data(std::size_t i) const {
+    if (i < 64) {
+      data_read_ |= std::uint64_t{1} << i;
+    } else {
+      data_read_past_ = true;
+    }
+  }
 
+  mutable std::uint64_t data_read_ = 0;
+  mutable bool data_read_past_ = false;
   const ::onnx::NodeProto* node_ = nullptr;
   std::vector<const tensor*> inputs_;
   std::vector<TypeProto*> outputs_; // in the arena; reused: cleared for each node
   std::size_t output_count_ = 0;
+};
+
+// Step 4's results by what an inference function can see of a node (see
+// infer.hpp, "MEMO"): its schema, its attributes, how many inputs and
+// outputs it has, its inputs' types and which of them hold data, and the
+// data of those it asked for. A model whose layers repeat asks the same
+// question once a layer.
+class memo {
+public:
+  // What one inference gave: the outputs' types (nullptr: not set), or an
+  // inference error; `reusable` unless an output has a dimension
+  // MaterializeSymbolicShape would name (a fresh symbol each time).
+  struct outcome {
+    bool reusable = true;
+    bool failed = false;
+    std::vector<TypeProto*> types; // the memo's own (shared by the names it answered)
+    std::vector<std::uint32_t> type_ids;
+  };
+
+  // What a node is asked by: `signature` of it, then `answers` by the data
+  // of `data_inputs` (those the function asked for: bit i, input i).
+  struct question {
+    bool never = false; // a function that asked for the 65th input's data
+    std::uint64_t data_inputs = 0;
+    std::unordered_map<std::string, outcome> answers;
+  };
+
+  // The largest attribute list, or input data, a key holds.
+  static constexpr std::size_t largest_data = 4096;
+
+  /// The node's signature in `key`; false when it has what the memo does
+  /// not key (a tensor, graph or type attribute, a sparse input).
+  bool signature(const ::onnx::NodeProto& n, const ::onnx::OpSchema& schema,
+                 const std::uint32_t* ids, node_inference::state& s, std::string& key) {
+    key.clear();
+    append(key, reinterpret_cast<std::uintptr_t>(&schema));
+    append(key, static_cast<std::uint32_t>(n.input_size()));
+    append(key, static_cast<std::uint32_t>(n.output_size()));
+    append(key, static_cast<std::uint32_t>(n.attribute_size()));
+    for (const auto& a : n.attribute()) {
+      if (!attribute(a, key)) {
+        return false;
+      }
+    }
+    for (int i = 0; i < n.input_size(); ++i) {
+      tensor& t = s.tensors[ids[i]];
+      if (t.sparse != nullptr && t.data == nullptr) {
+        return false;
+      }
+      append(key, type_id(t));
+      key.push_back(t.data != nullptr ? '\1' : '\0');
+    }
+    return true;
+  }
+
+  /// The data of `q.data_inputs` in `key`; false when one is larger than
+  /// the memo keeps.
+  static bool data_key(std::uint64_t inputs, const ::onnx::NodeProto& n, const std::uint32_t* ids,
+                       const node_inference::state& s, std::string& key) {
+    key.clear();
+    append(key, inputs);
+    for (int i = 0; i < n.input_size() && i < 64; ++i) {
+      if ((inputs >> i & 1U) == 0) {
+        continue;
+      }
+      const ::onnx::TensorProto* data = s.tensors[ids[i]].data;
+      if (data == nullptr) {
+        key.push_back('\0');
+        continue;
+      }
+      const std::size_t size = data->ByteSizeLong();
+      if (size > largest_data) {
+        return false;
+      }
+      key.push_back('\1');
+      append(key, static_cast<std::uint64_t>(size));
+      data->AppendToString(&key);
+    }
+    return true;
+  }
+
+  question& ask(const std::string& key) { return questions_[key]; }
+
+  /// `type`'s id: equal types, equal ids (by their bytes).
+  std::uint32_t type_id(tensor& t) {
+    if (t.type == nullptr) {
+      return 0;
+    }
+    if (t.type_id == 0) {
+      t.type_id = id_of(t.type->SerializeAsString());
+    }
+    return t.type_id;
+  }
+  std::uint32_t id_of(std::string bytes) {
+    const auto [at, fresh] =
+        type_ids_.try_emplace(std::move(bytes), static_cast<std::uint32_t>(type_ids_.size() + 1));
+    return at->second;
+  }
+
+private:
+  template <class T>
+  static void append(std::string& key, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    key.append(bytes, sizeof(T));
+  }
+  static void append_text(std::string& key, const std::string& text) {
+    append(key, static_cast<std::uint64_t>(text.size()));
+    key += text;
+  }
+  // What an inference function reads of an attribute: its name, type and
+  // scalar or list values (floats by their bits). Tensors, graphs and types
+  // are not keyed.
+  static bool attribute(const ::onnx::AttributeProto& a, std::string& key) {
+    if (a.has_t() || a.has_g() || a.has_sparse_tensor() || a.has_tp() || a.tensors_size() > 0 ||
+        a.graphs_size() > 0 || a.sparse_tensors_size() > 0 || a.type_protos_size() > 0 ||
+        !a.ref_attr_name().empty()) {
+      return false;
+    }
+    append_text(key, a.name());
+    append(key, static_cast<std::int32_t>(a.type()));
+    append(key, static_cast<std::uint8_t>((a.has_f() ? 1U : 0U) | (a.has_i() ? 2U : 0U) |
+                                          (a.has_s() ? 4U : 0U)));
+    append(key, a.f());
+    append(key, a.i());
+    append_text(key, a.s());
+    append(key, static_cast<std::uint64_t>(a.floats_size()));
+    for (const float f : a.floats()) {
+      append(key, f);
+    }
+    append(key, static_cast<std::uint64_t>(a.ints_size()));
+    for (const auto i : a.ints()) {
+      append(key, i);
+    }
+    append(key, static_cast<std::uint64_t>(a.strings_size()));
+    for (const auto& text : a.strings()) {
+      append_text(key, text);
+    }
+    return key.size() <= largest_data;
+  }
+
+  std::unordered_map<std::string, question> questions_;
+  std::unordered_map<std::string, std::uint32_t> type_ids_;
 };
 
 class inference {
@@ -302,29 +470,141 @@ private:
     }
   }
 
-  // Node `n`, whose inputs' and then outputs' ids are `ids`.
+  // Node `n`, whose inputs' and then outputs' ids are `ids`: inferred, or
+  // answered by the memo when a node it saw asked the same.
   void node(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
     const auto* schema = schema_of(n);
     if (schema == nullptr) {
       return; // an operator libonnx does not know (no model-local functions here)
     }
-    ctx_.reset(n, ids, s_);
-    try {
-      if (schema->has_type_and_shape_inference_function()) {
-        schema->GetTypeAndShapeInferenceFunction()(ctx_);
-      } else if (schema->HasFunction()) {
-        si::InferShapeForFunctionNode(*schema->GetFunction(), ::onnx::OpSchemaRegistry::Instance(),
-                                      ctx_, options_, {}, &symbols_, &no_data_);
-      } else {
-        return;
+    if (!schema->has_type_and_shape_inference_function()) {
+      if (schema->HasFunction()) { // its body's inference names symbols: never memoised
+        ctx_.reset(n, ids, s_);
+        try {
+          si::InferShapeForFunctionNode(*schema->GetFunction(),
+                                        ::onnx::OpSchemaRegistry::Instance(), ctx_, options_, {},
+                                        &symbols_, &no_data_);
+        } catch (const ::onnx::InferenceError&) {
+          return; // this node's outputs stay unknown
+        }
+        update_outputs(n, ids);
       }
-    } catch (const ::onnx::InferenceError&) {
-      return; // this node's outputs stay unknown
+      return;
     }
+    memo::question* q = nullptr;
+    if (memo_.signature(n, *schema, ids, s_, key_)) {
+      q = &memo_.ask(key_);
+      if (q->never || !memo::data_key(q->data_inputs, n, ids, s_, data_key_)) {
+        q = nullptr;
+      } else if (const auto at = q->answers.find(data_key_); at != q->answers.end()) {
+        if (at->second.reusable) {
+          answer(n, ids, at->second);
+          return;
+        }
+        q = nullptr; // inferred each time
+      }
+    }
+    ctx_.reset(n, ids, s_);
+    bool failed = false;
+    try {
+      schema->GetTypeAndShapeInferenceFunction()(ctx_);
+    } catch (const ::onnx::InferenceError&) {
+      failed = true; // this node's outputs stay unknown
+    }
+    if (q != nullptr) {
+      remember(n, ids, *q, failed);
+    }
+    if (!failed) {
+      update_outputs(n, ids);
+    }
+  }
+
+  void update_outputs(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
     for (int i = 0; i < n.output_size(); ++i) {
       if (!n.output(i).empty()) {
         update(ids[n.input_size() + i], static_cast<std::size_t>(i));
       }
+    }
+  }
+
+  // The memo's answer for the node just inferred, before update() takes its
+  // outputs: under the data of every input the function has asked for at
+  // this question.
+  void remember(const ::onnx::NodeProto& n, const std::uint32_t* ids, memo::question& q,
+                bool failed) {
+    if (ctx_.data_read_past_mask()) {
+      q.never = true;
+      return;
+    }
+    if ((q.data_inputs | ctx_.data_read()) != q.data_inputs) {
+      q.data_inputs |= ctx_.data_read();
+      if (!memo::data_key(q.data_inputs, n, ids, s_, data_key_)) {
+        return;
+      }
+    }
+    memo::outcome o;
+    o.failed = failed;
+    for (std::size_t i = 0; !failed && i < static_cast<std::size_t>(n.output_size()); ++i) {
+      const TypeProto& inferred = *ctx_.getOutputType(i);
+      if (inferred.value_case() == TypeProto::VALUE_NOT_SET) {
+        o.types.push_back(nullptr);
+        o.type_ids.push_back(0);
+        continue;
+      }
+      if (!inferred.has_tensor_type() || names_symbols(inferred.tensor_type())) {
+        o.reusable = false;
+        break;
+      }
+      TypeProto* kept = s_.new_type();
+      *kept = inferred;
+      o.types.push_back(kept);
+      o.type_ids.push_back(memo_.id_of(kept->SerializeAsString()));
+    }
+    q.answers.insert_or_assign(data_key_, std::move(o));
+  }
+
+  // Whether MaterializeSymbolicShape would name a dimension of `t`.
+  static bool names_symbols(const ::onnx::TypeProto_Tensor& t) {
+    if (!t.has_shape()) {
+      return false;
+    }
+    for (const auto& d : t.shape().dim()) {
+      if (!d.has_dim_value() && !d.has_dim_param()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The memo's outcome `o` as the node's: a type no name has yet is taken
+  // as the memo keeps it (shared by every node it answered; update()
+  // copies it before merging anything into it), others merged as inferred.
+  void answer(const ::onnx::NodeProto& n, const std::uint32_t* ids, const memo::outcome& o) {
+    if (o.failed) {
+      return;
+    }
+    bool reset = false;
+    for (std::size_t i = 0; i < o.types.size(); ++i) {
+      TypeProto* type = o.types[i];
+      if (type == nullptr || n.output(static_cast<int>(i)).empty()) {
+        continue;
+      }
+      const auto id = ids[static_cast<std::size_t>(n.input_size()) + i];
+      tensor& t = s_.tensors[id];
+      if (t.type == nullptr && t.undefined == nullptr && type->denotation().empty()) {
+        t.type = type; // copied before any change (update)
+        t.shared = true;
+        t.type_id = o.type_ids[i];
+        t.typed_by = nullptr;
+        s_.added.push_back(id);
+        continue;
+      }
+      if (!reset) {
+        ctx_.reset(n, ids, s_);
+        reset = true;
+      }
+      *ctx_.getOutputType(i) = *type;
+      update(id, i);
     }
   }
 
@@ -354,12 +634,20 @@ private:
       return;
     }
     si::MaterializeSymbolicShape(&inferred, symbols_);
-    TypeProto* existing = s_.tensors[id].type;
+    tensor& t = s_.tensors[id];
+    t.type_id = 0;
+    if (t.shared) { // the memo's: this name's own copy from now on
+      TypeProto* own = s_.new_type();
+      *own = *t.type;
+      t.type = own;
+      t.shared = false;
+    }
+    TypeProto* existing = t.type;
     if (existing == nullptr && inferred.has_tensor_type() && inferred.denotation().empty()) {
       // Merged into a fresh type, a tensor type is copied whole: it is
       // taken instead (the copy was a tenth of inference at 10^6 nodes).
       existing = ctx_.take_output(i, s_);
-      s_.added.emplace_back(id, existing);
+      s_.added.push_back(id);
       if (TypeProto* undefined = s_.tensors[id].undefined) {
         *undefined = *existing;
       }
@@ -369,7 +657,7 @@ private:
     }
     if (existing == nullptr) {
       existing = s_.new_type();
-      s_.added.emplace_back(id, existing);
+      s_.added.push_back(id);
       if (TypeProto* undefined = s_.tensors[id].undefined) {
         *undefined = inferred;
       }
@@ -388,6 +676,8 @@ private:
   const ::onnx::ShapeInferenceOptions options_{false, 0, false};
   std::unordered_map<std::string, ::onnx::TensorShapeProto> no_data_;
   context ctx_;
+  memo memo_;
+  std::string key_, data_key_; // reused for every node
 };
 
 } // namespace
@@ -424,7 +714,9 @@ std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::Model
   };
   read(s->inputs);
   read(s->value_info);
-  read(s->added);
+  for (const auto id : s->added) { // (the memo's type may have been copied since)
+    s->tensors[id].result = s->tensors[id].type;
+  }
   read(s->outputs);
   for (int k = 0; k < model.graph().initializer_size(); ++k) {
     const auto& t = model.graph().initializer(k);

@@ -42,17 +42,41 @@
 //   InferShapes stopped on keeps its partial value_info. The model itself
 //   is not touched.
 //
+// MEMO (step 4): an inference function is a function of what its context
+//   shows it -- the node's attributes, how many inputs and outputs it has,
+//   the inputs' types, which inputs hold data and the data it asks for --
+//   and of nothing else (no node name, no symbol table, no data
+//   propagation). A node asking what an earlier node asked gets that
+//   node's answer without the function running: its key is the schema,
+//   the counts, the attributes (name, type and values; a tensor, graph or
+//   type attribute, or a sparse input, is not keyed: such a node is always
+//   inferred), each input's type by its bytes and whether it holds data,
+//   then the data of every input the function asked for at this key
+//   (recorded as it runs: a function that reads input 1's data only for
+//   some data of input 0 adds input 1 when it first does, and earlier
+//   answers, keyed without it, are no longer found). An answer is kept
+//   only when no output has a dimension MaterializeSymbolicShape would
+//   name (each would get a fresh symbol); an inference error is an answer
+//   too. A name no type was registered for takes the answer's type itself,
+//   shared with every name it answered; merging anything into it later
+//   (a second producer) first gives the name its own copy. A model whose
+//   layers repeat (the 10^6-node decoder asks 19 questions) runs each
+//   inference function once a layer shape, not once a node.
+//
 // NOT HANDLED: subgraphs (If, Loop, Scan), model-local functions, sparse
 // initializers, data propagation. make() then returns nothing and the
 // caller runs InferShapes.
 //
 // COST: O(nodes + names) probes of a flat table (name_ids), every node's
 // names interned once before step 4 (which the types by node position then
-// read without a lookup), the operators' inference functions, and a
+// read without a lookup); per node a key of its attributes and input type
+// ids (each type's bytes hashed once, when first read) and a hash-table
+// probe; the operators' inference functions once per distinct key; and a
 // schema lookup per op type of the default domain (per node for others).
 // An inferred tensor type merged into no earlier type is kept as inferred,
 // not copied (the merge would copy it whole). Memory: one TypeProto per
-// inferred tensor, in an arena; 12 bytes per node input and output.
+// distinct answer, per declared or initializer type and per name merged
+// into, in an arena; 12 bytes per node input and output.
 #ifndef SHARDPOINT_ONNX_SRC_INFER_HPP
 #define SHARDPOINT_ONNX_SRC_INFER_HPP
 

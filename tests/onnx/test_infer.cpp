@@ -344,6 +344,188 @@ TEST_CASE("node_inference: ir_version 3 initializers, fresh symbols past declare
   }
 }
 
+TEST_CASE("node_inference's memo: a node asking what an earlier one asked gets its answer") {
+  // Each model below repeats nodes whose answers must differ, or must not be
+  // shared, though much of what they ask is the same; InferShapes, which
+  // infers every node, is the reference.
+  SUBCASE("equal nodes share one type; a later merge into one name copies it") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    auto& x = *g.mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    x.mutable_dim(0)->set_dim_param("N");
+    value(g, "z", ::onnx::TensorProto::FLOAT, {5, 3, 4}, true);
+    node(g, "Relu", {"x"}, {"b"});
+    node(g, "Relu", {"x"}, {"c"});
+    node(g, "Relu", {"z"}, {"b"}); // b again: [5, 3, 4] merged into [N, 3, 4]
+    node(g, "Relu", {"x"}, {"e"});
+    node(g, "Relu", {"x"}, {"y"}); // declared without a type: given a copy
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    REQUIRE(inferred->find("c") != nullptr);
+    CHECK(inferred->find("c") == inferred->find("e")); // one answer, shared
+    CHECK(inferred->find("c") != inferred->find("y"));
+    CHECK(inferred->find("c")->tensor_type().shape().dim(0).dim_param() == "N");
+    CHECK(inferred->find("b")->tensor_type().shape().dim(0).dim_value() == 5);
+  }
+  SUBCASE("declared, undefined and contradicted outputs of answered nodes") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    node(g, "Relu", {"x"}, {"b"});
+    node(g, "Relu", {"x"}, {"c"}); // declared [2, ?, 4]: refined
+    value(g, "c", ::onnx::TensorProto::FLOAT, {2})
+        .mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim();
+    g.mutable_value_info(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_value(4);
+    g.add_value_info()->set_name("d"); // undefined: the answer copied into it
+    node(g, "Relu", {"x"}, {"d"});
+    value(g, "e", ::onnx::TensorProto::INT64, {2, 3, 4}); // contradicted: inference ends
+    node(g, "Relu", {"x"}, {"e"});
+    node(g, "Relu", {"x"}, {"y"});
+    check_same(m);
+  }
+  SUBCASE("inputs' data: Reshape by different and equal shapes of one type") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    *g.add_initializer() = int64s("s1", {6, 4});
+    *g.add_initializer() = int64s("s2", {4, 6});
+    *g.add_initializer() = int64s("s3", {6, 4});
+    *g.add_initializer() = int64s("s4", {4, -1});
+    int k = 0;
+    for (const char* shape : {"s1", "s2", "s3", "s4", "s1", "s4"}) {
+      node(g, "Reshape", {"x", shape}, {"r" + std::to_string(k++)});
+    }
+    node(g, "Reshape", {"x", "a"}, {"y"}); // no data: rank only
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    REQUIRE(inferred->find("r1") != nullptr);
+    CHECK(inferred->find("r1")->tensor_type().shape().dim(0).dim_value() == 4);
+  }
+  SUBCASE("attributes: the same op and inputs, other values") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    const auto perm = [](::onnx::NodeProto& n, std::vector<std::int64_t> p) {
+      auto& a = *n.add_attribute();
+      a.set_name("perm");
+      a.set_type(::onnx::AttributeProto::INTS);
+      for (const auto i : p) {
+        a.add_ints(i);
+      }
+    };
+    perm(node(g, "Transpose", {"x"}, {"t0"}), {0, 2, 1});
+    perm(node(g, "Transpose", {"x"}, {"t1"}), {2, 1, 0});
+    perm(node(g, "Transpose", {"x"}, {"t2"}), {0, 2, 1});
+    node(g, "Transpose", {"x"}, {"t3"}); // no perm: reversed
+    const auto alpha = [](::onnx::NodeProto& n, const std::string& name, float f) {
+      auto& a = *n.add_attribute();
+      a.set_name(name);
+      a.set_type(::onnx::AttributeProto::FLOAT);
+      a.set_f(f);
+    };
+    alpha(node(g, "LeakyRelu", {"x"}, {"l0"}), "alpha", 0.5F);
+    alpha(node(g, "LeakyRelu", {"x"}, {"l1"}), "alpha", 0.25F);
+    alpha(node(g, "LeakyRelu", {"x"}, {"l2"}), "beta", 0.5F); // an attribute it does not take
+    auto& cast = node(g, "Cast", {"x"}, {"c0"});
+    auto& to = *cast.add_attribute();
+    to.set_name("to");
+    to.set_type(::onnx::AttributeProto::INT);
+    to.set_i(::onnx::TensorProto::INT64);
+    auto cast2 = cast;
+    cast2.set_output(0, "c1");
+    cast2.mutable_attribute(0)->set_i(::onnx::TensorProto::DOUBLE);
+    *g.add_node() = cast2;
+    node(g, "Relu", {"x"}, {"y"});
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    CHECK(inferred->find("t1")->tensor_type().shape().dim(0).dim_value() == 4);
+    CHECK(inferred->find("c1")->tensor_type().elem_type() == ::onnx::TensorProto::DOUBLE);
+  }
+  SUBCASE("symbolic dimensions: other symbols; fresh symbols named each time") {
+    auto m = base_model();
+    auto& g = *m.mutable_graph();
+    auto& x = *g.mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    x.mutable_dim(0)->set_dim_param("N");
+    auto& w = value(g, "w", ::onnx::TensorProto::FLOAT, {2, 3, 4}, true);
+    w.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("M");
+    node(g, "Relu", {"x"}, {"r0"});
+    node(g, "Relu", {"w"}, {"r1"});
+    for (int k = 0; k < 3; ++k) { // an unknown dimension: unk__0, unk__1, unk__2
+      node(g, "NonZero", {"x"}, {"nz" + std::to_string(k)});
+    }
+    node(g, "MatMul", {"x", "x"}, {"mm0"}); // 4 against 3 twice: both inference errors
+    node(g, "MatMul", {"x", "x"}, {"mm1"});
+    node(g, "Relu", {"x"}, {"y"});
+    check_same(m);
+    const auto inferred = sp::shapes::node_inference::make(m);
+    CHECK(inferred->find("r1")->tensor_type().shape().dim(0).dim_param() == "M");
+    CHECK(inferred->find("nz2")->tensor_type().shape().dim(1).dim_param() == "unk__2");
+    CHECK(inferred->find("mm1") == nullptr);
+  }
+}
+
+TEST_CASE("node_inference's memo: data asked for depending on other data") {
+  // An operator whose inference reads input 1's data only when input 0's
+  // first value is 1: the inputs whose data an answer rests on grow as
+  // nodes ask, and an answer is only given under the data it read.
+  static const bool registered = [] {
+    ::onnx::OpSchema schema;
+    schema.SetName("ShardpointDataDependent")
+        .SetDomain("")
+        .SinceVersion(1)
+        .Input(0, "which", "", "tensor(int64)")
+        .Input(1, "size", "", "tensor(int64)")
+        .Output(0, "y", "", "tensor(float)")
+        .TypeAndShapeInferenceFunction([](::onnx::InferenceContext& ctx) {
+          const auto* which = ctx.getInputData(0);
+          if (which == nullptr || which->int64_data_size() == 0) {
+            return;
+          }
+          std::int64_t size = which->int64_data(0);
+          if (size == 1) {
+            const auto* data = ctx.getInputData(1);
+            if (data == nullptr || data->int64_data_size() == 0) {
+              return;
+            }
+            size = data->int64_data(0);
+          }
+          auto& t = *ctx.getOutputType(0)->mutable_tensor_type();
+          t.set_elem_type(::onnx::TensorProto::FLOAT);
+          t.mutable_shape()->add_dim()->set_dim_value(size);
+        });
+    ::onnx::OpSchemaRegistry::OpSchemaRegisterOnce once(schema);
+    return true;
+  }();
+  REQUIRE(registered);
+  auto m = base_model();
+  auto& g = *m.mutable_graph();
+  *g.add_initializer() = int64s("two", {2});
+  *g.add_initializer() = int64s("one", {1});
+  *g.add_initializer() = int64s("seven", {7});
+  *g.add_initializer() = int64s("nine", {9});
+  const std::vector<std::pair<std::string, std::string>> asked = {
+      {"two", "seven"}, {"one", "seven"}, {"one", "nine"}, {"one", "seven"},
+      {"two", "nine"},  {"two", "seven"}, {"one", "nine"}};
+  for (std::size_t k = 0; k < asked.size(); ++k) {
+    node(g, "ShardpointDataDependent", {asked[k].first, asked[k].second},
+         {"d" + std::to_string(k)});
+  }
+  check_same(m);
+  const auto inferred = sp::shapes::node_inference::make(m);
+  const std::vector<std::int64_t> sizes = {2, 7, 9, 7, 2, 2, 9};
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    CAPTURE(k);
+    const auto* type = inferred->find("d" + std::to_string(k));
+    REQUIRE(type != nullptr);
+    CHECK(type->tensor_type().shape().dim(0).dim_value() == sizes[k]);
+  }
+}
+
 TEST_CASE("node_inference: subgraphs, functions and sparse initializers are left to InferShapes") {
   auto m = base_model();
   CHECK(sp::shapes::node_inference::make(m));
