@@ -72,8 +72,8 @@ CLI::Option* refuse_empty(CLI::Option* added, const option_spec& o) {
 // (a double by io::read_decimal), or, a list of whole numbers being one of
 // byte sizes, a size as every size is (io::parse_size: 1GiB, 16GB, 4096; a
 // trial's --activation-bytes 1GiB was refused where --device-memory took
-// it); bad_parameter_error naming `flag` for an empty element or one that
-// is not a number.
+// it), or a string as it is; bad_parameter_error naming `flag` for an empty
+// element or one that is not a number.
 template <class T>
 std::vector<T> list_of(const std::string& flag, const std::string& text) {
   std::vector<T> out;
@@ -84,7 +84,9 @@ std::vector<T> list_of(const std::string& flag, const std::string& text) {
     std::string why = "an empty value";
     std::optional<T> value;
     if (!item.empty()) {
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        value = item;
+      } else if constexpr (std::is_floating_point_v<T>) {
         value = io::read_decimal(item);
         why = value ? "" : io::decimal_error(item);
       } else {
@@ -168,11 +170,42 @@ CLI::Option* cli_options::operator()(const option_spec& o, std::optional<std::in
 }
 
 CLI::Option* cli_options::operator()(const option_spec& o, std::vector<std::string>& field) {
-  auto* added = at_->add_option(names_of(o), field, std::string(o.help));
-  if (!o.choices.empty()) { // a list of choices: "gpipe,1f1b"
-    added->delimiter(',');
+  if (o.choices.empty()) {
+    return refuse_empty(finish(at_->add_option(names_of(o), field, std::string(o.help)), o), o);
   }
-  return refuse_empty(finish(added, o), o);
+  // A list of choices, "gpipe,1f1b", each value given adding its own:
+  // split here, as a list of numbers is, since CLI11's delimiter drops
+  // empty elements (a trial's "gpipe," was taken for "gpipe").
+  auto* added = at_->add_option(
+      names_of(o),
+      [&field, o](const CLI::results_t& given) {
+        field.clear();
+        const std::string flag(o.flag);
+        for (const auto& text : given) {
+          try {
+            for (auto& item : list_of<std::string>(flag, text)) {
+              if (auto why = choice_error(o, item); !why.empty()) {
+                throw CLI::ValidationError(flag + ": " + why);
+              }
+              field.push_back(std::move(item));
+            }
+          } catch (const bad_parameter_error& e) {
+            throw CLI::ValidationError(one_line(e.what()));
+          }
+        }
+        return true;
+      },
+      std::string(o.help));
+  added->expected(1, CLI::detail::expected_max_vector_size); // as a vector: "gpipe 1f1b" too
+  added->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  added->allow_extra_args(true);
+  if (!o.value.empty()) {
+    added->type_name(std::string(o.value) + ":{" + std::string(o.choices) + "}");
+  }
+  if (o.required) {
+    added->required();
+  }
+  return added;
 }
 
 template <class T>

@@ -504,7 +504,26 @@ TEST_CASE("plan: bad input is one line, its exit code, nothing written") {
   expect_failure(dir, gpt + cluster + "--top-k none" + emit, 2, "--top-k 'none'");
   expect_failure(dir, gpt + cluster + "--force", 1,
                  "--force replaces what --emit or --report-file wrote before; give one");
-  expect_failure(dir, gpt + cluster + "--schedules 2f2b" + emit, 2, "2f2b");
+  expect_failure(dir, gpt + cluster + "--schedules 2f2b" + emit, 2,
+                 "--schedules: '2f2b' is not one of gpipe, 1f1b, interleaved, zb-h1");
+  // An empty element is refused as in a list of numbers (CLI11's own split
+  // dropped it: a trial's "gpipe," searched gpipe alone).
+  for (const std::string list : {"gpipe,", ",gpipe", "gpipe,,1f1b"}) {
+    expect_failure(dir, gpt + cluster + "--schedules " + list + emit, 2,
+                   "--schedules: an empty value in '" + list + "'");
+  }
+  { // the flag given twice, a list and two values: all searched
+    const auto both = shardpoint_cli(
+        gpt + cluster + "--schedules gpipe,1f1b --schedules zb-h1 gpipe --top-k all --report json",
+        dir.path());
+    REQUIRE(both.code == 0);
+    const auto j = nlohmann::json::parse(both.out);
+    std::set<std::string> searched;
+    for (const auto& c : j.at("candidates")) {
+      searched.insert(c.at("schedule").get<std::string>());
+    }
+    CHECK(searched == std::set<std::string>{"gpipe", "1f1b", "zb-h1"});
+  }
   // A schedule's option with that schedule left out of the search: refused,
   // not ignored; at its default, or with the schedule searched, taken.
   expect_failure(dir, gpt + cluster + "--schedules 1f1b --virtual-stages 4" + emit, 1,
