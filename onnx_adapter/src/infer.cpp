@@ -92,6 +92,7 @@ struct node_inference::state {
   name_ids names; // views into the model
   std::vector<tensor> tensors;
   std::vector<std::uint32_t> initializers; // the graph's initializers' ids, in order
+  std::vector<std::size_t> constants;      // the Constant nodes, in order
   // Node v's input and then output names' ids:
   // node_names[node_offsets[v] .. node_offsets[v + 1]) (intern_node_names).
   std::vector<std::uint32_t> node_names;
@@ -113,18 +114,29 @@ namespace {
 // model's arena, was its largest item at 10^6 nodes. A name interned early
 // is one inference finds with nothing known of it, as it would not find
 // it. The initializers' names are interned after them, once for both
-// passes over them (state::initializers).
+// passes over them (state::initializers). The same pass finds the Constant
+// nodes, whose values step 3 reads (state::constants).
 void intern_node_names(const ::onnx::GraphProto& g, node_inference::state& s) {
   const auto n = static_cast<std::size_t>(g.node_size());
-  const auto names =
-      gather_in_chunks<hashed_name>(n, 3, [&](std::size_t v, std::vector<hashed_name>& out) {
-        const auto& node = g.node(static_cast<int>(v));
-        for (const auto* list : {&node.input(), &node.output()}) {
-          for (const auto& name : *list) {
-            out.emplace_back(name, v);
-          }
+  std::vector<std::vector<hashed_name>> names(chunk_count(n));
+  std::vector<std::vector<std::size_t>> constants(names.size()); // (step 3's, found here)
+  in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
+    names[chunk].reserve(3 * (to - from));
+    for (std::size_t v = from; v < to; ++v) {
+      const auto& node = g.node(static_cast<int>(v));
+      for (const auto* list : {&node.input(), &node.output()}) {
+        for (const auto& name : *list) {
+          names[chunk].emplace_back(name, v);
         }
-      });
+      }
+      if (node.op_type() == "Constant") {
+        constants[chunk].push_back(v);
+      }
+    }
+  });
+  for (const auto& chunk : constants) {
+    s.constants.insert(s.constants.end(), chunk.begin(), chunk.end());
+  }
   auto& ids = s.node_names;
   auto& offsets = s.node_offsets;
   offsets.reserve(n + 1);
@@ -418,13 +430,11 @@ public:
           initializer_type(t, type);
           si::checkShapesAndTypes(type, *at.type);
         } else if (model_.ir_version() >= 4) {
-          at.type = s_.new_type();
-          initializer_type(t, *at.type);
-          at.typed_by = &t;
+          initializer_typed(t, at);
         }
       }
-      for (const auto& n : g.node()) {
-        constants(n);
+      for (const auto v : s_.constants) {
+        constants(g.node(static_cast<int>(v)));
       }
       for (int v = 0; v < g.node_size(); ++v) {
         node(g.node(v), s_.node_names.data() + s_.node_offsets[static_cast<std::size_t>(v)]);
@@ -451,6 +461,27 @@ private:
       }
       into.emplace_back(id, type);
     }
+  }
+
+  // Initializer `t`'s own type as `at`'s: one type for every initializer
+  // of its element type and dimensions (shared: update() copies it before
+  // merging anything into it), with its id in the memo's table.
+  void initializer_typed(const ::onnx::TensorProto& t, tensor& at) {
+    std::vector<std::int64_t>& shape = shape_;
+    shape.assign(1, t.data_type());
+    shape.insert(shape.end(), t.dims().begin(), t.dims().end());
+    key_.assign(reinterpret_cast<const char*>(shape.data()), // NOLINT: its bytes
+                shape.size() * sizeof(std::int64_t));
+    auto [at_shape, fresh] = initializer_types_.try_emplace(key_);
+    if (fresh) {
+      TypeProto* type = s_.new_type();
+      initializer_type(t, *type);
+      at_shape->second = {type, memo_.id_of(type->SerializeAsString())};
+    }
+    at.type = at_shape->second.first;
+    at.type_id = at_shape->second.second;
+    at.shared = true;
+    at.typed_by = &t;
   }
 
   // A Constant's value is data inference may read (whatever its domain).
@@ -678,6 +709,9 @@ private:
   context ctx_;
   memo memo_;
   std::string key_, data_key_; // reused for every node
+  // Initializers' types by element type and dimensions, and their ids.
+  std::unordered_map<std::string, std::pair<TypeProto*, std::uint32_t>> initializer_types_;
+  std::vector<std::int64_t> shape_; // reused for every initializer
 };
 
 } // namespace
