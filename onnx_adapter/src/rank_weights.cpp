@@ -78,6 +78,19 @@ std::vector<weights::stage_strategy> read_strategies(const fs::path& folder) {
 
 namespace {
 
+// place(l) of a layout of strategy `s`; one it refuses (MindSpore's own
+// words, "For <parameter>, ...") names the file it came from.
+placement placed(const weights::stage_strategy& s, const tensor_layout& l) {
+  try {
+    return place(l);
+  } catch (const layout_error& e) {
+    if (s.file.empty()) {
+      throw;
+    }
+    throw layout_error(io::quote(s.file.string()) + ": " + e.what());
+  }
+}
+
 // The devices of a stage, the same for every parameter of every stage; at
 // most most_ranks in all.
 std::int64_t devices_of(const std::vector<weights::stage_strategy>& strategies) {
@@ -269,8 +282,8 @@ std::vector<std::string> write_rank_weights(const weight_source& source,
                               p.layout.name + "', which " + source.what + " does not hold");
       }
       auto l = with_source_shape(p, it->second, source.what);
-      auto placed = place(l);
-      layouts.emplace_back(std::move(l), std::move(placed));
+      auto at = placed(s, l);
+      layouts.emplace_back(std::move(l), std::move(at));
     }
     for (std::int64_t r = 0; r < D; ++r) {
       const std::int64_t rank = s.stage * D + r;
@@ -577,7 +590,7 @@ merged merge_ranks(const std::vector<weights::stage_strategy>& strategies,
         if (!f) {
           f = std::make_shared<merged_tensor>();
           f->layout = whole_layout(p.layout, found->second.shape, file);
-          f->placed = place(f->layout);
+          f->placed = placed(s, f->layout);
           out.tensors.push_back(f);
         }
         const tensor_slice slice = slice_of(f->placed, f->layout.shape, r);

@@ -557,6 +557,7 @@ std::vector<tensor_layout> json_layouts(std::string_view data, const fs::path& p
 
 stage_strategy parse_strategy(std::string_view data, const fs::path& path, bool json) {
   stage_strategy s;
+  s.file = path;
   std::optional<std::pair<std::string, int>> first_item; // the stage, from the items
   const auto item_stage = [&](const std::string& node, std::int64_t stage) {
     if (stage < 0 || stage > max_group_id) { // as every stage id (sharding_point.hpp)

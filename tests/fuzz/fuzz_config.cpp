@@ -105,7 +105,7 @@ std::vector<shardpoint::tensor_slice> meaning(shardpoint::tensor_layout l,
 
 void strategy(std::string_view data, bool json) {
   const auto s = weights::parse_strategy(data, json ? "fuzz.json" : "fuzz.ckpt", json);
-  weights::stage_strategy kept{s.stage, true, {}};
+  weights::stage_strategy kept{s.stage, true, {}, s.file};
   for (const auto& p : s.parameters) {
     if (writable(p.layout) && (!json || p.layout.shape_known)) {
       kept.parameters.push_back(p);

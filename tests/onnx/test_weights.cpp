@@ -562,6 +562,25 @@ TEST_CASE("split and merge refuse what does not fit, and write nothing") {
   refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "s3") +
               " --output-dir " + q(dir / "r2"),
           "the strategy of stage 0 names 'layer2/ln_gamma_w', which the model does not hold");
+  // A layout refused only when it is placed, in MindSpore's own words,
+  // names the strategy file it is in (a trial's "For layer0/q_w, field 1
+  // ..." said which weight, not which of the stages' files).
+  REQUIRE(run("weights strategy --input-model " + q(small) +
+              " --tensor-parallel 2 --format json --output-dir " + q(dir / "sj"))
+              .code == 0);
+  {
+    const auto file = dir / "sj" / "stage0.json";
+    auto j = nlohmann::json::parse(onnx_test::read_file(file));
+    j["parallel_layout_item"]["layer0/q_w"]["field"] = 1;
+    onnx_test::write_file(file, j.dump());
+    refused("weights split --input-model " + q(small) + " --strategy-dir " + q(dir / "sj") +
+                " --output-dir " + q(dir / "r2"),
+            q(file) + ": For layer0/q_w, field 1 (MindSpore's interleave of field rows) is not "
+                      "something shardpoint slices");
+    refused("weights merge --strategy-dir " + q(dir / "sj") + " --ranks-dir " + q(dir / "r") +
+                " --output " + q(dir / "m2.safetensors"),
+            q(file) + ": For layer0/q_w, field 1");
+  }
   // Weights that are a device or a folder are said to be one (both were
   // "no such weights file": an adversarial trial).
   refused("weights split --from-weights /dev/zero --strategy-dir " + q(dir / "s") +

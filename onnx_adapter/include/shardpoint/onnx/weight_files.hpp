@@ -35,6 +35,9 @@ struct stage_strategy {
   int stage = 0;                          ///< the stage of its parallel_strategy_items
   bool stage_known = true;                ///< false: the file has no parallel_strategy_item
   std::vector<strategy_entry> parameters; ///< in file order
+  /// The file it was read from (empty: made here), which a layout refused
+  /// when it is placed names.
+  std::filesystem::path file;
 };
 
 /// How a strategy file is written (docs/formats.md has both byte for byte).
