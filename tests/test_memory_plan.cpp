@@ -535,6 +535,72 @@ TEST_CASE("stage inputs from a graph: tensors once per stage, produced and recei
                   sp::size_mismatch_error);
 }
 
+TEST_CASE("stage inputs of many interleaved stages, against a table per stage") {
+  // Stages whose vertices alternate along the order, up to 300 of them; the
+  // reference keeps a table per stage, as the function did until a trial's
+  // 65536 stages ran the machine out of memory with it.
+  std::uint64_t state = 5;
+  const auto below = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  for (int round = 0; round < 40; ++round) {
+    const std::size_t n = 1 + below(200);
+    std::vector<std::pair<std::size_t, std::size_t>> edges;
+    for (std::size_t v = 1; v < n; ++v) {
+      edges.emplace_back(below(v), v);
+    }
+    const auto g = test::make_graph(n, edges);
+    const int S = 1 + static_cast<int>(below(300));
+    std::vector<int> stage(n);
+    for (auto& s : stage) {
+      s = static_cast<int>(below(static_cast<std::uint64_t>(S)));
+    }
+    stage[n - 1] = S - 1; // every stage id up to S - 1 is a stage
+    sp::parameter_uses uses;
+    const std::size_t tensors = 1 + below(50);
+    for (std::size_t t = 0; t < tensors; ++t) {
+      uses.tensors.push_back({static_cast<std::int64_t>(1 + t), 1, 4});
+    }
+    uses.used.resize(n);
+    for (auto& u : uses.used) {
+      for (auto k = below(4); k-- > 0;) {
+        u.push_back(static_cast<std::uint32_t>(below(tensors)));
+      }
+    }
+    const std::vector<double> out(n, 1);
+    const auto produced =
+        boost::make_iterator_property_map(out.begin(), get(boost::vertex_index, g));
+    const auto in = sp::stage_memory_inputs(g, sp::sharding_result(n, {}, stage), uses, produced);
+    REQUIRE(in.size() == static_cast<std::size_t>(S));
+    for (int s = 0; s < S; ++s) {
+      std::map<std::uint32_t, std::uint32_t> index; // tensor -> its place in the stage
+      std::vector<std::int64_t> elements;
+      std::vector<std::vector<std::uint32_t>> layers;
+      for (std::size_t v = 0; v < n; ++v) {
+        if (stage[v] != s || uses.used[v].empty()) {
+          continue;
+        }
+        layers.emplace_back();
+        for (auto t : uses.used[v]) {
+          const auto [at, fresh] = index.emplace(t, static_cast<std::uint32_t>(elements.size()));
+          if (fresh) {
+            elements.push_back(uses.tensors[t].elements);
+          }
+          layers.back().push_back(at->second);
+        }
+      }
+      CAPTURE(s);
+      const auto& got = in[static_cast<std::size_t>(s)];
+      CHECK(got.layers == layers);
+      REQUIRE(got.parameters.size() == elements.size());
+      for (std::size_t k = 0; k < elements.size(); ++k) {
+        CHECK(got.parameters[k].elements == elements[k]);
+      }
+    }
+  }
+}
+
 TEST_CASE("counts that overflow are refused, not wrapped") {
   const std::vector<sp::stage_memory_input> model{
       sp::from_counts(std::int64_t{1} << 61, std::nullopt)};

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "../concepts.hpp"
@@ -62,28 +63,48 @@ std::vector<stage_memory_input> inputs(const Ref& a, const G& g, const sharding_
   const partition_metrics pm =
       evaluate(g, sharding_result(n, {}, stage), produced, constant_weight{0}, produced);
   std::vector<stage_memory_input> out(static_cast<std::size_t>(count));
-  std::vector<std::vector<std::int64_t>> local(out.size()); // per stage: tensor -> its index
-  for (std::size_t v = 0; v < n; ++v) {
-    auto& in = out[static_cast<std::size_t>(stage[v])];
-    auto& map = local[static_cast<std::size_t>(stage[v])];
-    std::vector<std::uint32_t> layer;
+  for (std::size_t v = 0; v < n; ++v) { // (the first bad use in vertex order)
     for (auto t : params.used[v]) {
       if (t >= params.tensors.size()) {
         throw bad_parameter_error(cat("shardpoint: ", a.describe(v), " uses parameter ", t, " of ",
                                       params.tensors.size()),
                                   v);
       }
-      if (map.empty()) {
-        map.assign(params.tensors.size(), -1);
-      }
-      if (map[t] < 0) {
-        map[t] = static_cast<std::int64_t>(in.parameters.size());
-        in.parameters.push_back(params.tensors[t]);
-      }
-      layer.push_back(static_cast<std::uint32_t>(map[t]));
     }
-    if (!layer.empty()) {
-      in.layers.push_back(std::move(layer));
+  }
+  // Stage by stage, each stage's vertices in order, with one tensor -> index
+  // table emptied after each (a table a stage was S x tensors: a trial's
+  // 65536 stages ran the machine out of memory).
+  std::vector<std::size_t> first(out.size() + 1, 0); // the vertices by stage, stably
+  for (const int s : stage) {
+    ++first[static_cast<std::size_t>(s) + 1];
+  }
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  std::vector<std::size_t> by_stage(n);
+  std::vector<std::size_t> next(first.begin(), first.end() - 1);
+  for (std::size_t v = 0; v < n; ++v) {
+    by_stage[next[static_cast<std::size_t>(stage[v])]++] = v;
+  }
+  std::vector<std::int64_t> map(params.tensors.size(), -1); // tensor -> index in the stage
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    auto& in = out[s];
+    for (std::size_t k = first[s]; k < first[s + 1]; ++k) {
+      std::vector<std::uint32_t> layer;
+      for (auto t : params.used[by_stage[k]]) {
+        if (map[t] < 0) {
+          map[t] = static_cast<std::int64_t>(in.parameters.size());
+          in.parameters.push_back(params.tensors[t]);
+        }
+        layer.push_back(static_cast<std::uint32_t>(map[t]));
+      }
+      if (!layer.empty()) {
+        in.layers.push_back(std::move(layer));
+      }
+    }
+    for (std::size_t k = first[s]; k < first[s + 1]; ++k) {
+      for (auto t : params.used[by_stage[k]]) {
+        map[t] = -1;
+      }
     }
   }
   // A stage's device is its first vertex's (PopRT's rules keep a stage on

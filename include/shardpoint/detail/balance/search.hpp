@@ -89,12 +89,13 @@ inline stage_figures figures(const layout& L, const std::vector<int>& stage,
     for (std::size_t p = 0; p < L.n; ++p) {
       members[static_cast<std::size_t>(stage[p])].push_back(L.vertex(p));
     }
+    item_meter meter(*L.items); // one, emptied after each stage
     for (std::size_t s = 0; s < S; ++s) {
-      item_meter meter(*L.items);
       for (auto v : members[s]) {
         meter.add(v);
       }
       f.memory[s] = meter.value();
+      meter.clear(members[s]);
     }
   }
   if (L.has_edges() && !L.bytes.empty()) {
@@ -278,8 +279,9 @@ public:
     received_ = f.received;
     memory_ = f.memory;
     if (L.items != nullptr) {
+      meters_.reserve(S);
       for (std::size_t s = 0; s < S; ++s) {
-        meters_.emplace_back(*L.items);
+        meters_.emplace_back(*L.items, S);
         for (auto p : members_[s]) {
           meters_.back().add(L.vertex(p));
         }
@@ -492,7 +494,7 @@ inline void join_consumers(const layout& L, split& best) {
   if (capped && L.items != nullptr) {
     meters.reserve(static_cast<std::size_t>(L.S));
     for (int k = 0; k < L.S; ++k) {
-      meters.emplace_back(*L.items);
+      meters.emplace_back(*L.items, static_cast<std::size_t>(L.S));
     }
     for (std::size_t p = 0; p < L.n; ++p) {
       meters[static_cast<std::size_t>(best.stage[p])].add(L.vertex(p));
