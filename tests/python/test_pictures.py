@@ -146,6 +146,12 @@ def test_suggest_picture_has_the_candidates_and_the_baselines(tmp_path):
     assert {b["name"] for b in s["baselines"]} <= set(baselines)
     for b in s["baselines"]:
         assert close(baselines[b["name"]], b["bottleneck"])
+    # Around a larger count, from S - 8: 17 counts at most (from 1, a trial's
+    # 65536 stages asked for 65544 solves, hours on a large model).
+    run("suggest", "--input-model", MODEL, "--stages", 20, "--cost", "unit", "--report", "svg",
+        "--report-file", tmp_path / "many")
+    many = attrs(svgs(tmp_path / "many")["candidates.svg"], "circle", "candidate")
+    assert [int(c["stages"]) for c in many] == list(range(12, 29))
 
 
 @needs_models
@@ -649,3 +655,17 @@ def test_stages_holding_no_nodes_are_a_note_not_bars(tmp_path):
     assert len(page) < 1_000_000
     assert "Stages 1-65534 hold no nodes and are not drawn." in page
     assert page.count('data-stage="65535"') >= 1 and 'data-stage="7"' not in page
+
+
+def test_a_sparse_device_id_is_one_lane_not_a_lane_per_id(tmp_path):
+    # A new user's trial: a split on devices 65535 and 0 drew a lane for each
+    # id below 65536, a 9.4 MB page; simulate said "2 stages on 2 devices".
+    run("synth", "decoder", "--layers", 2, tmp_path / "d.onnx")
+    run("draw", "--input-model", tmp_path / "d.onnx", "--shard", "layer0/mlp_residual=65535:0",
+        "--output", tmp_path / "p.html")
+    page = (tmp_path / "p.html").read_text()
+    assert len(page) < 1_000_000
+    # (the nodes after the point go to the default group, device 65536)
+    lanes = re.findall(r'<rect class="lane" data-device="(\d+)"', page)
+    assert lanes == ["65535", "65536"]
+    assert ">device 65535<" in page and ">device 0<" not in page

@@ -213,10 +213,11 @@ balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items
 }
 
 // The picture of the suggestion: its split (picture.hpp), the stage
-// counts around it (the best bottleneck of each, 1 to 2S but at most S + 8,
-// against its lower bound: every count balanced_shard solves as it solved
-// S; a count no split of which fits the cap is left out), the baselines and
-// the forward timeline.
+// counts around it (the best bottleneck of each against its lower bound,
+// from S - 8, at least 1, to 2S, at most S + 8: 17 solves at most -- from
+// 1, a trial's 65536 stages asked for 65544 -- each as balanced_shard
+// solved S; a count no split of which fits the cap is left out), the
+// baselines and the forward timeline.
 io::picture draw_suggestion(model_source& source, const laid_out_model& m,
                             const std::optional<planner>& mem, const memory_items& capped,
                             const io::suggestion& s, const sharding_result& by_node,
@@ -233,7 +234,7 @@ io::picture draw_suggestion(model_source& source, const laid_out_model& m,
     }
   }
   const evaluate_options eo{.communication_weight = a.communication_weight};
-  for (int k = 1; k <= std::min(2 * a.stages, a.stages + 8); ++k) {
+  for (int k = std::max(1, a.stages - 8); k <= std::min(2 * a.stages, a.stages + 8); ++k) {
     try {
       const auto r = balanced_shard(
           m.view(), m.by_node(m.w.cost), capped, m.by_node(m.w.output_bytes),
