@@ -414,12 +414,27 @@ std::string relocated(const std::string& location, const std::string& tensor,
 }
 
 // Writes the tensors of `part` into `data` (a new file) and rewrites the
-// stage's initializers to point at it, 64-byte aligned.
+// stage's initializers to point at it, 64-byte aligned; tensors without a
+// fixed element size (strings) stay inline. No file when `data` is empty
+// (every tensor is such a one).
 // `sources[k]` is the model's initializer for the stage's k-th, with its data
 // (`data_of(i)` when the model read is a skeleton that left it out).
 void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::TensorProto*>& sources,
                  const std::vector<int>& indices, const loaded_model* whole, const fs::path& data,
                  const std::string& location, const fs::path& model_dir) {
+  // Initializer k's source with its data (read again from a skeleton's input).
+  const auto with_data = [&](int k) {
+    return whole != nullptr ? initializer_with_data(*whole, indices[static_cast<std::size_t>(k)])
+                            : std::nullopt;
+  };
+  if (data.empty()) {
+    for (int k = 0; k < stage.initializer_size(); ++k) {
+      const auto reread = with_data(k);
+      stage.mutable_initializer(k)->CopyFrom(reread ? *reread
+                                                    : *sources[static_cast<std::size_t>(k)]);
+    }
+    return;
+  }
   // Through write_atomically, as every output: synced before the folder is
   // committed, and a failed write said as one.
   io::write_atomically(data, [&](int fd) {
@@ -430,9 +445,7 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
     std::uint64_t at = 0;
     for (int k = 0; k < stage.initializer_size(); ++k) {
       auto& t = *stage.mutable_initializer(k);
-      const auto reread = whole != nullptr
-                              ? initializer_with_data(*whole, indices[static_cast<std::size_t>(k)])
-                              : std::nullopt;
+      const auto reread = with_data(k);
       const auto& source = reread ? *reread : *sources[static_cast<std::size_t>(k)];
       if (!element_bytes(source.data_type())) {
         t.CopyFrom(source); // strings stay inline
@@ -678,9 +691,16 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
         }
       }
     } const restore{borrowed};
+    // A stage without a weight of fixed-size elements (a model holding its
+    // weights in Constant nodes) gets no data file: a trial found empty ones.
+    const bool any_data =
+        std::any_of(sources.begin(), sources.end(), [](const ::onnx::TensorProto* t) {
+          return t != nullptr && element_bytes(t->data_type()).has_value();
+        });
     if (options.external_data) {
       const std::string data = part.file + ".data";
-      externalise(sg, sources, from, whole, out.file(data), data, model_dir);
+      externalise(sg, sources, from, whole, any_data ? out.file(data) : fs::path(), data,
+                  model_dir);
       from.assign(from.size(), -1); // the stage has them, data outside
     } else {
       relocate_external(sg, from, whole, {model_path, model_dir, out, linked, taken});

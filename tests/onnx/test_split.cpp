@@ -324,6 +324,48 @@ void save_with_external_data(const fs::path& path) {
 
 } // namespace
 
+TEST_CASE("external data: a model holding its weights in Constant nodes gets no data files") {
+  // A trial's Paddle export (weights in Constant nodes) split with
+  // --external-data gave every stage an empty stage_<s>.onnx.data.
+  temp_dir dir;
+  auto m = sp::synth_decoder(3);
+  auto& g = *m.mutable_graph();
+  ::onnx::GraphProto nodes;
+  for (const auto& t : g.initializer()) {
+    auto& c = *nodes.add_node();
+    c.set_op_type("Constant");
+    c.set_name("const/" + t.name());
+    c.add_output(t.name());
+    auto& value = *c.add_attribute();
+    value.set_name("value");
+    value.set_type(::onnx::AttributeProto::TENSOR);
+    *value.mutable_t() = t;
+    value.mutable_t()->clear_name();
+  }
+  for (const auto& n : g.node()) {
+    *nodes.add_node() = n;
+  }
+  g.clear_initializer();
+  *g.mutable_node() = nodes.node();
+  const auto model = dir / "constants.onnx";
+  sp::save_model(m, model);
+  const auto config = dir / "c.yaml";
+  onnx_test::write_file(config, "- {node: layer1/mlp_residual, device: 0, stage: 0}\n");
+  const auto out = dir / "own";
+  split_with(model, config, out, dir, "--external-data");
+  check_split(model, out);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(out)) {
+    CAPTURE(e.path());
+    CHECK(e.path().extension() != ".data");
+    ++files;
+  }
+  CHECK(files >= 3); // the two stages and pipeline.json
+  if (!ort_dir().empty()) {
+    CHECK(chain_matches(model, out, dir));
+  }
+}
+
 TEST_CASE("external data: kept by reference, or a data file per stage") {
   temp_dir dir;
   fs::create_directory(dir / "model");
