@@ -116,6 +116,15 @@ std::string to_table(const suggestion& s) {
   if (planned(s)) {
     os << "memory plan: the largest device holds " << human_bytes(*s.plan.planned_largest)
        << " (shardpoint memory with the same options)\n";
+    double bound = 0;
+    for (const auto& g : s.plan.metrics.stages) {
+      bound = std::max(bound, g.memory);
+    }
+    if (bound > *s.plan.planned_largest) { // a trial took the column for the plan
+      os << "note: the memory bound column is what the cap holds on, an upper bound of the "
+            "plan's figures (1F1B, inference and tensor parallelism count more there; "
+            "docs/memory-model.md)\n";
+    }
     for (const auto& n : s.memory_notes) {
       os << "note: " << n << '\n';
     }

@@ -92,3 +92,19 @@ TEST_CASE("the summary's lower bound has the page's digits, not rounded to a who
   CHECK(io::to_table(s).find("\nbottleneck 6912000000789, lower bound 263.7 (") !=
         std::string::npos);
 }
+
+TEST_CASE("a memory bound above the plan's figure says what the column is") {
+  // A trial read the memory bound column (559-612 MiB) against "the largest
+  // device holds 445.2 MiB" as two figures for one thing.
+  io::suggestion s;
+  s.cost_model = "flops";
+  s.memory_capacity = 4096;
+  s.plan = holding("shardpoint", 3000);
+  s.plan.planned_largest = 3000;
+  const std::string note = "note: the memory bound column is what the cap holds on";
+  CHECK(io::to_table(s).find(note) == std::string::npos); // equal: no note
+  s.plan.planned_largest = 2500;
+  CHECK(io::to_table(s).find(note) != std::string::npos);
+  s.plan.planned_largest.reset(); // no plan: no line, no note
+  CHECK(io::to_table(s).find(note) == std::string::npos);
+}
