@@ -172,7 +172,8 @@ std::vector<entry> read_yaml(const std::string& path, const std::string& text) {
 // ---- JSON ------------------------------------------------------------------
 
 std::vector<entry> read_json(const std::string& path, const std::string& text) {
-  const auto root = io::detail::parse_json<nlohmann::json>(text, path);
+  io::detail::json_places places; // line:column, as a YAML config's messages give them
+  const auto root = io::detail::parse_json<nlohmann::json>(text, path, &places);
   const auto number = [&](const nlohmann::json& v, const char* what, const std::string& where) {
     std::string text = v.dump();
     if (v.is_string()) {
@@ -184,7 +185,9 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
   if (root.is_array()) {
     for (std::size_t k = 0; k < root.size(); ++k) {
       const auto& item = root[k];
-      const std::string where = path + ": entry " + std::to_string(k + 1);
+      const std::string where =
+          path + (k < places.root_items.size() ? ":" + places.root_items[k] : std::string()) +
+          ": entry " + std::to_string(k + 1);
       if (!item.is_object() || !item.contains("node") || !item["node"].is_string()) {
         throw bad_input_error(where + " must be an object with a string 'node'");
       }
@@ -223,7 +226,9 @@ std::vector<entry> read_json(const std::string& path, const std::string& text) {
     for (const auto& [node, value] : table.items()) {
       // As Python's mappings say it (config::from_mappings): the name
       // quoted, so that a NUL or a control character cannot cut the line.
-      const std::string where = path + ": " + key + "[" + io::quote(node) + "]";
+      const auto at = places.inner_keys.find({key, node});
+      const std::string where = path + (at != places.inner_keys.end() ? ":" + at->second : "") +
+                                ": " + key + "[" + io::quote(node) + "]";
       auto& e = b.at_node(node, where);
       (devices ? e.device : e.stage) = number(value, devices ? "device" : "stage", where);
     }

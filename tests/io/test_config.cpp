@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -304,14 +306,30 @@ TEST_CASE("YAML that is not UTF-8, or has control characters, is refused where t
   // Found by fuzz_config: names holding noncharacters, which yaml-cpp writes
   // back as U+FFFD, from JSON escapes or YAML's.
   CHECK(error_of([] { config::parse("{\"sharding_info\": {\"a\\uFFFF\": 1}}", "c.json", true); }) ==
-        "c.json: sharding_info['a\xEF\xBF\xBF']: the name 'a\xEF\xBF\xBF' holds U+FFFF, a "
+        "c.json:1:28: sharding_info['a\xEF\xBF\xBF']: the name 'a\xEF\xBF\xBF' holds U+FFFF, a "
         "noncharacter a YAML file cannot hold");
+  // JSON configs are placed by line and column too, as YAML ones (a trial:
+  // "c5.json: pipelining_info['layer9/x']: no node is named ..." said no line).
+  const auto placed = config::parse("{\"sharding_info\": {\"a\": 0},\n \"pipelining_info\": "
+                                    "{\"a\": 0,\n  \"b\": 1}}",
+                                    "c.json", true);
+  std::map<std::string, std::set<std::string>> where;
+  for (const auto& e : placed) {
+    where[e.node].insert(e.where);
+  }
+  CHECK(where["b"] == std::set<std::string>{"c.json:3:5: pipelining_info['b']"});
+  const auto listed = config::parse("[{\"node\": \"a\", \"stage\": 0},\n {\"node\": \"b\", "
+                                    "\"stage\": 1}]",
+                                    "l.json", true);
+  REQUIRE(listed.size() == 2);
+  CHECK(listed[0].where == "l.json:1:2: entry 1");
+  CHECK(listed[1].where == "l.json:2:2: entry 2");
   // A NUL in a JSON name: escaped where the line says where, so nothing
   // cuts the line (a trial: "c.json: pipelining_info.lay" and no reason).
   const auto nul = config::parse("{\"sharding_info\": {\"lay\\u0000er\": 0}}", "c.json", true);
   REQUIRE(nul.size() == 1);
   CHECK(nul[0].node == std::string("lay\0er", 6));
-  CHECK(nul[0].where == "c.json: sharding_info['lay\\x00er']");
+  CHECK(nul[0].where == "c.json:1:32: sharding_info['lay\\x00er']");
   CHECK(
       error_of([] { shardpoint::io::parse_layout("\"w\\uFFFE\": row\n", "l.yaml"); }) ==
       "l.yaml:1:1: the name 'w\xEF\xBF\xBE' holds U+FFFE, a noncharacter a YAML file cannot hold");

@@ -70,17 +70,42 @@ inline std::string json_place(std::string_view text, std::size_t offset) {
   return std::to_string(line) + ":" + std::to_string(column);
 }
 
+/// Where parse_json found what a later message may name, as "line:column"
+/// (json_place): each key of an object that is a value of the root object,
+/// by that value's key and its own (a sharding_info's node names), and each
+/// value of a root array, by index (a list's entries).
+struct json_places {
+  std::map<std::pair<std::string, std::string>, std::string> inner_keys;
+  std::vector<std::string> root_items;
+};
+
 /// `text` parsed as JSON of type `Json` (nlohmann::json or ordered_json).
 /// bad_input_error "source: JSON <what>" for a syntax error or a number out
 /// of range, "source:line:column: key 'k' appears twice in one object" for
-/// a duplicate key.
+/// a duplicate key. With `places`, where its keys and items are.
 template <class Json>
-Json parse_json(std::string_view text, const std::string& source) {
+Json parse_json(std::string_view text, const std::string& source, json_places* places = nullptr) {
   std::size_t read = 0;
   std::vector<std::map<std::string, std::size_t>> keys; // of each open object: where read
   std::string duplicate;
-  const auto check = [&](int, typename Json::parse_event_t event, Json& parsed) {
+  std::string root_key;    // the root object's key being read
+  bool root_array = false; // the root is an array
+  const auto check = [&](int depth, typename Json::parse_event_t event, Json& parsed) {
     using E = typename Json::parse_event_t;
+    if (places != nullptr) {
+      if (depth == 0 && event == E::array_start) {
+        root_array = true;
+      } else if (root_array && depth == 1 &&
+                 (event == E::object_start || event == E::array_start || event == E::value)) {
+        places->root_items.push_back(json_place(text, read));
+      } else if (event == E::key && depth == 1) {
+        root_key = parsed.template get_ref<const std::string&>();
+      } else if (event == E::key && depth == 2 && !root_array) {
+        places->inner_keys.emplace(
+            std::pair{root_key, parsed.template get_ref<const std::string&>()},
+            json_place(text, read));
+      }
+    }
     if (event == E::object_start) {
       keys.emplace_back();
     } else if (event == E::object_end && !keys.empty()) {
