@@ -333,7 +333,25 @@ public:
     return true;
   }
 
-  question& ask(const std::string& key) { return questions_[key]; }
+  /// The question `key` asks, or nullptr when it is new and the memo is
+  /// full (then the node is inferred, as without a memo).
+  question* ask(const std::string& key) {
+    if (const auto at = questions_.find(key); at != questions_.end()) {
+      return &at->second;
+    }
+    return keep(key.size() + sizeof(question)) ? &questions_[key] : nullptr;
+  }
+  /// Whether `bytes` more may be kept: the memo holds at most most_kept
+  /// bytes of keys and answers (a model whose every node asks a new
+  /// question, each with kilobytes of data, would otherwise keep them all).
+  bool keep(std::size_t bytes) {
+    if (kept_ + bytes > most_kept) {
+      return false;
+    }
+    kept_ += bytes;
+    return true;
+  }
+  static constexpr std::size_t most_kept = std::size_t{64} << 20;
 
   /// `type`'s id: equal types, equal ids (by their bytes).
   std::uint32_t type_id(tensor& t) {
@@ -395,6 +413,7 @@ private:
 
   std::unordered_map<std::string, question> questions_;
   std::unordered_map<std::string, std::uint32_t> type_ids_;
+  std::size_t kept_ = 0; // bytes of keys and answers, roughly
 };
 
 class inference {
@@ -524,8 +543,8 @@ private:
     }
     memo::question* q = nullptr;
     if (memo_.signature(n, *schema, ids, s_, key_)) {
-      q = &memo_.ask(key_);
-      if (q->never || !memo::data_key(q->data_inputs, n, ids, s_, data_key_)) {
+      q = memo_.ask(key_);
+      if (q == nullptr || q->never || !memo::data_key(q->data_inputs, n, ids, s_, data_key_)) {
         q = nullptr;
       } else if (const auto at = q->answers.find(data_key_); at != q->answers.end()) {
         if (at->second.reusable) {
@@ -591,7 +610,9 @@ private:
       o.types.push_back(kept);
       o.type_ids.push_back(memo_.id_of(kept->SerializeAsString()));
     }
-    q.answers.insert_or_assign(data_key_, std::move(o));
+    if (memo_.keep(data_key_.size() + sizeof(o) + 128 * o.types.size())) {
+      q.answers.insert_or_assign(data_key_, std::move(o));
+    }
   }
 
   // Whether MaterializeSymbolicShape would name a dimension of `t`.

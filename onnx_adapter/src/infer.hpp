@@ -61,7 +61,9 @@
 //   shared with every name it answered; merging anything into it later
 //   (a second producer) first gives the name its own copy. A model whose
 //   layers repeat (the 10^6-node decoder asks 19 questions) runs each
-//   inference function once a layer shape, not once a node.
+//   inference function once a layer shape, not once a node. The memo keeps
+//   at most 64 MiB of keys and answers; past it, new questions are
+//   inferred node by node, as without it.
 //
 // NOT HANDLED: subgraphs (If, Loop, Scan), model-local functions, sparse
 // initializers, data propagation. make() then returns nothing and the
