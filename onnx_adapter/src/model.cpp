@@ -391,7 +391,8 @@ std::optional<loaded_model> scan_into(loaded_model model,
                                       const fs::path& name, node_reading nodes) {
   // (No nodes are pending yet: proto() is the skeleton as scanned.)
   auto where = wire::scan(source->input, model.proto(), wire::kept_data_bytes,
-                          nodes == node_reading::views ? &source->views : nullptr);
+                          nodes != node_reading::parsed ? &source->views : nullptr,
+                          nodes == node_reading::views);
   if (!where) {
     return std::nullopt;
   }

@@ -288,10 +288,14 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
   node.first_input = static_cast<std::uint32_t>(had);
   node.splice = static_cast<std::uint32_t>(value.size());
   bool spliced = false;
+  std::size_t attributes = value.size(); // where the first field numbered 5 or above starts
   fields f(value);
   int previous = 0;
   while (f.next(is_singular_node_field(previous))) {
     previous = f.field();
+    if (attributes == value.size() && f.field() >= ::onnx::NodeProto::kAttributeFieldNumber) {
+      attributes = f.start();
+    }
     if (!spliced && f.field() > ::onnx::NodeProto::kAttributeFieldNumber) {
       node.splice = static_cast<std::uint32_t>(f.start());
       spliced = true;
@@ -332,6 +336,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
   if (!f.done() || names.size() > UINT32_MAX) {
     return refuse();
   }
+  node.attributes = value.substr(attributes, node.splice - attributes); // (attributes <= splice)
   out = node;
   sharding = marks;
   return true;

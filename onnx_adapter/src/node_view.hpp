@@ -61,6 +61,10 @@ struct node_view {
   std::uint32_t inputs = 0;
   std::uint32_t outputs = 0;
   std::uint32_t splice = 0; ///< offset in the value where attributes end
+  /// The node's attribute fields, tags and all: [where they start, splice)
+  /// (a plain node's fields are in number order). Merged into an empty
+  /// NodeProto they give it the node's attributes, as a whole parse would.
+  std::string_view attributes;
 };
 
 /// A node's sharding attributes as a view read them: each value, or -1

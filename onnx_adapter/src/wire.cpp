@@ -375,7 +375,7 @@ bool decode_tensors(const std::uint8_t* input, const std::vector<span>& values, 
 } // namespace
 
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton, std::size_t kept,
-                           node_views* views) {
+                           node_views* views, bool initializer_views) {
   if (input.empty() || input.size() > static_cast<std::size_t>(INT_MAX)) {
     return std::nullopt;
   }
@@ -412,7 +412,7 @@ std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
   const bool as_views = views != nullptr && decode_nodes(base, values.nodes, *views);
   // (Initializers as views only beside nodes as views: proto() parses them
   // when it parses the nodes, and a model without nodes has none to parse.)
-  const bool tensor_views = as_views && !values.nodes.empty() &&
+  const bool tensor_views = as_views && initializer_views && !values.nodes.empty() &&
                             decode_tensors(base, values.initializers, kept, *views, where);
   if (graph_seen && !parse_deferred(base, values, kept, as_views, tensor_views,
                                     *skeleton.mutable_graph(), where)) {

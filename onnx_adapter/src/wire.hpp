@@ -118,9 +118,11 @@ struct layout {
 /// them (and at least one node), the initializers' names are read as views
 /// when every initializer is plain (decode_tensor), and then none is parsed
 /// either until parse_views(); `where.stripped` is set as the parse would
-/// have set it.
+/// have set it -- unless `initializer_views` is false: they are then parsed
+/// as without views.
 std::optional<layout> scan(std::string_view input, ::onnx::ModelProto& skeleton,
-                           std::size_t kept = kept_data_bytes, node_views* views = nullptr);
+                           std::size_t kept = kept_data_bytes, node_views* views = nullptr,
+                           bool initializer_views = true);
 
 /// What scan() read as views -- the nodes, and the initializers when
 /// `where.initializer_values` is set -- parsed into `graph` (which has none

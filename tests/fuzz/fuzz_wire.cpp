@@ -93,6 +93,14 @@ void check_node_view(std::string_view bytes) {
   if (!fields || v.splice != head.ByteSizeLong()) {
     disagree("node views read other fields than protobuf");
   }
+  // The attribute bytes: the node's attributes, merged into an empty node.
+  ::onnx::NodeProto attributes;
+  ::onnx::NodeProto only; // the node's attributes, nothing else
+  *only.mutable_attribute() = node.attribute();
+  if (!attributes.ParseFromArray(v.attributes.data(), static_cast<int>(v.attributes.size())) ||
+      !same(attributes, only)) {
+    disagree("node views' attribute bytes are not the node's attributes");
+  }
   for (const auto& a : node.attribute()) {
     if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
         a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0) {

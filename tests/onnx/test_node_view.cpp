@@ -54,6 +54,12 @@ void check_views(const ::onnx::NodeProto& node, const wire::node_view& v,
   head.clear_doc_string();
   head.clear_domain();
   CHECK(v.splice == head.ByteSizeLong());
+  // The attribute bytes hold the node's attributes and nothing else.
+  ::onnx::NodeProto attributes;
+  ::onnx::NodeProto only;
+  *only.mutable_attribute() = node.attribute();
+  CHECK(attributes.ParseFromArray(v.attributes.data(), static_cast<int>(v.attributes.size())));
+  CHECK(attributes.SerializeAsString() == only.SerializeAsString());
 }
 
 // Every node of `model`, as protobuf writes it: accepted exactly when it

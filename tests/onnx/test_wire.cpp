@@ -745,6 +745,19 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
     CHECK(same_message(views.proto().SerializeAsString(),
                        so::read_graph(path).proto().SerializeAsString()));
     CHECK(views.node_views() == nullptr);
+    // With the initializers parsed: the skeleton holds them as the parse
+    // does, beside the same views, and proto() gives the same model.
+    auto with = so::read_graph(path, so::node_reading::views_with_initializers);
+    REQUIRE((with.node_views() != nullptr) == plain);
+    if (plain) {
+      const auto parsed = so::read_graph(path);
+      ::onnx::GraphProto a = with.proto_without_nodes().graph();
+      ::onnx::GraphProto b = parsed.proto().graph();
+      b.clear_node();
+      CHECK(a.SerializeAsString() == b.SerializeAsString());
+    }
+    CHECK(same_message(with.proto().SerializeAsString(),
+                       so::read_graph(path).proto().SerializeAsString()));
   }
   CHECK(kept >= 6); // the decoder and ResNet-50, at least
   // Bytes in memory, as the Python bindings give them.

@@ -52,6 +52,11 @@ enum class node_reading {
   /// `inspect`), and only through the functions that take a loaded_model
   /// (graph.hpp).
   views,
+  /// The nodes as `views` does, the initializers parsed (as `parsed` does:
+  /// their data left out where large). For commands that measure a model
+  /// (shape inference reads the initializers' types and small data) through
+  /// the functions that take a loaded_model (costs.hpp's measure_nodes).
+  views_with_initializers,
 };
 
 /// A model read by read_model(): the ModelProto and the protobuf arena it
