@@ -132,7 +132,7 @@ void onnx_source::declare_inputs(io::output_set& outputs) const {
 }
 
 void onnx_source::load(io::output_set& outputs) {
-  model_.emplace(load_model(path_, data_, reading::graph));
+  model_.emplace(load_model(path_, data_, reading::graph_views_measured));
   nodes_.reset();
   weight_guesses_.reset();
   protect_inputs(outputs, file_path(), &*model_);
@@ -145,16 +145,25 @@ void onnx_source::load(io::output_set& outputs) {
   return model_->proto();
 }
 
+const ::onnx::GraphProto& onnx_source::tensors() {
+  if (!model_) {
+    throw internal_error("shardpoint: onnx_source used before load()");
+  }
+  // (Read with the initializers parsed: the skeleton holds them, and the
+  // inputs, while the nodes are views.)
+  return model_->node_views() != nullptr ? model_->proto_without_nodes().graph()
+                                         : model_->proto().graph();
+}
+
 const onnx::node_graph& onnx_source::nodes() {
   if (!nodes_) {
-    nodes_.emplace(onnx::build_graph(proto().graph()));
+    nodes_.emplace(onnx::build_graph(*model_));
   }
   return *nodes_;
 }
 
 void onnx_source::name_nodes(bool strict) {
-  onnx::assign_names(*proto().mutable_graph(),
-                     strict ? onnx::naming::strict : onnx::naming::rename_empty);
+  onnx::assign_names(*model_, strict ? onnx::naming::strict : onnx::naming::rename_empty);
 }
 
 const model_source::graph_type& onnx_source::graph() {
@@ -167,7 +176,7 @@ void onnx_source::check_acyclic() {
 }
 
 std::vector<std::string> onnx_source::names() {
-  return onnx::node_names(proto().graph());
+  return onnx::node_names(*model_);
 }
 
 std::vector<std::string> onnx_source::op_types() {
@@ -183,14 +192,14 @@ std::vector<std::string> onnx_source::op_types() {
 node_measures onnx_source::measure(cost_model how) {
   // The node graph, when not built yet, is built beside shape inference.
   onnx::node_weights w = onnx::measure_nodes(
-      proto(), [this]() -> const onnx::node_graph& { return nodes(); }, onnx_cost(how), &sizes_);
+      *model_, [this]() -> const onnx::node_graph& { return nodes(); }, onnx_cost(how), &sizes_);
   weight_guesses_.emplace(w.unsized_weights, w.made_from_shapes);
   node_measures out;
   out.parameters = onnx::parameter_items(nodes(), w);
   out.cost = std::move(w.cost);
   out.parameter_bytes = std::move(w.parameter_bytes);
   out.output_bytes = std::move(w.output_bytes);
-  out.estimates = estimates_of(proto().graph(), w.guessed, out.cost.size(), sizes_);
+  out.estimates = estimates_of(tensors(), w.guessed, out.cost.size(), sizes_);
   return out;
 }
 
@@ -202,23 +211,22 @@ std::vector<std::int64_t> onnx_source::costs(cost_model how, std::vector<std::st
 }
 
 std::optional<sharding_result> onnx_source::annotated() {
-  if (!onnx::has_annotations(proto().graph())) {
+  if (!onnx::has_annotations(*model_)) {
     return std::nullopt;
   }
   nodes(); // a graph that cannot be built is reported first, as for points
-  return onnx::read_annotations(proto().graph());
+  return onnx::read_annotations(*model_);
 }
 
 sharding_result onnx_source::shard(const std::vector<config::entry>& entries) {
-  const auto& g = proto().graph();
   const auto& n = nodes();
-  const auto points = onnx::resolve(g, entries);
-  return onnx::shard(g, n, points);
+  const auto points = onnx::resolve(*model_, entries);
+  return onnx::shard(*model_, n, points);
 }
 
 std::vector<diagnostic> onnx_source::validate(const sharding_result& r,
                                               const pipeline_options& options) {
-  return onnx::validate(proto().graph(), nodes(), r, options);
+  return onnx::validate(*model_, nodes(), r, options);
 }
 
 void onnx_source::write_sharded(const sharding_result& r, const std::filesystem::path& path) {

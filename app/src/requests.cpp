@@ -27,8 +27,10 @@ const ::onnx::GraphProto& tensors_of(const onnx::loaded_model& model) {
 } // namespace
 
 onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what) {
-  const auto nodes =
-      what == reading::graph_views ? onnx::node_reading::views : onnx::node_reading::parsed;
+  const auto nodes = what == reading::graph_views ? onnx::node_reading::views
+                     : what == reading::graph_views_measured
+                         ? onnx::node_reading::views_with_initializers
+                         : onnx::node_reading::parsed;
   if (data.data() != nullptr) {
     const std::string name = path.empty() ? "<bytes>" : path;
     return what == reading::whole ? onnx::parse_model(data, name)

@@ -3,8 +3,10 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
 #include <shardpoint/detail/checked.hpp>
@@ -15,6 +17,8 @@
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "chunks.hpp"
+#include "graph_nodes.hpp"
+#include "infer.hpp"
 #include "node_view.hpp"
 #include "shapes.hpp"
 
@@ -28,12 +32,12 @@ namespace {
 // Whether the FLOPs of `n` rest on a shape that is unknown or symbolic:
 // its output's, and the input its op type's count reads.
 // `io`: the types of its output 0 and inputs 0 and 1 (where it has them).
-bool cost_is_guess(const ::onnx::NodeProto& n, const ::onnx::TypeProto* const* io,
+bool cost_is_guess(std::string_view op_type, std::size_t inputs, const ::onnx::TypeProto* const* io,
                    std::set<std::string>& symbols) {
   bool guess = shapes::has_free_dims(io[0], symbols);
-  if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && n.input_size() > 0) {
+  if ((op_type == "MatMul" || op_type == "Gemm") && inputs > 0) {
     guess = shapes::has_free_dims(io[1], symbols) || guess;
-  } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() > 1) {
+  } else if ((op_type == "Conv" || op_type == "ConvTranspose") && inputs > 1) {
     guess = shapes::has_free_dims(io[2], symbols) || guess;
   }
   return guess;
@@ -41,20 +45,23 @@ bool cost_is_guess(const ::onnx::NodeProto& n, const ::onnx::TypeProto* const* i
 
 // MFLOPs of node v (at least 1) from the shapes inference found (see
 // cost_model); `guessed`, when given, takes it when its count is a guess.
-std::int64_t flops_cost(const ::onnx::GraphProto& g, const inferred_shapes& types, std::size_t v,
+// (`nodes`: graph_nodes.hpp's.)
+template <class Nodes>
+std::int64_t flops_cost(const Nodes& nodes, const inferred_shapes& types, std::size_t v,
                         guesses* guessed) {
-  const auto& n = g.node(static_cast<int>(v));
-  if (n.output_size() == 0) {
+  if (nodes.outputs(v).size() == 0) {
     return 1;
   }
+  const std::string_view op_type = nodes.op_type(v);
+  const auto inputs = static_cast<std::size_t>(nodes.inputs(v).size());
   // The types of its output 0 and inputs 0 and 1 (where it has them).
   const ::onnx::TypeProto* const io[3] = {types.output_type(v, 0),
-                                          n.input_size() > 0 ? types.input_type(v, 0) : nullptr,
-                                          n.input_size() > 1 ? types.input_type(v, 1) : nullptr};
-  if (guessed != nullptr && cost_is_guess(n, io, guessed->symbols)) {
+                                          inputs > 0 ? types.input_type(v, 0) : nullptr,
+                                          inputs > 1 ? types.input_type(v, 1) : nullptr};
+  if (guessed != nullptr && cost_is_guess(op_type, inputs, io, guessed->symbols)) {
     ++guessed->cost_nodes;
   }
-  if (guessed != nullptr && has_subgraphs(n)) {
+  if (guessed != nullptr && nodes.subgraphs(v)) {
     ++guessed->body_nodes;
   }
   const auto out = dims_of(io[0]);
@@ -65,16 +72,19 @@ std::int64_t flops_cost(const ::onnx::GraphProto& g, const inferred_shapes& type
   for (auto d : *out) {
     flops *= static_cast<double>(d);
   }
-  const auto in0 = n.input_size() > 0 ? dims_of(io[1]) : std::nullopt;
-  const auto in1 = n.input_size() > 1 ? dims_of(io[2]) : std::nullopt;
-  if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && in0 && !in0->empty()) {
+  const auto in0 = inputs > 0 ? dims_of(io[1]) : std::nullopt;
+  const auto in1 = inputs > 1 ? dims_of(io[2]) : std::nullopt;
+  if ((op_type == "MatMul" || op_type == "Gemm") && in0 && !in0->empty()) {
     bool trans_a = false;
-    for (const auto& a : n.attribute()) {
-      trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
+    if (op_type == "Gemm") {     // (MatMul has no attributes)
+      ::onnx::NodeProto scratch; // (a view's node, parsed)
+      for (const auto& a : nodes.node(v, scratch).attribute()) {
+        trans_a = trans_a || (a.name() == "transA" && a.i() != 0);
+      }
     }
     const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
     flops *= 2.0 * static_cast<double>(k);
-  } else if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && in1 && in1->size() >= 2) {
+  } else if ((op_type == "Conv" || op_type == "ConvTranspose") && in1 && in1->size() >= 2) {
     // Weight dims: Conv [out, in / group, k...], a multiply-add per output
     // element and weight column; ConvTranspose [in, out / group, k...], one
     // per input element and weight row.
@@ -82,7 +92,7 @@ std::int64_t flops_cost(const ::onnx::GraphProto& g, const inferred_shapes& type
     for (std::size_t i = 1; i < in1->size(); ++i) {
       per_element *= static_cast<double>((*in1)[i]);
     }
-    if (n.op_type() == "ConvTranspose") {
+    if (op_type == "ConvTranspose") {
       if (!in0) {
         return 1; // (an input of unknown shape: 1, as any unknown)
       }
@@ -98,7 +108,7 @@ std::int64_t flops_cost(const ::onnx::GraphProto& g, const inferred_shapes& type
   const double mflops = std::ceil(flops / 1e6);
   if (!(mflops < 0x1p62)) {
     throw bad_input_error(
-        node_label(g, v) + ": its shapes make " +
+        label_of(nodes, v) + ": its shapes make " +
         (std::isnan(mflops) ? std::string("an undefined number of") : "more than 4.6e24") +
         " floating-point operations; check the dimensions the model declares");
   }
@@ -116,14 +126,15 @@ void add_guesses(guesses& into, guesses&& chunk) {
 // flops_cost of every node, in chunks side by side (a pass over every
 // node's types, a tenth of `suggest` at 10^6 nodes on one core). The error
 // is the first node's in order, as one pass would throw it.
-std::vector<std::int64_t> flops_costs(const ::onnx::GraphProto& g, const inferred_shapes& types,
+template <class Nodes>
+std::vector<std::int64_t> flops_costs(const Nodes& nodes, const inferred_shapes& types,
                                       guesses* guessed = nullptr) {
-  const auto n = static_cast<std::size_t>(g.node_size());
+  const auto n = nodes.size();
   std::vector<std::int64_t> costs(n, 1);
   std::vector<guesses> chunks(chunk_count(n));
   in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
     for (std::size_t v = from; v < to; ++v) {
-      costs[v] = flops_cost(g, types, v, guessed != nullptr ? &chunks[chunk] : nullptr);
+      costs[v] = flops_cost(nodes, types, v, guessed != nullptr ? &chunks[chunk] : nullptr);
     }
   });
   if (guessed != nullptr) {
@@ -169,7 +180,7 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
     return costs;
   }
   const inferred_shapes types(model, sized.active());
-  return flops_costs(g, types, guessed);
+  return flops_costs(proto_nodes{g}, types, guessed);
 }
 
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
@@ -178,18 +189,15 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
       model, [&]() -> const node_graph& { return nodes; }, how, sizes);
 }
 
-node_weights measure_nodes(::onnx::ModelProto& model,
-                           const std::function<const node_graph&()>& graph_of, cost_model how,
-                           const input_sizes* sizes) {
-  std::optional<shapes::sized_inputs> sized;
-  try {
-    sized.emplace(model, sizes);
-  } catch (const shardpoint::error&) {
-    graph_of(); // a model whose graph cannot be built is reported first
-    throw;
-  }
-  const auto& g = model.graph();
-  const auto n = static_cast<std::size_t>(g.node_size());
+namespace {
+
+// measure_nodes on `graph_nodes` (graph_nodes.hpp), the nodes of `g` (or
+// views, `g` then the skeleton's graph, without them), with the shapes
+// `infer(unshaped)` gives, running `unshaped` beside it where it can.
+template <class Nodes, class Infer>
+node_weights measure_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g, Infer infer,
+                        const std::function<const node_graph&()>& graph_of, cost_model how) {
+  const auto n = graph_nodes.size();
   node_weights w;
   // The node graph, the weights, and which outputs some other node reads
   // (each sized once): what does not need the shapes.
@@ -197,10 +205,16 @@ node_weights measure_nodes(::onnx::ModelProto& model,
   const auto unshaped = [&] {
     const node_graph& nodes = graph_of();
     read.assign(nodes.tensors.size(), false);
-    const shapes::model_weights weights = shapes::weights_of(g, nodes);
+    shapes::model_weights weights;
+    if constexpr (std::is_same_v<Nodes, view_nodes>) {
+      weights = shapes::weights_of(graph_nodes.w, g, nodes);
+      w.made_from_shapes = tensors_made_from_shapes(graph_nodes.w, g);
+    } else {
+      weights = shapes::weights_of(g, nodes);
+      w.made_from_shapes = tensors_made_from_shapes(g);
+    }
     w.initializer_bytes = weights.tensor_bytes();
     w.unsized_weights = weights.unsized();
-    w.made_from_shapes = tensors_made_from_shapes(g);
     w.held_bytes.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
       w.held_bytes[v] = weights.held_bytes(v);
@@ -216,10 +230,11 @@ node_weights measure_nodes(::onnx::ModelProto& model,
   };
   // Shape inference is the longest step and runs node after node: the rest
   // runs beside it on another core where it can.
-  const inferred_shapes types(model, sized->active(), unshaped);
+  const auto types_made = infer(unshaped); // (a pointer: inferred_shapes does not move)
+  const inferred_shapes& types = *types_made;
   const node_graph& nodes = graph_of();
   if (how == cost_model::flops) {
-    w.cost = flops_costs(g, types, &w.guessed);
+    w.cost = flops_costs(graph_nodes, types, &w.guessed);
   } else if (how == cost_model::params) {
     w.cost = w.parameter_bytes;
     for (auto& c : w.cost) {
@@ -266,6 +281,45 @@ node_weights measure_nodes(::onnx::ModelProto& model,
   w.guessed.bytes_nodes =
       static_cast<std::size_t>(std::count(guessed_bytes.begin(), guessed_bytes.end(), true));
   return w;
+}
+
+} // namespace
+
+node_weights measure_nodes(::onnx::ModelProto& model,
+                           const std::function<const node_graph&()>& graph_of, cost_model how,
+                           const input_sizes* sizes) {
+  std::optional<shapes::sized_inputs> sized;
+  try {
+    sized.emplace(model, sizes);
+  } catch (const shardpoint::error&) {
+    graph_of(); // a model whose graph cannot be built is reported first
+    throw;
+  }
+  const bool propagate = sized->active();
+  return measure_on(
+      proto_nodes{model.graph()}, model.graph(),
+      [&](const std::function<void()>& unshaped) {
+        return std::make_unique<inferred_shapes>(model, propagate, unshaped);
+      },
+      graph_of, how);
+}
+
+node_weights measure_nodes(loaded_model& model, const std::function<const node_graph&()>& graph_of,
+                           cost_model how, const input_sizes* sizes) {
+  const wire::node_views* views = model.node_views();
+  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+      !shapes::node_inference::handles(model.proto_without_nodes())) {
+    return measure_nodes(model.proto(), graph_of, how, sizes); // parsed
+  }
+  // Nodes as views, initializers parsed (node_reading::views_with_initializers),
+  // nothing sized, and shapes the views' inference finds: nothing is parsed.
+  const auto& skeleton = model.proto_without_nodes();
+  return measure_on(
+      view_nodes{*views}, skeleton.graph(),
+      [&](const std::function<void()>& unshaped) {
+        return std::make_unique<inferred_shapes>(skeleton, *views, unshaped);
+      },
+      graph_of, how);
 }
 
 std::size_t unsized_weights(const ::onnx::GraphProto& g, const node_graph& nodes) {

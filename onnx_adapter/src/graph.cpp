@@ -17,6 +17,7 @@
 #include <shardpoint/onnx/graph.hpp>
 
 #include "chunks.hpp"
+#include "graph_nodes.hpp"
 #include "name_ids.hpp"
 #include "node_view.hpp"
 
@@ -86,68 +87,6 @@ std::string list(const std::vector<std::string>& items, std::size_t most = 5) {
 
 namespace {
 
-// What the passes below read of the top-level nodes: protobuf's nodes, or
-// the views of a model read with node_reading::views (which have no
-// subgraphs: node_view.hpp leaves those nodes to protobuf).
-struct proto_nodes {
-  const ::onnx::GraphProto& g;
-
-  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(g.node_size()); }
-  [[nodiscard]] const ::onnx::NodeProto& node(std::size_t v) const {
-    return g.node(static_cast<int>(v));
-  }
-  [[nodiscard]] std::string_view name(std::size_t v) const { return node(v).name(); }
-  [[nodiscard]] std::string_view op_type(std::size_t v) const { return node(v).op_type(); }
-  [[nodiscard]] const auto& inputs(std::size_t v) const { return node(v).input(); }
-  [[nodiscard]] const auto& outputs(std::size_t v) const { return node(v).output(); }
-  [[nodiscard]] bool subgraphs(std::size_t v) const { return has_subgraphs(node(v)); }
-  /// The names of the graph's initializers (`g` is the graph), f(name) each.
-  template <class F>
-  static void initializer_names(const ::onnx::GraphProto& g, F f) {
-    for (const auto& t : g.initializer()) {
-      f(std::string_view(t.name()));
-    }
-  }
-  static std::size_t initializer_count(const ::onnx::GraphProto& g) {
-    return static_cast<std::size_t>(g.initializer_size());
-  }
-};
-
-struct view_nodes {
-  const wire::node_views& w;
-
-  [[nodiscard]] std::size_t size() const { return w.size(); }
-  [[nodiscard]] std::string_view name(std::size_t v) const { return w.nodes[v].name; }
-  [[nodiscard]] std::string_view op_type(std::size_t v) const { return w.nodes[v].op_type; }
-  [[nodiscard]] auto inputs(std::size_t v) const { return w.inputs(v); }
-  [[nodiscard]] auto outputs(std::size_t v) const { return w.outputs(v); }
-  [[nodiscard]] static bool subgraphs(std::size_t) { return false; }
-  /// The same as proto_nodes': from the views when they hold the names --
-  /// the skeleton (`g`) then has no initializers, and is not read, as
-  /// proto() may be parsing them into it on another thread.
-  template <class F>
-  void initializer_names(const ::onnx::GraphProto& g, F f) const {
-    if (!w.initializers_as_views) {
-      proto_nodes::initializer_names(g, f);
-      return;
-    }
-    for (const std::string_view name : w.initializers) {
-      f(name);
-    }
-  }
-  [[nodiscard]] std::size_t initializer_count(const ::onnx::GraphProto& g) const {
-    return w.initializers_as_views ? w.initializers.size() : proto_nodes::initializer_count(g);
-  }
-};
-
-template <class Nodes>
-std::string label_of(const Nodes& nodes, std::size_t i) {
-  const std::string_view name = nodes.name(i);
-  return "node " + std::to_string(i) +
-         (name.empty() ? " (unnamed " + io::quote(std::string(nodes.op_type(i))) + ")"
-                       : " " + io::quote(std::string(name)));
-}
-
 template <class Nodes>
 std::string name_of(const Nodes& nodes, std::size_t i) {
   const std::string_view name = nodes.name(i);
@@ -193,16 +132,29 @@ std::string node_name(const loaded_model& model, std::size_t i) {
   return on_nodes(model, [&](const auto& nodes, const auto&) { return name_of(nodes, i); });
 }
 
-std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
+namespace {
+
+template <class Nodes>
+std::vector<std::string> names_of(const Nodes& nodes) {
   // A string made for every node: in chunks side by side (a tenth of a
   // second at 10^6 nodes on one core).
-  std::vector<std::string> names(static_cast<std::size_t>(g.node_size()));
+  std::vector<std::string> names(nodes.size());
   in_chunks(names.size(), [&](std::size_t, std::size_t from, std::size_t to) {
     for (std::size_t v = from; v < to; ++v) {
-      names[v] = node_name(g, v);
+      names[v] = name_of(nodes, v);
     }
   });
   return names;
+}
+
+} // namespace
+
+std::vector<std::string> node_names(const ::onnx::GraphProto& g) {
+  return names_of(proto_nodes{g});
+}
+
+std::vector<std::string> node_names(const loaded_model& model) {
+  return on_nodes(model, [&](const auto& nodes, const auto&) { return names_of(nodes); });
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 
 #include "arena.hpp"
 #include "chunks.hpp"
+#include "graph_nodes.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
 
@@ -59,18 +61,17 @@ bool handled(const ::onnx::ModelProto& model) {
 } // namespace
 
 struct node_inference::state {
-  explicit state(const ::onnx::GraphProto& g) : state(expected_names(g)) {}
+  state(const ::onnx::GraphProto& g, std::size_t nodes) : state(expected_names(g, nodes)) {}
   // About 128 bytes of types a name.
   explicit state(std::size_t expected)
       : arena(large_arena_options(128 * expected)), names(expected) {
     tensors.reserve(expected);
   }
 
-  static std::size_t expected_names(const ::onnx::GraphProto& g) {
+  static std::size_t expected_names(const ::onnx::GraphProto& g, std::size_t nodes) {
     return static_cast<std::size_t>(g.input_size()) + static_cast<std::size_t>(g.output_size()) +
            static_cast<std::size_t>(g.value_info_size()) +
-           static_cast<std::size_t>(g.initializer_size()) +
-           2 * static_cast<std::size_t>(g.node_size());
+           static_cast<std::size_t>(g.initializer_size()) + 2 * nodes;
   }
 
   std::uint32_t id(std::string_view name) { return id(name, name_ids::hash_only(name)); }
@@ -97,7 +98,8 @@ struct node_inference::state {
   // node_names[node_offsets[v] .. node_offsets[v + 1]) (intern_node_names).
   std::vector<std::uint32_t> node_names;
   std::vector<std::size_t> node_offsets;
-  const ::onnx::GraphProto* graph = nullptr;
+  std::vector<std::uint32_t> input_counts;   // node v's inputs
+  const ::onnx::GraphProto* graph = nullptr; // (without its nodes, for views)
   // Types declared by the graph (copies: the model is not touched), in its
   // order.
   std::vector<std::pair<std::uint32_t, TypeProto*>> inputs, value_info, outputs;
@@ -116,20 +118,21 @@ namespace {
 // it. The initializers' names are interned after them, once for both
 // passes over them (state::initializers). The same pass finds the Constant
 // nodes, whose values step 3 reads (state::constants).
-void intern_node_names(const ::onnx::GraphProto& g, node_inference::state& s) {
-  const auto n = static_cast<std::size_t>(g.node_size());
+template <class Nodes>
+void intern_node_names(const Nodes& nodes, const ::onnx::GraphProto& g, node_inference::state& s) {
+  const auto n = nodes.size();
   std::vector<std::vector<hashed_name>> names(chunk_count(n));
   std::vector<std::vector<std::size_t>> constants(names.size()); // (step 3's, found here)
   in_chunks(n, [&](std::size_t chunk, std::size_t from, std::size_t to) {
     names[chunk].reserve(3 * (to - from));
     for (std::size_t v = from; v < to; ++v) {
-      const auto& node = g.node(static_cast<int>(v));
-      for (const auto* list : {&node.input(), &node.output()}) {
-        for (const auto& name : *list) {
-          names[chunk].emplace_back(name, v);
-        }
+      for (const std::string_view name : nodes.inputs(v)) {
+        names[chunk].emplace_back(name, v);
       }
-      if (node.op_type() == "Constant") {
+      for (const std::string_view name : nodes.outputs(v)) {
+        names[chunk].emplace_back(name, v);
+      }
+      if (nodes.op_type(v) == "Constant") {
         constants[chunk].push_back(v);
       }
     }
@@ -140,6 +143,11 @@ void intern_node_names(const ::onnx::GraphProto& g, node_inference::state& s) {
   auto& ids = s.node_names;
   auto& offsets = s.node_offsets;
   offsets.reserve(n + 1);
+  s.input_counts.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    s.input_counts[v] =
+        static_cast<std::uint32_t>(static_cast<std::size_t>(nodes.inputs(v).size()));
+  }
   std::size_t next = 0; // the node whose offset is due
   for (const auto& chunk : names) {
     for (std::size_t i = 0; i < chunk.size(); ++i) {
@@ -284,19 +292,33 @@ public:
 
   /// The node's signature in `key`; false when it has what the memo does
   /// not key (a tensor, graph or type attribute, a sparse input).
-  bool signature(const ::onnx::NodeProto& n, const ::onnx::OpSchema& schema,
+  template <class Nodes>
+  bool signature(const Nodes& nodes, std::size_t v, const ::onnx::OpSchema& schema,
                  const std::uint32_t* ids, node_inference::state& s, std::string& key) {
     key.clear();
     append(key, reinterpret_cast<std::uintptr_t>(&schema));
-    append(key, static_cast<std::uint32_t>(n.input_size()));
-    append(key, static_cast<std::uint32_t>(n.output_size()));
-    append(key, static_cast<std::uint32_t>(n.attribute_size()));
-    for (const auto& a : n.attribute()) {
-      if (!attribute(a, key)) {
+    const auto inputs = static_cast<std::uint32_t>(s.input_counts[v]);
+    append(key, inputs);
+    append(key, static_cast<std::uint32_t>(nodes.outputs(v).size()));
+    if constexpr (std::is_same_v<Nodes, view_nodes>) {
+      // A view's attributes by their bytes: equal bytes, equal attributes
+      // (and the views hold no tensor, graph or type attribute).
+      const std::string_view bytes = nodes.attribute_bytes(v);
+      if (bytes.size() > largest_data) {
         return false;
       }
+      append(key, static_cast<std::uint64_t>(bytes.size()));
+      key += bytes;
+    } else {
+      const ::onnx::NodeProto& n = nodes.node(v);
+      append(key, static_cast<std::uint32_t>(n.attribute_size()));
+      for (const auto& a : n.attribute()) {
+        if (!attribute(a, key)) {
+          return false;
+        }
+      }
     }
-    for (int i = 0; i < n.input_size(); ++i) {
+    for (std::uint32_t i = 0; i < inputs; ++i) {
       tensor& t = s.tensors[ids[i]];
       if (t.sparse != nullptr && t.data == nullptr) {
         return false;
@@ -309,11 +331,11 @@ public:
 
   /// The data of `q.data_inputs` in `key`; false when one is larger than
   /// the memo keeps.
-  static bool data_key(std::uint64_t inputs, const ::onnx::NodeProto& n, const std::uint32_t* ids,
+  static bool data_key(std::uint64_t inputs, std::size_t input_count, const std::uint32_t* ids,
                        const node_inference::state& s, std::string& key) {
     key.clear();
     append(key, inputs);
-    for (int i = 0; i < n.input_size() && i < 64; ++i) {
+    for (std::size_t i = 0; i < input_count && i < 64; ++i) {
       if ((inputs >> i & 1U) == 0) {
         continue;
       }
@@ -416,9 +438,14 @@ private:
   std::size_t kept_ = 0; // bytes of keys and answers, roughly
 };
 
+// Steps 1 to 4 on `Nodes` (graph_nodes.hpp): the model's own nodes, or
+// views; `model` holds everything else (for views, the skeleton, with the
+// initializers parsed).
+template <class Nodes>
 class inference {
 public:
-  inference(const ::onnx::ModelProto& model, node_inference::state& s) : model_(model), s_(s) {
+  inference(const ::onnx::ModelProto& model, const Nodes& nodes, node_inference::state& s)
+      : model_(model), nodes_(nodes), s_(s) {
     for (const auto& o : model.opset_import()) {
       opsets_[o.domain()] = static_cast<int>(o.version());
     }
@@ -434,7 +461,7 @@ public:
   // Steps 1 to 4 (infer.hpp); true when inference ran to the end.
   bool run() {
     const auto& g = model_.graph();
-    intern_node_names(g, s_);
+    intern_node_names(nodes_, g, s_);
     si::TraverseGraphsToAddExistingSymbols(g, symbols_);
     declare(g.value_info(), s_.value_info);
     declare(g.input(), s_.inputs);
@@ -452,11 +479,13 @@ public:
           initializer_typed(t, at);
         }
       }
-      for (const auto v : s_.constants) {
-        constants(g.node(static_cast<int>(v)));
+      if constexpr (std::is_same_v<Nodes, proto_nodes>) { // (a view holds no tensor)
+        for (const auto v : s_.constants) {
+          constants(nodes_.node(v));
+        }
       }
-      for (int v = 0; v < g.node_size(); ++v) {
-        node(g.node(v), s_.node_names.data() + s_.node_offsets[static_cast<std::size_t>(v)]);
+      for (std::size_t v = 0; v < nodes_.size(); ++v) {
+        node(v, s_.node_names.data() + s_.node_offsets[v]);
       }
     } catch (const std::bad_alloc&) {
       throw; // out of memory is not a model's fault (a trial's split blamed one)
@@ -520,16 +549,18 @@ private:
     }
   }
 
-  // Node `n`, whose inputs' and then outputs' ids are `ids`: inferred, or
-  // answered by the memo when a node it saw asked the same.
-  void node(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
-    const auto* schema = schema_of(n);
+  // Node v, whose inputs' and then outputs' ids are `ids`: inferred, or
+  // answered by the memo when a node it saw asked the same. Its NodeProto
+  // (a view's parsed into scratch_) only where a function runs.
+  void node(std::size_t v, const std::uint32_t* ids) {
+    const auto* schema = schema_of(v);
     if (schema == nullptr) {
       return; // an operator libonnx does not know (no model-local functions here)
     }
+    const auto input_count = s_.input_counts[v];
     if (!schema->has_type_and_shape_inference_function()) {
       if (schema->HasFunction()) { // its body's inference names symbols: never memoised
-        ctx_.reset(n, ids, s_);
+        ctx_.reset(nodes_.node(v, scratch_), ids, s_);
         try {
           si::InferShapeForFunctionNode(*schema->GetFunction(),
                                         ::onnx::OpSchemaRegistry::Instance(), ctx_, options_, {},
@@ -537,24 +568,25 @@ private:
         } catch (const ::onnx::InferenceError&) {
           return; // this node's outputs stay unknown
         }
-        update_outputs(n, ids);
+        update_outputs(v, ids);
       }
       return;
     }
     memo::question* q = nullptr;
-    if (memo_.signature(n, *schema, ids, s_, key_)) {
+    if (memo_.signature(nodes_, v, *schema, ids, s_, key_)) {
       q = memo_.ask(key_);
-      if (q == nullptr || q->never || !memo::data_key(q->data_inputs, n, ids, s_, data_key_)) {
+      if (q == nullptr || q->never ||
+          !memo::data_key(q->data_inputs, input_count, ids, s_, data_key_)) {
         q = nullptr;
       } else if (const auto at = q->answers.find(data_key_); at != q->answers.end()) {
         if (at->second.reusable) {
-          answer(n, ids, at->second);
+          answer(v, ids, at->second);
           return;
         }
         q = nullptr; // inferred each time
       }
     }
-    ctx_.reset(n, ids, s_);
+    ctx_.reset(nodes_.node(v, scratch_), ids, s_);
     bool failed = false;
     try {
       schema->GetTypeAndShapeInferenceFunction()(ctx_);
@@ -562,17 +594,18 @@ private:
       failed = true; // this node's outputs stay unknown
     }
     if (q != nullptr) {
-      remember(n, ids, *q, failed);
+      remember(v, ids, *q, failed);
     }
     if (!failed) {
-      update_outputs(n, ids);
+      update_outputs(v, ids);
     }
   }
 
-  void update_outputs(const ::onnx::NodeProto& n, const std::uint32_t* ids) {
-    for (int i = 0; i < n.output_size(); ++i) {
-      if (!n.output(i).empty()) {
-        update(ids[n.input_size() + i], static_cast<std::size_t>(i));
+  void update_outputs(std::size_t v, const std::uint32_t* ids) {
+    const auto outputs = nodes_.outputs(v);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(outputs.size()); ++i) {
+      if (!std::string_view(outputs[static_cast<int>(i)]).empty()) {
+        update(ids[s_.input_counts[v] + i], i);
       }
     }
   }
@@ -580,21 +613,21 @@ private:
   // The memo's answer for the node just inferred, before update() takes its
   // outputs: under the data of every input the function has asked for at
   // this question.
-  void remember(const ::onnx::NodeProto& n, const std::uint32_t* ids, memo::question& q,
-                bool failed) {
+  void remember(std::size_t v, const std::uint32_t* ids, memo::question& q, bool failed) {
     if (ctx_.data_read_past_mask()) {
       q.never = true;
       return;
     }
     if ((q.data_inputs | ctx_.data_read()) != q.data_inputs) {
       q.data_inputs |= ctx_.data_read();
-      if (!memo::data_key(q.data_inputs, n, ids, s_, data_key_)) {
+      if (!memo::data_key(q.data_inputs, s_.input_counts[v], ids, s_, data_key_)) {
         return;
       }
     }
     memo::outcome o;
     o.failed = failed;
-    for (std::size_t i = 0; !failed && i < static_cast<std::size_t>(n.output_size()); ++i) {
+    for (std::size_t i = 0; !failed && i < static_cast<std::size_t>(nodes_.outputs(v).size());
+         ++i) {
       const TypeProto& inferred = *ctx_.getOutputType(i);
       if (inferred.value_case() == TypeProto::VALUE_NOT_SET) {
         o.types.push_back(nullptr);
@@ -631,17 +664,18 @@ private:
   // The memo's outcome `o` as the node's: a type no name has yet is taken
   // as the memo keeps it (shared by every node it answered; update()
   // copies it before merging anything into it), others merged as inferred.
-  void answer(const ::onnx::NodeProto& n, const std::uint32_t* ids, const memo::outcome& o) {
+  void answer(std::size_t v, const std::uint32_t* ids, const memo::outcome& o) {
     if (o.failed) {
       return;
     }
     bool reset = false;
+    const auto outputs = nodes_.outputs(v);
     for (std::size_t i = 0; i < o.types.size(); ++i) {
       TypeProto* type = o.types[i];
-      if (type == nullptr || n.output(static_cast<int>(i)).empty()) {
+      if (type == nullptr || std::string_view(outputs[static_cast<int>(i)]).empty()) {
         continue;
       }
-      const auto id = ids[static_cast<std::size_t>(n.input_size()) + i];
+      const auto id = ids[s_.input_counts[v] + i];
       tensor& t = s_.tensors[id];
       if (t.type == nullptr && t.undefined == nullptr && type->denotation().empty()) {
         t.type = type; // copied before any change (update)
@@ -652,7 +686,7 @@ private:
         continue;
       }
       if (!reset) {
-        ctx_.reset(n, ids, s_);
+        ctx_.reset(nodes_.node(v, scratch_), ids, s_);
         reset = true;
       }
       *ctx_.getOutputType(i) = *type;
@@ -660,23 +694,25 @@ private:
     }
   }
 
-  // The schema of `n` by its domain and opset: found once per op type in
-  // the default domain (most nodes), else each time.
-  const ::onnx::OpSchema* schema_of(const ::onnx::NodeProto& n) {
+  // The schema of node v by its domain and opset: found once per op type
+  // in the default domain (most nodes), else each time.
+  const ::onnx::OpSchema* schema_of(std::size_t v) {
     const auto* registry = ::onnx::OpSchemaRegistry::Instance();
-    if (n.domain().empty() && default_version_) {
-      const auto [at, fresh] = default_schemas_.try_emplace(n.op_type(), nullptr);
+    const std::string_view op_type = nodes_.op_type(v);
+    const std::string domain(nodes_.domain(v));
+    if (domain.empty() && default_version_) {
+      const auto [at, fresh] = default_schemas_.try_emplace(op_type, nullptr);
       if (fresh) {
-        at->second = registry->GetSchema(n.op_type(), *default_version_, n.domain());
+        at->second = registry->GetSchema(std::string(op_type), *default_version_, domain);
       }
       return at->second;
     }
-    const auto domain = opsets_.find(n.domain());
-    if (domain == opsets_.end()) {
+    const auto version = opsets_.find(domain);
+    if (version == opsets_.end()) {
       throw ::onnx::InferenceError("[TypeInferenceError] no opset import for domain " +
-                                   n.domain()); // which ends inference
+                                   domain); // which ends inference
     }
-    return registry->GetSchema(n.op_type(), domain->second, n.domain());
+    return registry->GetSchema(std::string(op_type), version->second, domain);
   }
 
   // ShapeInferenceImplBase::updateType, of output i of the node inferred.
@@ -720,7 +756,9 @@ private:
   }
 
   const ::onnx::ModelProto& model_;
+  const Nodes& nodes_;
   node_inference::state& s_;
+  ::onnx::NodeProto scratch_; // a view's node, parsed where a function runs
   std::unordered_map<std::string, int> opsets_;
   std::optional<int> default_version_; // of the domain "" (or "ai.onnx")
   std::unordered_map<std::string_view, const ::onnx::OpSchema*> default_schemas_;
@@ -757,10 +795,30 @@ std::unique_ptr<node_inference> node_inference::make(const ::onnx::ModelProto& m
   return handled(model) ? make_handled(model) : nullptr;
 }
 
-std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::ModelProto& model) {
-  auto s = std::make_unique<state>(model.graph());
+namespace {
+
+template <class Nodes>
+std::unique_ptr<node_inference::state> infer_nodes(const ::onnx::ModelProto& model,
+                                                   const Nodes& nodes) {
+  auto s = std::make_unique<node_inference::state>(model.graph(), nodes.size());
   s->graph = &model.graph();
-  inference(model, *s).run();
+  inference<Nodes>(model, nodes, *s).run();
+  return s;
+}
+
+} // namespace
+
+std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::ModelProto& model) {
+  return finish(model, infer_nodes(model, proto_nodes{model.graph()}));
+}
+
+std::unique_ptr<node_inference> node_inference::make_handled(const ::onnx::ModelProto& skeleton,
+                                                             const wire::node_views& nodes) {
+  return finish(skeleton, infer_nodes(skeleton, view_nodes{nodes}));
+}
+
+std::unique_ptr<node_inference> node_inference::finish(const ::onnx::ModelProto& model,
+                                                       std::unique_ptr<state> s) {
   // Step 5: what inferred_shapes reads, in its order.
   const auto read = [&](const std::vector<std::pair<std::uint32_t, TypeProto*>>& values) {
     for (const auto& [id, type] : values) {
@@ -792,9 +850,7 @@ const TypeProto* node_inference::input_type(std::size_t v, std::size_t i) const 
 }
 
 const TypeProto* node_inference::output_type(std::size_t v, std::size_t j) const {
-  const auto inputs =
-      static_cast<std::size_t>(state_->graph->node(static_cast<int>(v)).input_size());
-  return input_type(v, inputs + j);
+  return input_type(v, state_->input_counts[v] + j);
 }
 
 const TypeProto* node_inference::find(std::string_view name) const {

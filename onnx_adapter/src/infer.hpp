@@ -88,6 +88,10 @@
 
 #include <onnx/onnx_pb.h>
 
+namespace shardpoint::onnx::wire {
+struct node_views;
+} // namespace shardpoint::onnx::wire
+
 namespace shardpoint::onnx::shapes {
 
 /// The type an initializer has: its element type and dimensions.
@@ -103,6 +107,14 @@ public:
   static bool handles(const ::onnx::ModelProto& model);
   /// make() of a model handles() said this pass handles.
   static std::unique_ptr<node_inference> make_handled(const ::onnx::ModelProto& model);
+  /// The same of a model read with node_reading::views_with_initializers:
+  /// its skeleton (loaded_model::proto_without_nodes(): everything but the
+  /// nodes, the initializers parsed), which handles() said this pass
+  /// handles, and its nodes as views. The views' attribute bytes are the
+  /// memo's key for their attributes; a node is parsed only where its
+  /// inference function runs. Both must outlive the result.
+  static std::unique_ptr<node_inference> make_handled(const ::onnx::ModelProto& skeleton,
+                                                      const wire::node_views& nodes);
 
   node_inference(const node_inference&) = delete;
   node_inference& operator=(const node_inference&) = delete;
@@ -119,6 +131,8 @@ public:
 
 private:
   explicit node_inference(std::unique_ptr<state> s);
+  static std::unique_ptr<node_inference> finish(const ::onnx::ModelProto& model,
+                                                std::unique_ptr<state> s);
   std::unique_ptr<state> state_;
 };
 

@@ -18,6 +18,7 @@
 
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "graph_nodes.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -520,16 +521,24 @@ model_memory measure_memory(::onnx::ModelProto& model, const node_graph& nodes,
   return out;
 }
 
-shape_made_tensors tensors_made_from_shapes(const ::onnx::GraphProto& graph) {
+namespace {
+
+// tensors_made_from_shapes on `nodes`, the nodes of `graph` (graph_nodes.hpp),
+// whose initializers `graph` holds.
+template <class Nodes>
+shape_made_tensors made_from_shapes(const Nodes& nodes, const ::onnx::GraphProto& graph) {
   shape_made_tensors out;
+  ::onnx::NodeProto scratch; // (a view's node, parsed)
   // The initializers by name, found at the first ConstantOfShape (most
   // models have none: the table was most of this pass at 10^6 nodes).
   std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializers;
   bool found = false;
-  for (const auto& n : graph.node()) {
-    if (n.op_type() != "ConstantOfShape" || !n.domain().empty() || n.input_size() != 1) {
+  for (std::size_t v = 0; v < nodes.size(); ++v) {
+    if (nodes.op_type(v) != "ConstantOfShape" || !nodes.domain(v).empty() ||
+        nodes.inputs(v).size() != 1) {
       continue;
     }
+    const ::onnx::NodeProto& n = nodes.node(v, scratch);
     if (!std::exchange(found, true)) {
       for (const auto& t : graph.initializer()) {
         initializers.emplace(t.name(), &t);
@@ -574,6 +583,17 @@ shape_made_tensors tensors_made_from_shapes(const ::onnx::GraphProto& graph) {
     }
   }
   return out;
+}
+
+} // namespace
+
+shape_made_tensors tensors_made_from_shapes(const ::onnx::GraphProto& graph) {
+  return made_from_shapes(proto_nodes{graph}, graph);
+}
+
+shape_made_tensors tensors_made_from_shapes(const wire::node_views& views,
+                                            const ::onnx::GraphProto& graph) {
+  return made_from_shapes(view_nodes{views}, graph);
 }
 
 } // namespace shardpoint::onnx

@@ -16,6 +16,7 @@
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "chunks.hpp"
+#include "graph_nodes.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
 #include "shapes.hpp"
@@ -259,6 +260,14 @@ inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data,
   beside.get();
 }
 
+inferred_shapes::inferred_shapes(const ::onnx::ModelProto& skeleton, const wire::node_views& nodes,
+                                 const std::function<void()>& unshaped)
+    : graph_(&skeleton.graph()), views_(&nodes) {
+  auto beside = std::async(std::launch::async, unshaped);
+  by_node_ = node_inference::make_handled(skeleton, nodes); // (bad_alloc at most)
+  beside.get();
+}
+
 void inferred_shapes::infer(::onnx::ModelProto& model, bool propagate_data, bool by_node) {
   if (by_node) {
     by_node_ = node_inference::make_handled(model);
@@ -327,13 +336,16 @@ const ::onnx::TypeProto* inferred_shapes::output_type(std::size_t v, std::size_t
 const ::onnx::TypeProto* inferred_shapes::produced_type(const node_graph& nodes,
                                                         std::size_t t) const {
   const auto p = nodes.producer[t];
-  const auto& producer = graph_->node(static_cast<int>(p));
-  for (int j = 0; j < producer.output_size(); ++j) { // one is t (build_graph)
-    if (producer.output(j) == nodes.tensors[t]) {
-      return output_type(p, static_cast<std::size_t>(j));
+  const auto of = [&](const auto& outputs) -> const ::onnx::TypeProto* {
+    for (std::size_t j = 0; j < static_cast<std::size_t>(outputs.size()); ++j) {
+      if (std::string_view(outputs[static_cast<int>(j)]) == nodes.tensors[t]) { // one is t
+        return output_type(p, j);
+      }
     }
-  }
-  return find(nodes.tensors[t]);
+    return find(nodes.tensors[t]);
+  };
+  return views_ != nullptr ? of(view_nodes{*views_}.outputs(p))
+                           : of(graph_->node(static_cast<int>(p)).output());
 }
 
 const ::onnx::TypeProto* inferred_shapes::find(std::string_view name) const {
@@ -504,12 +516,14 @@ void initializer_weights(const ::onnx::GraphProto& g, const node_graph& nodes,
   }
 }
 
-} // namespace
-
-model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
+// weights_of on `graph_nodes`, the nodes of `g` (graph_nodes.hpp), the
+// initializers `g`'s.
+template <class Nodes>
+model_weights weights_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g,
+                         const node_graph& nodes) {
   model_weights out;
   out.tensors.resize(nodes.tensors.size());
-  out.held.resize(static_cast<std::size_t>(g.node_size()));
+  out.held.resize(graph_nodes.size());
   initializer_weights(g, nodes, out.tensors);
   std::vector<bool> read(nodes.tensors.size(), false);
   for (const auto t : nodes.read_ids) {
@@ -519,20 +533,21 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
   // passes below then touch only those nodes.
   constexpr char constant = 1;
   constexpr char subgraphs = 2;
-  std::vector<char> kind(static_cast<std::size_t>(g.node_size()));
+  std::vector<char> kind(graph_nodes.size());
   in_chunks(kind.size(), [&](std::size_t, std::size_t from, std::size_t to) {
     for (std::size_t v = from; v < to; ++v) {
-      const auto& n = g.node(static_cast<int>(v));
+      const bool held = graph_nodes.op_type(v) == "Constant" && graph_nodes.domain(v).empty();
       kind[v] =
-          static_cast<char>((is_constant(n) ? constant : 0) | (has_subgraphs(n) ? subgraphs : 0));
+          static_cast<char>((held ? constant : 0) | (graph_nodes.subgraphs(v) ? subgraphs : 0));
     }
   });
+  ::onnx::NodeProto scratch; // (a view's node, parsed)
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto p = nodes.producer[t];
     if (p == node_graph::no_producer || (kind[p] & constant) == 0) {
       continue;
     }
-    if (const auto w = constant_value(g.node(static_cast<int>(p)))) {
+    if (const auto w = constant_value(graph_nodes.node(p, scratch))) {
       if (read[t]) {
         out.tensors[t] = *w; // held by the nodes reading it, as an initializer
       } else {
@@ -540,20 +555,31 @@ model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
       }
     }
   }
-  for (int v = 0; v < g.node_size(); ++v) {
-    if ((kind[static_cast<std::size_t>(v)] & subgraphs) == 0) {
+  for (std::size_t v = 0; v < graph_nodes.size(); ++v) {
+    if ((kind[v] & subgraphs) == 0) {
       continue;
     }
-    for (const auto& a : g.node(v).attribute()) {
+    for (const auto& a : graph_nodes.node(v, scratch).attribute()) {
       if (a.has_g()) {
-        subgraph_weights(a.g(), out.held[static_cast<std::size_t>(v)]);
+        subgraph_weights(a.g(), out.held[v]);
       }
       for (const auto& sub : a.graphs()) {
-        subgraph_weights(sub, out.held[static_cast<std::size_t>(v)]);
+        subgraph_weights(sub, out.held[v]);
       }
     }
   }
   return out;
+}
+
+} // namespace
+
+model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
+  return weights_on(proto_nodes{g}, g, nodes);
+}
+
+model_weights weights_of(const wire::node_views& views, const ::onnx::GraphProto& g,
+                         const node_graph& nodes) {
+  return weights_on(view_nodes{views}, g, nodes);
 }
 
 std::vector<std::int64_t> model_weights::tensor_bytes() const {

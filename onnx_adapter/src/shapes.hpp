@@ -58,6 +58,13 @@ private:
 };
 
 class node_inference; // infer.hpp
+} // namespace shardpoint::onnx::shapes
+
+namespace shardpoint::onnx::wire {
+struct node_views;
+} // namespace shardpoint::onnx::wire
+
+namespace shardpoint::onnx::shapes {
 
 // ONNX shape inference of `model`'s top-level tensors. A model without
 // subgraphs or model-local functions, inferred without data propagation, is
@@ -82,6 +89,12 @@ public:
   /// leaves the model untouched (leaves_untouched), else before it. Its
   /// error is thrown as it would be had it run first.
   inferred_shapes(::onnx::ModelProto& model, bool propagate_data,
+                  const std::function<void()>& unshaped);
+  /// The same, without data propagation, of a model read with
+  /// node_reading::views_with_initializers: its skeleton
+  /// (proto_without_nodes()), which node_inference::handles(), and its
+  /// nodes as views, which are not parsed (node_inference::make_handled).
+  inferred_shapes(const ::onnx::ModelProto& skeleton, const wire::node_views& nodes,
                   const std::function<void()>& unshaped);
   inferred_shapes(const inferred_shapes&) = delete;
   inferred_shapes& operator=(const inferred_shapes&) = delete;
@@ -108,6 +121,7 @@ private:
     google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> output;
   };
   const ::onnx::GraphProto* graph_;
+  const wire::node_views* views_ = nullptr; // the nodes, when graph_ has none
   std::unique_ptr<node_inference> by_node_;
   std::vector<saved_graph> saved_;
   std::unordered_map<std::string_view, const ::onnx::TypeProto*> types_;
@@ -157,7 +171,19 @@ struct model_weights {
 };
 
 model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes);
+/// The same of a model whose nodes are views, and whose skeleton's graph
+/// `g` (without nodes) holds the initializers.
+model_weights weights_of(const wire::node_views& views, const ::onnx::GraphProto& g,
+                         const node_graph& nodes);
 
 } // namespace shardpoint::onnx::shapes
+
+namespace shardpoint::onnx {
+/// tensors_made_from_shapes (memory.hpp) of a model whose nodes are views,
+/// and whose skeleton's graph `graph` (without nodes) holds the
+/// initializers.
+shape_made_tensors tensors_made_from_shapes(const wire::node_views& views,
+                                            const ::onnx::GraphProto& graph);
+} // namespace shardpoint::onnx
 
 #endif // SHARDPOINT_ONNX_SHAPES_HPP

@@ -14,9 +14,11 @@
 
 #include <shardpoint/onnx/costs.hpp>
 #include <shardpoint/onnx/graph.hpp>
+#include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/synth.hpp>
 
 #include "infer.hpp"
+#include "node_view.hpp"
 #include "onnx_support.hpp"
 #include "shapes.hpp"
 
@@ -75,7 +77,56 @@ std::size_t by_position_differs(const ::onnx::GraphProto& g, const Inferred& inf
   return differ;
 }
 
-// node_inference's answer for every name the model or the reference has.
+// How many models node_inference ran on as views (check_views).
+std::size_t views_checked = 0;
+
+// node_inference on `m` read as views (node_reading::views_with_initializers),
+// where its nodes are plain: the same types as `inferred`, on `m` parsed,
+// by name and by node position. A view's attributes are keyed by their
+// bytes and parsed only where a function runs.
+void check_views(const ::onnx::ModelProto& m, const sp::shapes::node_inference& inferred,
+                 const std::set<std::string>& names) {
+  const std::string bytes = m.SerializeAsString();
+  std::optional<sp::loaded_model> read;
+  try {
+    read.emplace(sp::parse_graph(bytes, "<bytes>", sp::node_reading::views_with_initializers));
+  } catch (const sp::input_error&) {
+    return; // a model no command reads (built here for one rule)
+  }
+  auto& loaded = *read;
+  if (loaded.node_views() == nullptr) {
+    return; // a node the views leave to protobuf
+  }
+  ++views_checked;
+  const auto views =
+      sp::shapes::node_inference::make_handled(loaded.proto_without_nodes(), *loaded.node_views());
+  REQUIRE(views);
+  const auto text = [](const ::onnx::TypeProto* t) {
+    return t != nullptr ? t->SerializeAsString() : std::string("(none)");
+  };
+  for (const auto& name : names) {
+    CAPTURE(name);
+    CHECK(text(views->find(name)) == text(inferred.find(name)));
+  }
+  const auto& g = m.graph();
+  std::size_t differ = 0;
+  for (int v = 0; v < g.node_size(); ++v) {
+    const auto at = static_cast<std::size_t>(v);
+    for (int i = 0; i < g.node(v).input_size(); ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      differ += text(views->input_type(at, k)) != text(inferred.input_type(at, k)) ? 1 : 0;
+    }
+    for (int j = 0; j < g.node(v).output_size(); ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      differ += text(views->output_type(at, k)) != text(inferred.output_type(at, k)) ? 1 : 0;
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(loaded.node_views() != nullptr); // nothing parsed them
+}
+
+// node_inference's answer for every name the model or the reference has
+// (and the same on its views: check_views).
 types by_node(const ::onnx::ModelProto& m, const types& also) {
   const auto inferred = sp::shapes::node_inference::make(m);
   REQUIRE(inferred);
@@ -103,6 +154,7 @@ types by_node(const ::onnx::ModelProto& m, const types& also) {
       out[name] = type->SerializeAsString();
     }
   }
+  check_views(m, *inferred, names);
   return out;
 }
 
@@ -195,6 +247,7 @@ TEST_CASE("node_inference: the shared models' types are InferShapes' types") {
   }
   CHECK(seen >= 8);
   CHECK(handled == seen - 1);
+  CHECK(views_checked >= 1); // (ResNet-50 replica: every node plain, its views inferred too)
 }
 
 TEST_CASE("node_inference: generated decoders and ResNet-50") {
@@ -203,7 +256,9 @@ TEST_CASE("node_inference: generated decoders and ResNet-50") {
   // side on a machine of two cores or more.
   for (const int layers : {1, 3, 17, 1200}) {
     CAPTURE(layers);
+    const auto before = views_checked;
     check_same(sp::synth_decoder(layers, 8 + layers % 100, 5 + layers % 100));
+    CHECK(views_checked == before + 1);
   }
   // With the value_info a model may declare: refined, contradicting none.
   auto m = sp::synth_decoder(2);
@@ -612,6 +667,7 @@ TEST_CASE("inferred_shapes: work handed to it runs, beside or before, its error 
 }
 
 TEST_CASE("measure_nodes: output bytes found by node position, the weights beside inference") {
+  std::size_t views_measured = 0;
   // Held to a reference by name: per tensor a node other than its producer
   // reads, its type found by name, its bytes added to its producer's.
   // Split's second output read, of another size than its first.
@@ -626,7 +682,34 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
     return axis;
   }());
   node(g, "Relu", {"s1"}, {"y"});
-  std::vector<::onnx::ModelProto> models{split, sp::synth_decoder(1200, 8, 5),
+  // What a view is parsed for: a Gemm's transA, Constants' values (read,
+  // and held by a Constant no node reads), a ConstantOfShape of an
+  // initializer's shape. Every node plain.
+  auto parsed_for = base_model();
+  {
+    auto& h = *parsed_for.mutable_graph();
+    const auto attribute =
+        [](::onnx::NodeProto& n, const std::string& name,
+           ::onnx::AttributeProto::AttributeType type) -> ::onnx::AttributeProto& {
+      auto& a = *n.add_attribute();
+      a.set_name(name);
+      a.set_type(type);
+      return a;
+    };
+    value(h, "m", ::onnx::TensorProto::FLOAT, {5, 2}, true);
+    *h.add_initializer() = int64s("w_shape", {5, 3});
+    node(h, "ConstantOfShape", {"w_shape"}, {"w"});
+    attribute(node(h, "Gemm", {"m", "w"}, {"mw"}), "transA", ::onnx::AttributeProto::INT).set_i(1);
+    attribute(node(h, "Constant", {}, {"two"}), "value_float", ::onnx::AttributeProto::FLOAT)
+        .set_f(2);
+    node(h, "Mul", {"mw", "two"}, {"mw2"});
+    auto& unread =
+        attribute(node(h, "Constant", {}, {"unread"}), "value_ints", ::onnx::AttributeProto::INTS);
+    unread.add_ints(1);
+    unread.add_ints(2);
+    node(h, "Relu", {"mw2"}, {"y"});
+  }
+  std::vector<::onnx::ModelProto> models{split, parsed_for, sp::synth_decoder(1200, 8, 5),
                                          sp::synth_resnet50()};
   if (!onnx_test::models_dir().empty()) {
     for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
@@ -662,6 +745,38 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
     CHECK(beside.held_bytes == w.held_bytes);
     CHECK(beside.guessed.cost_nodes == w.guessed.cost_nodes);
     CHECK(beside.guessed.bytes_nodes == w.guessed.bytes_nodes);
+    // A loaded model read with its nodes as views (and initializers
+    // parsed): the same measures, every cost model, no node parsed where
+    // the nodes are plain.
+    const std::string bytes = m.SerializeAsString();
+    for (const auto how : {sp::cost_model::flops, sp::cost_model::params, sp::cost_model::unit}) {
+      auto loaded = sp::parse_graph(bytes, "<bytes>", sp::node_reading::views_with_initializers);
+      const bool as_views = loaded.node_views() != nullptr;
+      views_measured += as_views && how == sp::cost_model::flops ? 1 : 0;
+      std::optional<sp::node_graph> graph;
+      const auto measured = sp::measure_nodes(
+          loaded,
+          [&]() -> const sp::node_graph& {
+            if (!graph) {
+              graph.emplace(sp::build_graph(loaded));
+            }
+            return *graph;
+          },
+          how);
+      CHECK((loaded.node_views() != nullptr) == as_views);
+      const auto parsed = sp::measure_nodes(m, nodes, how);
+      CHECK(measured.cost == parsed.cost);
+      CHECK(measured.parameter_bytes == parsed.parameter_bytes);
+      CHECK(measured.output_bytes == parsed.output_bytes);
+      CHECK(measured.initializer_bytes == parsed.initializer_bytes);
+      CHECK(measured.held_bytes == parsed.held_bytes);
+      CHECK(measured.guessed.cost_nodes == parsed.guessed.cost_nodes);
+      CHECK(measured.guessed.bytes_nodes == parsed.guessed.bytes_nodes);
+      CHECK(measured.guessed.symbols == parsed.guessed.symbols);
+      CHECK(measured.unsized_weights == parsed.unsized_weights);
+      CHECK(measured.made_from_shapes.nodes == parsed.made_from_shapes.nodes);
+      CHECK(measured.made_from_shapes.bytes == parsed.made_from_shapes.bytes);
+    }
     const auto n = static_cast<std::size_t>(m.graph().node_size());
     std::vector<std::int64_t> want(n, 0);
     const sp::shapes::inferred_shapes types(m);
@@ -689,6 +804,7 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
       CHECK(w.output_bytes[1] == 2 * 3 * 3 * 4);
     }
     CHECK(std::count_if(want.begin(), want.end(), [](auto b) { return b > 0; }) > 0);
+    CHECK(views_measured > 0); // (the first model's nodes are plain)
     // The weights (found beside inference) as found alone.
     const auto weights = sp::shapes::weights_of(m.graph(), nodes);
     CHECK(w.initializer_bytes == weights.tensor_bytes());

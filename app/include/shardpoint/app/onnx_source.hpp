@@ -64,6 +64,9 @@ public:
 private:
   [[nodiscard]] const std::string& file_path() const; ///< empty for the bindings' bytes
   ::onnx::ModelProto& proto();
+  /// The graph's inputs, outputs and initializers, without parsing nodes
+  /// read as views (its nodes then empty: not to be read).
+  const ::onnx::GraphProto& tensors();
   const onnx::node_graph& nodes();
 
   std::string path_;

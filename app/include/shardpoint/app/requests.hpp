@@ -26,7 +26,7 @@ namespace shardpoint::app {
 /// its nodes as views into the file where they allow it (for a command that
 /// reads the nodes only through the onnx functions taking a loaded_model:
 /// `shard` without a report), or all of it.
-enum class reading { graph, graph_views, whole };
+enum class reading { graph, graph_views, graph_views_measured, whole };
 
 /// A model file, or its serialised bytes already in memory (the Python
 /// bindings), which then take the place of the file (and must outlive the

@@ -155,6 +155,13 @@ node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, c
 node_weights measure_nodes(::onnx::ModelProto& model,
                            const std::function<const node_graph&()>& nodes, cost_model how,
                            const input_sizes* sizes = nullptr);
+/// The same of a loaded model: on its views, parsing no node, where it was
+/// read with node_reading::views_with_initializers and its nodes are views,
+/// no size is given and shape inference runs node by node
+/// (shapes::node_inference::handles); on proto() otherwise. The same
+/// result either way.
+node_weights measure_nodes(loaded_model& model, const std::function<const node_graph&()>& nodes,
+                           cost_model how, const input_sizes* sizes = nullptr);
 
 /// How many weight tensors hold strings or an undefined or unknown element
 /// type: no size per element, so every figure of weights (node_weights,

@@ -166,6 +166,8 @@ std::vector<diagnostic> validate(const loaded_model& model, const node_graph& no
 
 /// The display names of the nodes: the name, or "<unnamed OP>".
 std::vector<std::string> node_names(const ::onnx::GraphProto& graph);
+/// The same for a loaded model, from its views if its nodes were read so.
+std::vector<std::string> node_names(const loaded_model& model);
 /// Node `index`'s display name: its name, or "<unnamed OP>".
 std::string node_name(const ::onnx::GraphProto& graph, std::size_t index);
 /// The same for a loaded model, from its views if its nodes were read so.
