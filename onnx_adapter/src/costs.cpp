@@ -43,6 +43,9 @@ bool cost_is_guess(std::string_view op_type, std::size_t inputs, const ::onnx::T
   return guess;
 }
 
+template <class Nodes>
+std::int64_t mflops_of(const Nodes& nodes, std::size_t v, double flops);
+
 // MFLOPs of node v (at least 1) from the shapes inference found (see
 // cost_model); `guessed`, when given, takes it when its count is a guess.
 // (`nodes`: graph_nodes.hpp's.)
@@ -72,9 +75,14 @@ std::int64_t flops_cost(const Nodes& nodes, const inferred_shapes& types, std::s
   for (auto d : *out) {
     flops *= static_cast<double>(d);
   }
+  const bool matmul = op_type == "MatMul" || op_type == "Gemm";
+  const bool conv = op_type == "Conv" || op_type == "ConvTranspose";
+  if (!matmul && !conv) {
+    return mflops_of(nodes, v, flops); // (one per output element)
+  }
   const auto in0 = inputs > 0 ? dims_of(io[1]) : std::nullopt;
   const auto in1 = inputs > 1 ? dims_of(io[2]) : std::nullopt;
-  if ((op_type == "MatMul" || op_type == "Gemm") && in0 && !in0->empty()) {
+  if (matmul && in0 && !in0->empty()) {
     bool trans_a = false;
     if (op_type == "Gemm") {     // (MatMul has no attributes)
       ::onnx::NodeProto scratch; // (a view's node, parsed)
@@ -84,7 +92,7 @@ std::int64_t flops_cost(const Nodes& nodes, const inferred_shapes& types, std::s
     }
     const auto k = trans_a && in0->size() >= 2 ? (*in0)[in0->size() - 2] : in0->back();
     flops *= 2.0 * static_cast<double>(k);
-  } else if ((op_type == "Conv" || op_type == "ConvTranspose") && in1 && in1->size() >= 2) {
+  } else if (conv && in1 && in1->size() >= 2) {
     // Weight dims: Conv [out, in / group, k...], a multiply-add per output
     // element and weight column; ConvTranspose [in, out / group, k...], one
     // per input element and weight row.
@@ -103,8 +111,14 @@ std::int64_t flops_cost(const Nodes& nodes, const inferred_shapes& types, std::s
     }
     flops *= 2.0 * per_element;
   }
-  // A count no machine reaches (dims a model declares, up to 2^63 each)
-  // is bad input, not a number cast out of range; NaN and inf too.
+  return mflops_of(nodes, v, flops);
+}
+
+// `flops` of node v in whole MFLOPs, at least 1. A count no machine
+// reaches (dims a model declares, up to 2^63 each) is bad input, not a
+// number cast out of range; NaN and inf too.
+template <class Nodes>
+std::int64_t mflops_of(const Nodes& nodes, std::size_t v, double flops) {
   const double mflops = std::ceil(flops / 1e6);
   if (!(mflops < 0x1p62)) {
     throw bad_input_error(
@@ -257,8 +271,8 @@ node_weights measure_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g, I
       const auto* type = types.produced_type(nodes, t);
       guess[t] = shapes::has_free_dims(type, chunks[chunk].symbols) ? 1 : 0;
       if (type != nullptr) {
-        if (const auto b = shapes::value_bytes(*type, nodes.tensors[t])) {
-          bytes[t] = b->bytes;
+        if (const auto b = shapes::value_byte_count(*type, nodes.tensors[t])) {
+          bytes[t] = *b;
         }
       }
     }

@@ -69,20 +69,20 @@ struct view_nodes {
   const wire::node_views& w;
 
   [[nodiscard]] std::size_t size() const { return w.size(); }
-  [[nodiscard]] std::string_view name(std::size_t v) const { return w.nodes[v].name; }
-  [[nodiscard]] std::string_view op_type(std::size_t v) const { return w.nodes[v].op_type; }
-  [[nodiscard]] std::string_view domain(std::size_t v) const { return w.nodes[v].domain; }
+  [[nodiscard]] std::string_view name(std::size_t v) const { return w.nodes[v].name(); }
+  [[nodiscard]] std::string_view op_type(std::size_t v) const { return w.nodes[v].op_type(); }
+  [[nodiscard]] std::string_view domain(std::size_t v) const { return w.nodes[v].domain(); }
   [[nodiscard]] auto inputs(std::size_t v) const { return w.inputs(v); }
   [[nodiscard]] auto outputs(std::size_t v) const { return w.outputs(v); }
   [[nodiscard]] static bool subgraphs(std::size_t) { return false; }
   /// The bytes of node v's attribute fields (node_view::attributes).
   [[nodiscard]] std::string_view attribute_bytes(std::size_t v) const {
-    return w.nodes[v].attributes;
+    return w.nodes[v].attribute_bytes();
   }
   /// Node v parsed into `scratch`: its inputs, outputs, name, op type,
   /// domain and attributes.
   const ::onnx::NodeProto& node(std::size_t v, ::onnx::NodeProto& scratch) const {
-    const std::string_view attributes = w.nodes[v].attributes;
+    const std::string_view attributes = w.nodes[v].attribute_bytes();
     // (The views accepted these bytes: protobuf parses them, node_view.hpp.)
     if (!scratch.ParseFromArray(attributes.data(), static_cast<int>(attributes.size()))) {
       throw internal_error("a node's attributes the views read do not parse");

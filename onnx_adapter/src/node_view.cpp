@@ -284,6 +284,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
     return refuse();
   }
   node_view node;
+  node.value = value.data();
   node_sharding marks;
   node.first_input = static_cast<std::uint32_t>(had);
   node.splice = static_cast<std::uint32_t>(value.size());
@@ -314,13 +315,16 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
       ++node.outputs;
       break;
     case ::onnx::NodeProto::kNameFieldNumber:
-      node.name = s;
+      node.name_at = static_cast<std::uint32_t>(s.data() - value.data());
+      node.name_size = static_cast<std::uint32_t>(s.size());
       break;
     case ::onnx::NodeProto::kOpTypeFieldNumber:
-      node.op_type = s;
+      node.op_type_at = static_cast<std::uint32_t>(s.data() - value.data());
+      node.op_type_size = static_cast<std::uint32_t>(s.size());
       break;
     case ::onnx::NodeProto::kDomainFieldNumber:
-      node.domain = s;
+      node.domain_at = static_cast<std::uint32_t>(s.data() - value.data());
+      node.domain_size = static_cast<std::uint32_t>(s.size());
       break;
     case ::onnx::NodeProto::kAttributeFieldNumber:
       if (!plain_attribute(s, marks)) {
@@ -336,7 +340,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
   if (!f.done() || names.size() > UINT32_MAX) {
     return refuse();
   }
-  node.attributes = value.substr(attributes, node.splice - attributes); // (attributes <= splice)
+  node.attributes_at = static_cast<std::uint32_t>(attributes); // (<= splice)
   out = node;
   sharding = marks;
   return true;

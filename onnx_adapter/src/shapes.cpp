@@ -36,7 +36,11 @@ std::int64_t tensor_bytes(const ::onnx::TensorProto& t) {
   return *bytes;
 }
 
-std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view tensor) {
+namespace {
+
+// value_bytes, its symbolic dimensions into `per` when given.
+std::optional<std::int64_t> bytes_of_value(const ::onnx::TypeProto& type, std::string_view tensor,
+                                           std::string* per) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
     return std::nullopt;
   }
@@ -44,22 +48,41 @@ std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view
   if (size == 0) {
     return std::nullopt;
   }
-  sized out{size, ""};
+  std::int64_t out = size;
   for (const auto& d : type.tensor_type().shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
-      const auto bytes = detail::checked_mul(out.bytes, d.dim_value());
+      const auto bytes = detail::checked_mul(out, d.dim_value());
       if (!bytes) {
         throw input_error("tensor " + io::quote(tensor) + ": its shape (a dimension of " +
                           std::to_string(d.dim_value()) + ") makes it more than 2^62 bytes");
       }
-      out.bytes = *bytes;
+      out = *bytes;
     } else if (d.has_dim_param() && !d.dim_param().empty()) {
-      out.per += (out.per.empty() ? "" : "*") + d.dim_param();
+      if (per != nullptr) {
+        *per += (per->empty() ? "" : "*") + d.dim_param();
+      }
     } else {
       return std::nullopt;
     }
   }
   return out;
+}
+
+} // namespace
+
+std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view tensor) {
+  sized out;
+  const auto bytes = bytes_of_value(type, tensor, &out.per);
+  if (!bytes) {
+    return std::nullopt;
+  }
+  out.bytes = *bytes;
+  return out;
+}
+
+std::optional<std::int64_t> value_byte_count(const ::onnx::TypeProto& type,
+                                             std::string_view tensor) {
+  return bytes_of_value(type, tensor, nullptr);
 }
 
 namespace {
@@ -337,6 +360,9 @@ const ::onnx::TypeProto* inferred_shapes::produced_type(const node_graph& nodes,
                                                         std::size_t t) const {
   const auto p = nodes.producer[t];
   const auto of = [&](const auto& outputs) -> const ::onnx::TypeProto* {
+    if (outputs.size() == 1) { // (most nodes: t is their output)
+      return output_type(p, 0);
+    }
     for (std::size_t j = 0; j < static_cast<std::size_t>(outputs.size()); ++j) {
       if (std::string_view(outputs[static_cast<int>(j)]) == nodes.tensors[t]) { // one is t
         return output_type(p, j);

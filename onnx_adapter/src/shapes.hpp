@@ -37,6 +37,9 @@ struct sized {
 /// The bytes of a value of `type`, or nothing when its shape is unknown;
 /// `tensor` names it when its size passes 2^62 bytes (bad input).
 std::optional<sized> value_bytes(const ::onnx::TypeProto& type, std::string_view tensor);
+/// value_bytes(...).bytes, without naming the symbolic dimensions.
+std::optional<std::int64_t> value_byte_count(const ::onnx::TypeProto& type,
+                                             std::string_view tensor);
 
 // Gives the graph inputs of `model` the sizes the user set (input_sizes)
 // for as long as it lives, and puts the inputs back as they were. Throws

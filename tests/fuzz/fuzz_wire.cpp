@@ -79,7 +79,8 @@ void check_node_view(std::string_view bytes) {
   if (node.SerializeAsString() != bytes) {
     disagree("node views accepted a node protobuf writes otherwise");
   }
-  bool fields = v.name == node.name() && v.op_type == node.op_type() && v.domain == node.domain() &&
+  bool fields = v.name() == node.name() && v.op_type() == node.op_type() &&
+                v.domain() == node.domain() &&
                 v.inputs == static_cast<std::uint32_t>(node.input_size()) &&
                 v.outputs == static_cast<std::uint32_t>(node.output_size()) &&
                 names.size() == v.inputs + v.outputs;
@@ -97,7 +98,9 @@ void check_node_view(std::string_view bytes) {
   ::onnx::NodeProto attributes;
   ::onnx::NodeProto only; // the node's attributes, nothing else
   *only.mutable_attribute() = node.attribute();
-  if (!attributes.ParseFromArray(v.attributes.data(), static_cast<int>(v.attributes.size())) ||
+  const std::string_view attribute_bytes = v.attribute_bytes();
+  if (!attributes.ParseFromArray(attribute_bytes.data(),
+                                 static_cast<int>(attribute_bytes.size())) ||
       !same(attributes, only)) {
     disagree("node views' attribute bytes are not the node's attributes");
   }

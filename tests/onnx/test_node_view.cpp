@@ -39,9 +39,9 @@ void check_views(const ::onnx::NodeProto& node, const wire::node_view& v,
   REQUIRE(annotations);
   CHECK(s.device == annotations->first);
   CHECK(s.stage == annotations->second);
-  CHECK(v.name == node.name());
-  CHECK(v.op_type == node.op_type());
-  CHECK(v.domain == node.domain());
+  CHECK(v.name() == node.name());
+  CHECK(v.op_type() == node.op_type());
+  CHECK(v.domain() == node.domain());
   REQUIRE(v.inputs == static_cast<std::uint32_t>(node.input_size()));
   REQUIRE(v.outputs == static_cast<std::uint32_t>(node.output_size()));
   for (int i = 0; i < node.input_size(); ++i) {
@@ -58,7 +58,8 @@ void check_views(const ::onnx::NodeProto& node, const wire::node_view& v,
   ::onnx::NodeProto attributes;
   ::onnx::NodeProto only;
   *only.mutable_attribute() = node.attribute();
-  CHECK(attributes.ParseFromArray(v.attributes.data(), static_cast<int>(v.attributes.size())));
+  const std::string_view bytes = v.attribute_bytes();
+  CHECK(attributes.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
   CHECK(attributes.SerializeAsString() == only.SerializeAsString());
 }
 
