@@ -4,6 +4,7 @@
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -16,6 +17,8 @@
 #include <shardpoint/onnx/weights.hpp>
 #include <shardpoint/tensor_layout.hpp>
 
+#include "name_ids.hpp"
+
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
 using K = io::layout_choice::kind;
@@ -24,28 +27,68 @@ namespace {
 
 // ---- the graph as the derivation sees it -------------------------------------
 
+// Every name an id (name_ids, a flat table: string-keyed hash maps of
+// vectors were most of `memory` at 10^6 nodes, 9 of its 11 s); per id the
+// initializer of that name (the first), the node writing it (the first)
+// and the nodes reading it, in node order.
 struct graph_view {
   const ::onnx::GraphProto& g;
-  std::unordered_map<std::string_view, const ::onnx::TensorProto*> initializer;
-  std::unordered_map<std::string_view, int> producer;
-  std::unordered_map<std::string_view, std::vector<int>> consumers;
+  name_ids ids;
+  std::vector<const ::onnx::TensorProto*> initializers; // by id; nullptr: none
+  std::vector<int> producers;                           // by id; -1: none
+  std::vector<std::uint32_t> consumer_offsets;          // by id, into consumer_nodes
+  std::vector<int> consumer_nodes;
 
-  explicit graph_view(const ::onnx::GraphProto& graph) : g(graph) {
+  explicit graph_view(const ::onnx::GraphProto& graph) : g(graph), ids(expected(graph)) {
     for (const auto& t : g.initializer()) {
-      initializer.emplace(t.name(), &t);
+      if (intern(t.name()).second) {
+        initializers.back() = &t;
+      }
     }
+    std::vector<std::uint32_t> counts;
     for (int v = 0; v < g.node_size(); ++v) {
       for (const auto& o : g.node(v).output()) {
-        producer.emplace(o, v);
+        int& p = producers[intern(o).first];
+        p = p < 0 ? v : p;
       }
       for (const auto& i : g.node(v).input()) {
         if (!i.empty()) {
-          consumers[i].push_back(v);
+          const auto id = intern(i).first;
+          counts.resize(ids.size(), 0);
+          ++counts[id];
+        }
+      }
+    }
+    counts.resize(ids.size(), 0);
+    consumer_offsets.assign(ids.size() + 1, 0);
+    for (std::size_t id = 0; id < counts.size(); ++id) {
+      consumer_offsets[id + 1] = consumer_offsets[id] + counts[id];
+    }
+    consumer_nodes.resize(consumer_offsets.back());
+    std::vector<std::uint32_t> next(consumer_offsets.begin(), consumer_offsets.end() - 1);
+    for (int v = 0; v < g.node_size(); ++v) {
+      for (const auto& i : g.node(v).input()) {
+        if (!i.empty()) {
+          consumer_nodes[next[*ids.find(i)]++] = v;
         }
       }
     }
   }
-  [[nodiscard]] bool is_weight(const std::string& t) const { return initializer.count(t) > 0; }
+  [[nodiscard]] const ::onnx::TensorProto* initializer(std::string_view t) const {
+    const auto id = ids.find(t);
+    return id ? initializers[*id] : nullptr;
+  }
+  [[nodiscard]] bool is_weight(std::string_view t) const { return initializer(t) != nullptr; }
+  /// The id of initializer `t`, or nothing when `t` is none.
+  [[nodiscard]] std::optional<std::uint32_t> weight_id(std::string_view t) const {
+    const auto id = ids.find(t);
+    return id && initializers[*id] != nullptr ? id : std::nullopt;
+  }
+  /// The node writing `t`, or -1.
+  [[nodiscard]] int producer(std::string_view t) const {
+    const auto id = ids.find(t);
+    return id ? producers[*id] : -1;
+  }
   [[nodiscard]] const ::onnx::NodeProto& node(int v) const { return g.node(v); }
   [[nodiscard]] std::string label(int v) const {
     const auto& n = g.node(v);
@@ -72,9 +115,27 @@ struct graph_view {
     }
     return false;
   }
-  [[nodiscard]] int single_consumer(const std::string& t) const {
-    const auto it = consumers.find(t);
-    return it != consumers.end() && it->second.size() == 1 ? it->second.front() : -1;
+  [[nodiscard]] int single_consumer(std::string_view t) const {
+    const auto id = ids.find(t);
+    if (!id || consumer_offsets[*id + 1] - consumer_offsets[*id] != 1) {
+      return -1;
+    }
+    return consumer_nodes[consumer_offsets[*id]];
+  }
+
+private:
+  static std::size_t expected(const ::onnx::GraphProto& graph) {
+    return static_cast<std::size_t>(graph.initializer_size()) +
+           2 * static_cast<std::size_t>(graph.node_size());
+  }
+  // `name`'s id, and whether it is new (its slots added).
+  std::pair<std::uint32_t, bool> intern(std::string_view name) {
+    const auto added = ids.add(name, static_cast<std::uint32_t>(ids.size()));
+    if (added.second) {
+      initializers.push_back(nullptr);
+      producers.push_back(-1);
+    }
+    return added;
   }
 };
 
@@ -178,11 +239,10 @@ std::vector<int> column_partners(const graph_view& v, int row) {
   while (!todo.empty() && seen.size() < 512) {
     const std::string t = todo.back();
     todo.pop_back();
-    const auto it = v.producer.find(t);
-    if (it == v.producer.end() || !seen.insert(it->second).second) {
+    const int p = v.producer(t);
+    if (p < 0 || !seen.insert(p).second) {
       continue;
     }
-    const int p = it->second;
     const auto& pn = v.node(p);
     if (v.weight_of(p) != nullptr) {
       found.push_back(p);
@@ -220,9 +280,11 @@ std::string tuple_text(const std::vector<std::int64_t>& v) {
 
 } // namespace
 
-std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
-                                             const node_graph& nodes) {
-  const graph_view v(graph);
+namespace {
+
+// derive_layout on the graph as `v` sees it.
+std::vector<io::layout_choice> derive_on(const graph_view& v, const ::onnx::GraphProto& graph,
+                                         const node_graph& nodes) {
   std::map<std::string, io::layout_choice> chosen;
   const auto choose = [&](const std::string& name, K how, std::string reason) {
     auto [it, fresh] = chosen.try_emplace(name);
@@ -259,22 +321,22 @@ std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
   for (int n = 0; n < graph.node_size(); ++n) {
     const auto& node = graph.node(n);
     if (node.op_type() == "Gather" && node.input_size() >= 1 && v.is_weight(node.input(0)) &&
-        v.initializer.at(node.input(0))->dims_size() == 2) {
+        v.initializer(node.input(0))->dims_size() == 2) {
       choose(node.input(0), K::vocab, "vocab-parallel: " + v.label(n) + " looks rows up in it");
     }
   }
   // Every initializer a node reads, in the model's order.
-  std::set<std::string> read;
+  std::vector<char> read(v.ids.size(), 0); // by id
   for (std::size_t n = 0; n + 1 < nodes.read_offsets.size(); ++n) {
     for (auto t : nodes.reads(n)) {
-      if (v.is_weight(nodes.tensors[t])) {
-        read.insert(nodes.tensors[t]);
+      if (const auto id = v.weight_id(nodes.tensors[t])) {
+        read[*id] = 1;
       }
     }
   }
   std::vector<io::layout_choice> out;
   for (const auto& t : graph.initializer()) {
-    if (!read.count(t.name())) {
+    if (read[*v.ids.find(t.name())] == 0) {
       continue;
     }
     if (const auto it = chosen.find(t.name()); it != chosen.end()) {
@@ -286,18 +348,37 @@ std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
   return out;
 }
 
+} // namespace
+
+std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
+                                             const node_graph& nodes) {
+  return derive_on(graph_view(graph), graph, nodes);
+}
+
 namespace {
 
 // The stages reading each initializer, with a node of each for messages.
-using readers_map = std::map<std::string, std::map<int, std::size_t>>;
+// (By the weight's id in `v`: a table of strings was half a second at 10^6
+// nodes.)
+struct readers_map {
+  std::unordered_map<std::uint32_t, std::map<int, std::size_t>> by_id;
+  const graph_view* v = nullptr;
+
+  [[nodiscard]] const std::map<int, std::size_t>* find(std::string_view name) const {
+    const auto id = v->ids.find(name);
+    const auto at = id ? by_id.find(*id) : by_id.end();
+    return at != by_id.end() ? &at->second : nullptr;
+  }
+};
 readers_map readers_of(const graph_view& v, const node_graph& nodes,
                        const sharding_result& stages) {
   readers_map readers;
+  readers.v = &v;
   for (std::size_t n = 0; n + 1 < nodes.read_offsets.size(); ++n) {
     const int s = stages.stage(n).value_or(0);
     for (auto t : nodes.reads(n)) {
-      if (v.is_weight(nodes.tensors[t])) {
-        readers[nodes.tensors[t]].try_emplace(s, n);
+      if (const auto id = v.weight_id(nodes.tensors[t])) {
+        readers.by_id[*id].try_emplace(s, n);
       }
     }
   }
@@ -322,7 +403,7 @@ std::vector<io::layout_choice> layouts_of(const ::onnx::GraphProto& graph, const
       named[c.name] = &c;
     }
     for (const auto& t : graph.initializer()) {
-      if (!readers.count(t.name())) {
+      if (readers.find(t.name()) == nullptr) {
         continue;
       }
       const auto it = named.find(t.name());
@@ -336,7 +417,7 @@ std::vector<io::layout_choice> layouts_of(const ::onnx::GraphProto& graph, const
       }
     }
   } else {
-    choices = derive_layout(graph, nodes);
+    choices = derive_on(v, graph, nodes);
   }
   std::set<std::string_view> seen;
   for (const auto& c : choices) {
@@ -412,10 +493,15 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
   }
   std::vector<weight_decision> out;
   for (const auto& c : choices) {
-    const auto& t = *v.initializer.at(c.name);
+    const auto& t = *v.initializer(c.name);
     (void)element_count(t); // dims of more than 2^62 elements are bad input, named
     weight_decision d{c.name, dims_of(t), t.data_type(), {}, c, {}};
-    const auto& r = readers.at(c.name);
+    const auto* read_by = readers.find(c.name);
+    if (read_by == nullptr) { // (a layout names only weights some node reads)
+      throw internal_error("shardpoint: a layout chose weight " + io::quote(c.name) +
+                           ", which no node reads");
+    }
+    const auto& r = *read_by;
     for (const auto& [s, node] : r) {
       d.stages.push_back(s);
     }
