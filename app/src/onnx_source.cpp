@@ -155,6 +155,11 @@ const ::onnx::GraphProto& onnx_source::tensors() {
                                          : model_->proto().graph();
 }
 
+::onnx::ModelProto& onnx_source::skeleton() {
+  (void)tensors(); // (loaded)
+  return model_->node_views() != nullptr ? model_->mutable_proto_without_nodes() : model_->proto();
+}
+
 const onnx::node_graph& onnx_source::nodes() {
   if (!nodes_) {
     nodes_.emplace(onnx::build_graph(*model_));
@@ -205,8 +210,8 @@ node_measures onnx_source::measure(cost_model how) {
 
 std::vector<std::int64_t> onnx_source::costs(cost_model how, std::vector<std::string>& estimates) {
   onnx::guesses guessed;
-  auto costs = onnx::estimate_costs(proto(), onnx_cost(how), &guessed, &sizes_);
-  estimates = estimates_of(proto().graph(), guessed, costs.size(), sizes_);
+  auto costs = onnx::estimate_costs(*model_, onnx_cost(how), &guessed, &sizes_);
+  estimates = estimates_of(tensors(), guessed, costs.size(), sizes_);
   return costs;
 }
 
@@ -283,7 +288,7 @@ std::vector<std::string> onnx_source::weight_estimates() {
 }
 
 void onnx_source::count_one_sample() {
-  for (auto& symbol : onnx::named_batch_symbols(proto().graph(), sizes_.batch_dim, &sizes_)) {
+  for (auto& symbol : onnx::named_batch_symbols(tensors(), sizes_.batch_dim, &sizes_)) {
     const bool sized = std::any_of(sizes_.dims.begin(), sizes_.dims.end(),
                                    [&](const auto& d) { return d.first == symbol; });
     if (!sized) {
@@ -293,7 +298,7 @@ void onnx_source::count_one_sample() {
 }
 
 std::optional<held_batch> onnx_source::measured_batch() {
-  auto held = onnx::measured_batch(proto(), &sizes_);
+  auto held = onnx::measured_batch(skeleton(), &sizes_);
   return held ? std::optional<held_batch>(held_batch{held->size, std::move(held->where)})
               : std::nullopt;
 }
@@ -302,7 +307,7 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
                                                    std::vector<std::string>& notes,
                                                    std::vector<std::string>& estimates) {
   onnx::guesses guessed;
-  auto out = onnx::activation_bytes(proto(), nodes(), micro_batch_size, notes, &sizes_, &guessed);
+  auto out = onnx::activation_bytes(*model_, nodes(), micro_batch_size, notes, &sizes_, &guessed);
   if (!guessed.batch.empty()) {
     estimates.push_back(guessed.batch);
   }
@@ -313,7 +318,7 @@ std::vector<std::int64_t> onnx_source::activations(std::int64_t micro_batch_size
     }
     estimates.push_back("the activations of " + std::to_string(guessed.bytes_nodes) + " of " +
                         std::to_string(out.size()) + " nodes" +
-                        shapes_sentence(proto().graph(), guessed.symbols, sized));
+                        shapes_sentence(tensors(), guessed.symbols, sized));
   }
   if (guessed.unsized_outputs > 0) {
     estimates.push_back(std::to_string(guessed.unsized_outputs) +

@@ -197,6 +197,31 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
   return flops_costs(proto_nodes{g}, types, guessed);
 }
 
+std::vector<std::int64_t> estimate_costs(loaded_model& model, cost_model how, guesses* guessed,
+                                         const input_sizes* sizes) {
+  const wire::node_views* views = model.node_views();
+  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+      !shapes::node_inference::handles(model.proto_without_nodes())) {
+    return estimate_costs(model.proto(), how, guessed, sizes);
+  }
+  // As measure_nodes(loaded_model&): on the views, nothing parsed.
+  const view_nodes nodes{*views};
+  const auto& skeleton = model.proto_without_nodes();
+  if (how == cost_model::unit) {
+    return std::vector<std::int64_t>(nodes.size(), 1);
+  }
+  if (how == cost_model::params) {
+    const node_graph graph = build_graph(model);
+    auto costs = parameter_bytes(graph, shapes::weights_of(*views, skeleton.graph(), graph));
+    for (auto& c : costs) {
+      c = std::max<std::int64_t>(c, 1);
+    }
+    return costs;
+  }
+  const inferred_shapes types(skeleton, *views, [] {});
+  return flops_costs(nodes, types, guessed);
+}
+
 node_weights measure_nodes(::onnx::ModelProto& model, const node_graph& nodes, cost_model how,
                            const input_sizes* sizes) {
   return measure_nodes(

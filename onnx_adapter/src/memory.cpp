@@ -19,6 +19,7 @@
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "graph_nodes.hpp"
+#include "infer.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -382,15 +383,21 @@ std::optional<held_batch> measured_batch(::onnx::ModelProto& model, const input_
   return held_batch{batch.fixed().front().size, held_text(batch.fixed().front())};
 }
 
-std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
-                                           std::int64_t micro_batch_size,
-                                           std::vector<std::string>& notes,
-                                           const input_sizes* sizes, guesses* guessed) {
+namespace {
+
+// activation_bytes on `graph_nodes` (graph_nodes.hpp): `model`'s nodes, or
+// views (`model` then its skeleton, which `infer(propagate_data)` infers
+// with them).
+template <class Nodes, class Infer>
+std::vector<std::int64_t>
+activations_on(const Nodes& graph_nodes, ::onnx::ModelProto& model, Infer infer,
+               const node_graph& nodes, std::int64_t micro_batch_size,
+               std::vector<std::string>& notes, const input_sizes* sizes, guesses* guessed) {
   if (micro_batch_size < 1) {
     throw bad_parameter_error(detail::cat(
         "shardpoint: the micro-batch size must be a positive integer, not ", micro_batch_size));
   }
-  const auto n = static_cast<std::size_t>(model.graph().node_size());
+  const auto n = graph_nodes.size();
   std::vector<std::int64_t> out(n, 0);
   // Where the batch is, on the inputs as declared; then the user's sizes (a
   // batch dimension they set is measured there and scaled, as a fixed one).
@@ -403,15 +410,15 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   std::size_t unknown = 0;
   std::set<std::size_t> guessed_nodes;
   {
-    const shapes::inferred_shapes types(model, sized.active());
+    const auto made = infer(sized.active()); // (a pointer: inferred_shapes does not move)
+    const shapes::inferred_shapes& types = *made;
     for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
       const auto p = nodes.producer[t];
       if (p == node_graph::no_producer) {
         continue;
       }
       // A Constant's value is a weight, held once, not per micro-batch.
-      const auto& producer = model.graph().node(static_cast<int>(p));
-      if (producer.op_type() == "Constant" && producer.domain().empty()) {
+      if (graph_nodes.op_type(p) == "Constant" && graph_nodes.domain(p).empty()) {
         continue;
       }
       const auto* type = types.produced_type(nodes, t);
@@ -443,14 +450,45 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
   if (guessed != nullptr) { // a guess, the caller's to say
     guessed->bytes_nodes = guessed_nodes.size();
     guessed->unsized_outputs = unknown;
-    const auto& all = model.graph().node();
-    guessed->body_nodes = static_cast<std::size_t>(
-        std::count_if(all.begin(), all.end(), [](const auto& v) { return has_subgraphs(v); }));
+    guessed->body_nodes = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+      guessed->body_nodes += graph_nodes.subgraphs(v) ? 1 : 0;
+    }
   } else if (unknown > 0) {
     notes.push_back(detail::cat(unknown, " node output", unknown == 1 ? " has" : "s have",
                                 " no shape ONNX shape inference can find; counted as 0 bytes"));
   }
   return out;
+}
+
+} // namespace
+
+std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node_graph& nodes,
+                                           std::int64_t micro_batch_size,
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes, guesses* guessed) {
+  return activations_on(
+      proto_nodes{model.graph()}, model,
+      [&](bool propagate) { return std::make_unique<shapes::inferred_shapes>(model, propagate); },
+      nodes, micro_batch_size, notes, sizes, guessed);
+}
+
+std::vector<std::int64_t> activation_bytes(loaded_model& model, const node_graph& nodes,
+                                           std::int64_t micro_batch_size,
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes, guesses* guessed) {
+  const wire::node_views* views = model.node_views();
+  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+      !shapes::node_inference::handles(model.proto_without_nodes())) {
+    return activation_bytes(model.proto(), nodes, micro_batch_size, notes, sizes, guessed);
+  }
+  // As measure_nodes(loaded_model&): the views inferred, nothing parsed; the
+  // skeleton's inputs take the micro-batch for the while.
+  auto& skeleton = model.mutable_proto_without_nodes();
+  return activations_on(
+      view_nodes{*views}, skeleton,
+      [&](bool) { return std::make_unique<shapes::inferred_shapes>(skeleton, *views, [] {}); },
+      nodes, micro_batch_size, notes, sizes, guessed);
 }
 
 parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,

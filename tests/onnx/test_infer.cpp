@@ -14,6 +14,7 @@
 
 #include <shardpoint/onnx/costs.hpp>
 #include <shardpoint/onnx/graph.hpp>
+#include <shardpoint/onnx/memory.hpp>
 #include <shardpoint/onnx/model.hpp>
 #include <shardpoint/onnx/synth.hpp>
 
@@ -776,6 +777,42 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
       CHECK(measured.unsized_weights == parsed.unsized_weights);
       CHECK(measured.made_from_shapes.nodes == parsed.made_from_shapes.nodes);
       CHECK(measured.made_from_shapes.bytes == parsed.made_from_shapes.bytes);
+      // estimate_costs likewise.
+      sp::guesses on_views;
+      sp::guesses on_protos;
+      CHECK(sp::estimate_costs(loaded, how, &on_views) == sp::estimate_costs(m, how, &on_protos));
+      CHECK(on_views.cost_nodes == on_protos.cost_nodes);
+      CHECK(on_views.symbols == on_protos.symbols);
+      CHECK((loaded.node_views() != nullptr) == as_views);
+    }
+    // activation_bytes on the views: the same bytes, notes and guesses at
+    // micro-batches of 1 and 3 (the skeleton's inputs take the batch and
+    // are given back), with and without `guessed`.
+    for (const std::int64_t micro_batch : {1, 3}) {
+      auto loaded = sp::parse_graph(bytes, "<bytes>", sp::node_reading::views_with_initializers);
+      const bool as_views = loaded.node_views() != nullptr;
+      const auto skeleton_before = loaded.proto_without_nodes().SerializeAsString();
+      const auto graph = sp::build_graph(loaded);
+      for (const bool with_guesses : {false, true}) {
+        std::vector<std::string> notes_views;
+        std::vector<std::string> notes_protos;
+        sp::guesses g_views;
+        sp::guesses g_protos;
+        const auto a = sp::activation_bytes(loaded, graph, micro_batch, notes_views, nullptr,
+                                            with_guesses ? &g_views : nullptr);
+        const auto b = sp::activation_bytes(m, nodes, micro_batch, notes_protos, nullptr,
+                                            with_guesses ? &g_protos : nullptr);
+        CHECK(a == b);
+        CHECK(notes_views == notes_protos);
+        CHECK(g_views.bytes_nodes == g_protos.bytes_nodes);
+        CHECK(g_views.unsized_outputs == g_protos.unsized_outputs);
+        CHECK(g_views.body_nodes == g_protos.body_nodes);
+        CHECK(g_views.symbols == g_protos.symbols);
+        CHECK(g_views.batch == g_protos.batch);
+        CHECK(g_views.batch_symbols == g_protos.batch_symbols);
+      }
+      CHECK((loaded.node_views() != nullptr) == as_views);
+      CHECK(loaded.proto_without_nodes().SerializeAsString() == skeleton_before);
     }
     const auto n = static_cast<std::size_t>(m.graph().node_size());
     std::vector<std::int64_t> want(n, 0);

@@ -67,6 +67,10 @@ private:
   /// The graph's inputs, outputs and initializers, without parsing nodes
   /// read as views (its nodes then empty: not to be read).
   const ::onnx::GraphProto& tensors();
+  /// The model without its nodes where they are views (onnx::loaded_model::
+  /// mutable_proto_without_nodes: its inputs may change for a while), else
+  /// proto().
+  ::onnx::ModelProto& skeleton();
   const onnx::node_graph& nodes();
 
   std::string path_;

@@ -69,6 +69,11 @@ void check_input_sizes(const loaded_model& model, const input_sizes& sizes);
 std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model how,
                                          guesses* guessed = nullptr,
                                          const input_sizes* sizes = nullptr);
+/// The same of a loaded model: on its views, parsing no node, where
+/// measure_nodes(loaded_model&, ...) would; on proto() otherwise.
+std::vector<std::int64_t> estimate_costs(loaded_model& model, cost_model how,
+                                         guesses* guessed = nullptr,
+                                         const input_sizes* sizes = nullptr);
 
 /// What the figures of node_weights rest on that is not measured: unknown
 /// or symbolic shapes.

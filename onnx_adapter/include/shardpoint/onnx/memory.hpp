@@ -56,6 +56,14 @@ std::vector<std::int64_t> activation_bytes(::onnx::ModelProto& model, const node
                                            std::vector<std::string>& notes,
                                            const input_sizes* sizes = nullptr,
                                            guesses* guessed = nullptr);
+/// The same of a loaded model: on its views, parsing no node, where
+/// measure_nodes(loaded_model&, ...) would (costs.hpp); on proto()
+/// otherwise. The same result either way.
+std::vector<std::int64_t> activation_bytes(loaded_model& model, const node_graph& nodes,
+                                           std::int64_t micro_batch_size,
+                                           std::vector<std::string>& notes,
+                                           const input_sizes* sizes = nullptr,
+                                           guesses* guessed = nullptr);
 
 /// A batch of more than one sample that the model's measures count: its
 /// size, and where, in words ("input 'x' has its batch sized to 4

@@ -88,6 +88,11 @@ public:
   /// there, never here: proto() may be adding them on another thread);
   /// everything else as proto() has it.
   [[nodiscard]] const ::onnx::ModelProto& proto_without_nodes() const noexcept { return *proto_; }
+  /// (internal) The same, to change the graph's inputs for a while (a
+  /// batch or a size set and restored: memory.hpp's activation_bytes),
+  /// never its nodes or initializers, and while no other thread calls
+  /// proto().
+  [[nodiscard]] ::onnx::ModelProto& mutable_proto_without_nodes() noexcept { return *proto_; }
 
   /// Whether proto() is the skeleton of a model read at the wire level
   /// (read_graph, parse_graph): everything but the data of large tensors.
