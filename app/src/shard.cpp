@@ -52,8 +52,8 @@ shard_file_outcome shard_file(const shard_options& a) {
   // Without a report the nodes are needed only for their names and edges:
   // read as views where the model allows it (onnx::node_reading::views).
   const bool report = a.report.format != "none";
-  shard_outcome done =
-      shard_model(a.model, a.pipeline, report ? reading::graph : reading::graph_views);
+  shard_outcome done = shard_model(a.model, a.pipeline,
+                                   report ? reading::graph_views_measured : reading::graph_views);
   auto& sharded = done.sharded; // (a reference, not a binding: the lambda below captures it)
   auto& diagnostics = done.diagnostics;
   if (!a.in_place) {
@@ -65,8 +65,8 @@ shard_file_outcome shard_file(const shard_options& a) {
   if (report) {
     // The model is written beside the report's shape inference where it can.
     const auto r =
-        onnx::make_report(sharded.model.proto(), sharded.nodes, sharded.result,
-                          std::move(diagnostics), &sizes, write ? save : std::function<void()>());
+        onnx::make_report(sharded.model, sharded.nodes, sharded.result, std::move(diagnostics),
+                          &sizes, write ? save : std::function<void()>());
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   } else {
     onnx::check_input_sizes(sharded.model, sizes); // what they would size is not made

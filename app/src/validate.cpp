@@ -48,14 +48,15 @@ validate_outcome validate_model(const validate_options& a) {
   // Without a report the nodes are read as views where the model allows it
   // (their names, edges and sharding attributes are all the checks need).
   const bool report = a.report.format != "none";
-  auto file = load_model(a.model, a.data, report ? reading::graph : reading::graph_views);
+  auto file =
+      load_model(a.model, a.data, report ? reading::graph_views_measured : reading::graph_views);
   const onnx::node_graph nodes = onnx::build_graph(file);
   const auto result = onnx::read_annotations(file);
   validate_outcome out;
   out.diagnostics = onnx::validate(file, nodes, result, a.pipeline.options(result));
   out.node_names = names_in(file, out.diagnostics);
   if (report) {
-    const auto r = onnx::make_report(file.proto(), nodes, result, out.diagnostics, &sizes);
+    const auto r = onnx::make_report(file, nodes, result, out.diagnostics, &sizes);
     out.report = a.report.format == "json" ? io::to_json(r) : io::to_table(r);
   } else {
     onnx::check_input_sizes(file, sizes); // what they would size is not made

@@ -10,6 +10,9 @@
 
 #include <shardpoint/onnx/report.hpp>
 
+#include "graph_nodes.hpp"
+#include "infer.hpp"
+#include "node_view.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -21,10 +24,11 @@ namespace {
 
 // The report, and `also` run beside its shape inference when the model is
 // not sized (sized inputs are written into the model while the report is
-// made): whether it ran in `ran`.
-report make(::onnx::ModelProto& model, const node_graph& nodes, const sharding_result& result,
-            std::vector<diagnostic> diagnostics, const input_sizes* sizes,
-            const std::function<void()>& also, bool& ran) {
+// made): whether it ran in `ran`. On `model`'s nodes, or on views
+// (`views`; `model` then their skeleton, sizes none).
+report make(::onnx::ModelProto& model, const wire::node_views* views, const node_graph& nodes,
+            const sharding_result& result, std::vector<diagnostic> diagnostics,
+            const input_sizes* sizes, const std::function<void()>& also, bool& ran) {
   const shapes::sized_inputs sized(model, sizes); // checked whether or not anything crosses
   const auto& g = model.graph();
   report r;
@@ -47,7 +51,8 @@ report make(::onnx::ModelProto& model, const node_graph& nodes, const sharding_r
   // themselves. They need no shapes: found beside shape inference where
   // it can (inferred_shapes).
   const auto find_groups = [&] {
-    const shapes::model_weights weights = shapes::weights_of(g, nodes);
+    const shapes::model_weights weights =
+        views != nullptr ? shapes::weights_of(*views, g, nodes) : shapes::weights_of(g, nodes);
     struct group {
       std::size_t nodes = 0;
       std::vector<std::uint32_t> params;
@@ -86,7 +91,10 @@ report make(::onnx::ModelProto& model, const node_graph& nodes, const sharding_r
     unshaped();
     return r;
   }
-  const inferred_shapes types(model, sized.active(), unshaped);
+  const auto types_made = views != nullptr
+                              ? std::make_unique<inferred_shapes>(model, *views, unshaped)
+                              : std::make_unique<inferred_shapes>(model, sized.active(), unshaped);
+  const inferred_shapes& types = *types_made;
   for (const auto& [from, to, name] : crossings) {
     crossing_tensor c{std::string(name), from, to, std::nullopt, ""};
     if (const auto* type = types.find(name)) {
@@ -106,9 +114,27 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
                    const sharding_result& result, std::vector<diagnostic> diagnostics,
                    const input_sizes* sizes, const std::function<void()>& also) {
   bool ran = false;
-  report r = make(model, nodes, result, std::move(diagnostics), sizes, also, ran);
+  report r = make(model, nullptr, nodes, result, std::move(diagnostics), sizes, also, ran);
   if (also && !ran) {
     also(); // the model as it was given
+  }
+  return r;
+}
+
+report make_report(loaded_model& model, const node_graph& nodes, const sharding_result& result,
+                   std::vector<diagnostic> diagnostics, const input_sizes* sizes,
+                   const std::function<void()>& also) {
+  const wire::node_views* views = model.node_views();
+  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+      !shapes::node_inference::handles(model.proto_without_nodes())) {
+    return make_report(model.proto(), nodes, result, std::move(diagnostics), sizes, also);
+  }
+  // As measure_nodes(loaded_model&): on the views, nothing parsed.
+  bool ran = false;
+  report r = make(model.mutable_proto_without_nodes(), views, nodes, result, std::move(diagnostics),
+                  sizes, also, ran);
+  if (also && !ran) {
+    also();
   }
   return r;
 }

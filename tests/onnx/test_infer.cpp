@@ -16,6 +16,7 @@
 #include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/memory.hpp>
 #include <shardpoint/onnx/model.hpp>
+#include <shardpoint/onnx/report.hpp>
 #include <shardpoint/onnx/synth.hpp>
 
 #include "infer.hpp"
@@ -813,6 +814,27 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
       }
       CHECK((loaded.node_views() != nullptr) == as_views);
       CHECK(loaded.proto_without_nodes().SerializeAsString() == skeleton_before);
+    }
+    // make_report on the views: the same report (its crossings' sizes by
+    // name), `also` run once either way.
+    {
+      auto loaded = sp::parse_graph(bytes, "<bytes>", sp::node_reading::views_with_initializers);
+      const bool as_views = loaded.node_views() != nullptr;
+      const auto graph = sp::build_graph(loaded);
+      const auto count = static_cast<std::size_t>(m.graph().node_size());
+      std::vector<int> devices(count);
+      for (std::size_t v = 0; v < count; ++v) {
+        devices[v] = v < count / 2 ? 0 : 1; // crossings at the middle
+      }
+      const shardpoint::sharding_result halves(count, devices, {});
+      int ran_views = 0;
+      int ran_protos = 0;
+      const auto a = sp::make_report(loaded, graph, halves, {}, nullptr, [&] { ++ran_views; });
+      const auto b = sp::make_report(m, nodes, halves, {}, nullptr, [&] { ++ran_protos; });
+      CHECK(shardpoint::io::to_json(a) == shardpoint::io::to_json(b));
+      CHECK(ran_views == 1);
+      CHECK(ran_protos == 1);
+      CHECK((loaded.node_views() != nullptr) == as_views);
     }
     const auto n = static_cast<std::size_t>(m.graph().node_size());
     std::vector<std::int64_t> want(n, 0);

@@ -39,6 +39,12 @@ using io::to_table;
 report make_report(::onnx::ModelProto& model, const node_graph& nodes,
                    const sharding_result& result, std::vector<diagnostic> diagnostics,
                    const input_sizes* sizes = nullptr, const std::function<void()>& also = {});
+/// The same of a loaded model: on its views, parsing no node, where
+/// measure_nodes(loaded_model&, ...) would (costs.hpp); on proto()
+/// otherwise. The same report either way.
+report make_report(loaded_model& model, const node_graph& nodes, const sharding_result& result,
+                   std::vector<diagnostic> diagnostics, const input_sizes* sizes = nullptr,
+                   const std::function<void()>& also = {});
 
 } // namespace shardpoint::onnx
 
