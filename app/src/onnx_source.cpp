@@ -244,17 +244,18 @@ parameter_uses onnx_source::parameters(const sharding_result& stages, std::int64
   // Shard tuples as `weights strategy` decides them; a weight read by two
   // stages is held by both.
   const onnx::weight_options wo{static_cast<int>(tensor_parallel), std::nullopt, true};
-  return onnx::parameter_uses_of(proto().graph(), nodes(),
-                                 onnx::decide(proto().graph(), nodes(), stages, wo, layout));
+  return onnx::parameter_uses_of(*model_, nodes(),
+                                 onnx::decide(*model_, nodes(), stages, wo, layout));
 }
 
 tensor_parallel_probe onnx_source::probe_tensor_parallel() {
-  const auto n = static_cast<std::size_t>(proto().graph().node_size());
+  const auto& offsets = nodes().read_offsets; // (a node's reads each: one more than the nodes)
+  const std::size_t n = offsets.empty() ? 0 : offsets.size() - 1;
   const sharding_result one(n, std::vector<int>(n, 0), std::vector<int>(n, 0));
   onnx::weight_options wo{2, std::nullopt, true};
   wo.divisible = false; // which dimensions split, whatever their lengths
-  const auto decisions = onnx::decide(proto().graph(), nodes(), one, wo, nullptr);
-  tensor_parallel_probe out{onnx::parameter_uses_of(proto().graph(), nodes(), decisions), {}};
+  const auto decisions = onnx::decide(*model_, nodes(), one, wo, nullptr);
+  tensor_parallel_probe out{onnx::parameter_uses_of(*model_, nodes(), decisions), {}};
   for (const auto& e : onnx::tensor_parallel_extents(decisions)) {
     out.divides.emplace_back("along dimension " + std::to_string(e.dimension) + " of weight " +
                                  io::quote(e.weight),
@@ -342,7 +343,7 @@ std::vector<std::string> onnx_source::write_tensor_parallel(const sharding_resul
                                                             const std::string& prefix) {
   const onnx::weight_options options{tensor_parallel, std::nullopt,
                                      true}; // a tied weight: both stages
-  const auto decisions = onnx::decide(proto().graph(), nodes(), r, options, nullptr);
+  const auto decisions = onnx::decide(*model_, nodes(), r, options, nullptr);
   return write_strategy_files(onnx::strategies(decisions, options, r.num_stages()), folder, prefix,
                               false, weights::layout_form::mindspore);
 }

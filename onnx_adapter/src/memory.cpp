@@ -491,8 +491,13 @@ std::vector<std::int64_t> activation_bytes(loaded_model& model, const node_graph
       nodes, micro_batch_size, notes, sizes, guessed);
 }
 
-parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
-                                 const std::vector<weight_decision>& decisions) {
+namespace {
+
+// parameter_uses_of with the weights `weights_of` gives (of `graph`'s
+// nodes, or of views).
+template <class Weights>
+parameter_uses uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                       const std::vector<weight_decision>& decisions, Weights weights_of) {
   parameter_uses uses;
   const auto add = [&](std::int64_t elements, std::int64_t parts, int type) {
     uses.tensors.push_back(
@@ -521,7 +526,7 @@ parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_gra
       index.emplace(t.values().name(), add(elements, 1, t.values().data_type()));
     }
   }
-  const shapes::model_weights weights = shapes::weights_of(graph, nodes);
+  const shapes::model_weights weights = weights_of();
   std::vector<std::uint32_t> constant(nodes.tensors.size(), UINT32_MAX);
   for (std::size_t t = 0; t < nodes.tensors.size(); ++t) {
     const auto& w = weights.tensors[t];
@@ -544,6 +549,23 @@ parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_gra
     }
   }
   return uses;
+}
+
+} // namespace
+
+parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                                 const std::vector<weight_decision>& decisions) {
+  return uses_of(graph, nodes, decisions, [&] { return shapes::weights_of(graph, nodes); });
+}
+
+parameter_uses parameter_uses_of(const loaded_model& model, const node_graph& nodes,
+                                 const std::vector<weight_decision>& decisions) {
+  const wire::node_views* views = model.node_views();
+  if (views != nullptr && !views->initializers_as_views) { // (nothing parsed)
+    const auto& g = model.proto_without_nodes().graph();
+    return uses_of(g, nodes, decisions, [&] { return shapes::weights_of(*views, g, nodes); });
+  }
+  return parameter_uses_of(model.proto().graph(), nodes, decisions);
 }
 
 model_memory measure_memory(::onnx::ModelProto& model, const node_graph& nodes,

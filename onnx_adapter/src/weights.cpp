@@ -17,7 +17,9 @@
 #include <shardpoint/onnx/weights.hpp>
 #include <shardpoint/tensor_layout.hpp>
 
+#include "graph_nodes.hpp"
 #include "name_ids.hpp"
+#include "node_view.hpp"
 
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
@@ -27,32 +29,82 @@ namespace {
 
 // ---- the graph as the derivation sees it -------------------------------------
 
+// A node as the derivation reads it: protobuf's, or a view
+// (graph_nodes.hpp) of a model read with its nodes as views.
+class node_ref {
+public:
+  explicit node_ref(const ::onnx::NodeProto& n) : proto_(&n) {}
+  node_ref(const wire::node_views& views, std::size_t v) : views_(&views), v_(v) {}
+
+  [[nodiscard]] std::string_view op_type() const {
+    return proto_ != nullptr ? std::string_view(proto_->op_type()) : views_->nodes[v_].op_type();
+  }
+  [[nodiscard]] std::string_view name() const {
+    return proto_ != nullptr ? std::string_view(proto_->name()) : views_->nodes[v_].name();
+  }
+  [[nodiscard]] int input_size() const {
+    return proto_ != nullptr ? proto_->input_size() : static_cast<int>(views_->nodes[v_].inputs);
+  }
+  [[nodiscard]] std::string_view input(int i) const {
+    return proto_ != nullptr ? std::string_view(proto_->input(i))
+                             : views_->inputs(v_)[static_cast<std::size_t>(i)];
+  }
+  [[nodiscard]] int output_size() const {
+    return proto_ != nullptr ? proto_->output_size() : static_cast<int>(views_->nodes[v_].outputs);
+  }
+  [[nodiscard]] std::string_view output(int i) const {
+    return proto_ != nullptr ? std::string_view(proto_->output(i))
+                             : views_->outputs(v_)[static_cast<std::size_t>(i)];
+  }
+  /// Its attribute `name` of type INT, or nothing (a view's parsed).
+  [[nodiscard]] std::optional<std::int64_t> int_attribute(std::string_view name) const {
+    ::onnx::NodeProto scratch;
+    const ::onnx::NodeProto& n =
+        proto_ != nullptr ? *proto_ : view_nodes{*views_}.node(v_, scratch);
+    for (const auto& a : n.attribute()) {
+      if (a.name() == name) {
+        return a.i();
+      }
+    }
+    return std::nullopt;
+  }
+
+private:
+  const ::onnx::NodeProto* proto_ = nullptr;
+  const wire::node_views* views_ = nullptr;
+  std::size_t v_ = 0;
+};
+
 // Every name an id (name_ids, a flat table: string-keyed hash maps of
 // vectors were most of `memory` at 10^6 nodes, 9 of its 11 s); per id the
 // initializer of that name (the first), the node writing it (the first)
-// and the nodes reading it, in node order.
+// and the nodes reading it, in node order. The nodes are `g`'s, or views
+// (`views`; `g` then the skeleton's graph, which holds the initializers).
 struct graph_view {
   const ::onnx::GraphProto& g;
+  const wire::node_views* views = nullptr;
   name_ids ids;
   std::vector<const ::onnx::TensorProto*> initializers; // by id; nullptr: none
   std::vector<int> producers;                           // by id; -1: none
   std::vector<std::uint32_t> consumer_offsets;          // by id, into consumer_nodes
   std::vector<int> consumer_nodes;
 
-  explicit graph_view(const ::onnx::GraphProto& graph) : g(graph), ids(expected(graph)) {
+  explicit graph_view(const ::onnx::GraphProto& graph, const wire::node_views* node_views = nullptr)
+      : g(graph), views(node_views), ids(expected(graph, node_views)) {
     for (const auto& t : g.initializer()) {
       if (intern(t.name()).second) {
         initializers.back() = &t;
       }
     }
     std::vector<std::uint32_t> counts;
-    for (int v = 0; v < g.node_size(); ++v) {
-      for (const auto& o : g.node(v).output()) {
-        int& p = producers[intern(o).first];
+    for (int v = 0; v < size(); ++v) {
+      const node_ref n = node(v);
+      for (int k = 0; k < n.output_size(); ++k) {
+        int& p = producers[intern(n.output(k)).first];
         p = p < 0 ? v : p;
       }
-      for (const auto& i : g.node(v).input()) {
-        if (!i.empty()) {
+      for (int k = 0; k < n.input_size(); ++k) {
+        if (const std::string_view i = n.input(k); !i.empty()) {
           const auto id = intern(i).first;
           counts.resize(ids.size(), 0);
           ++counts[id];
@@ -66,13 +118,20 @@ struct graph_view {
     }
     consumer_nodes.resize(consumer_offsets.back());
     std::vector<std::uint32_t> next(consumer_offsets.begin(), consumer_offsets.end() - 1);
-    for (int v = 0; v < g.node_size(); ++v) {
-      for (const auto& i : g.node(v).input()) {
-        if (!i.empty()) {
+    for (int v = 0; v < size(); ++v) {
+      const node_ref n = node(v);
+      for (int k = 0; k < n.input_size(); ++k) {
+        if (const std::string_view i = n.input(k); !i.empty()) {
           consumer_nodes[next[*ids.find(i)]++] = v;
         }
       }
     }
+  }
+  [[nodiscard]] int size() const {
+    return views != nullptr ? static_cast<int>(views->size()) : g.node_size();
+  }
+  [[nodiscard]] node_ref node(int v) const {
+    return views != nullptr ? node_ref(*views, static_cast<std::size_t>(v)) : node_ref(g.node(v));
   }
   [[nodiscard]] const ::onnx::TensorProto* initializer(std::string_view t) const {
     const auto id = ids.find(t);
@@ -89,31 +148,32 @@ struct graph_view {
     const auto id = ids.find(t);
     return id ? producers[*id] : -1;
   }
-  [[nodiscard]] const ::onnx::NodeProto& node(int v) const { return g.node(v); }
   [[nodiscard]] std::string label(int v) const {
-    const auto& n = g.node(v);
-    return n.op_type() + " " + (n.name().empty() ? "#" + std::to_string(v) : "'" + n.name() + "'");
+    const node_ref n = node(v);
+    return std::string(n.op_type()) + " " +
+           (n.name().empty() ? "#" + std::to_string(v) : "'" + std::string(n.name()) + "'");
+  }
+  /// node_name()'s spelling: its name, or "<unnamed OP>".
+  [[nodiscard]] std::string display_name(std::size_t v) const {
+    const node_ref n = node(static_cast<int>(v));
+    return n.name().empty() ? "<unnamed " + std::string(n.op_type()) + ">" : std::string(n.name());
   }
   /// A MatMul or Gemm's weight: input 1 when it is an initializer.
-  [[nodiscard]] const std::string* weight_of(int v) const {
-    const auto& n = g.node(v);
+  [[nodiscard]] std::optional<std::string_view> weight_of(int v) const {
+    const node_ref n = node(v);
     if ((n.op_type() == "MatMul" || n.op_type() == "Gemm") && n.input_size() >= 2 &&
         is_weight(n.input(1)) && !is_weight(n.input(0))) {
-      return &n.input(1);
+      return n.input(1);
     }
-    return nullptr;
+    return std::nullopt;
   }
   [[nodiscard]] bool transposed(int v) const {
-    const auto& n = g.node(v);
+    const node_ref n = node(v);
     if (n.op_type() != "Gemm") {
       return false;
     }
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "transB") {
-        return a.i() != 0;
-      }
-    }
-    return false;
+    const auto trans_b = n.int_attribute("transB"); // (the first of that name)
+    return trans_b && *trans_b != 0;
   }
   [[nodiscard]] int single_consumer(std::string_view t) const {
     const auto id = ids.find(t);
@@ -124,9 +184,10 @@ struct graph_view {
   }
 
 private:
-  static std::size_t expected(const ::onnx::GraphProto& graph) {
-    return static_cast<std::size_t>(graph.initializer_size()) +
-           2 * static_cast<std::size_t>(graph.node_size());
+  static std::size_t expected(const ::onnx::GraphProto& graph, const wire::node_views* views) {
+    const std::size_t nodes =
+        views != nullptr ? views->size() : static_cast<std::size_t>(graph.node_size());
+    return static_cast<std::size_t>(graph.initializer_size()) + 2 * nodes;
   }
   // `name`'s id, and whether it is new (its slots added).
   std::pair<std::uint32_t, bool> intern(std::string_view name) {
@@ -141,17 +202,17 @@ private:
 
 // A node's first output; none for a node without outputs (a model may hold
 // one: it is walked past, never indexed).
-const std::string* first_output(const ::onnx::NodeProto& n) {
-  return n.output_size() > 0 ? &n.output(0) : nullptr;
+std::optional<std::string_view> first_output(const node_ref& n) {
+  return n.output_size() > 0 ? std::optional(n.output(0)) : std::nullopt;
 }
 
-bool passes_through(const std::string& op) {
+bool passes_through(std::string_view op) {
   return op == "Cast" || op == "Identity" || op == "Dropout";
 }
 
 // Ops of a block between its column and row layers (attention and MLP).
-bool block_op(const std::string& op) {
-  static const std::unordered_set<std::string> ops{
+bool block_op(std::string_view op) {
+  static const std::unordered_set<std::string_view> ops{
       "Add",      "Sub",     "Mul",     "Div",       "Softmax", "MatMul",      "Transpose",
       "Reshape",  "Relu",    "Gelu",    "Erf",       "Tanh",    "Sigmoid",     "Cast",
       "Identity", "Dropout", "Squeeze", "Unsqueeze", "Split",   "Concat",      "Slice",
@@ -162,54 +223,54 @@ bool block_op(const std::string& op) {
 
 // The bias a layer's output gets: the first Add with an initializer after it
 // (through casts), or Gemm's C.
-const std::string* bias_of(const graph_view& v, int layer) {
-  const auto& n = v.node(layer);
+std::optional<std::string_view> bias_of(const graph_view& v, int layer) {
+  const node_ref n = v.node(layer);
   if (n.op_type() == "Gemm" && n.input_size() >= 3 && v.is_weight(n.input(2))) {
-    return &n.input(2);
+    return n.input(2);
   }
-  const std::string* out = first_output(n);
-  if (out == nullptr) {
-    return nullptr;
+  const auto out = first_output(n);
+  if (!out) {
+    return std::nullopt;
   }
-  std::string t = *out;
+  std::string_view t = *out;
   for (int hops = 0; hops < 4; ++hops) {
     const int c = v.single_consumer(t);
     if (c < 0) {
-      return nullptr;
+      return std::nullopt;
     }
-    const auto& cn = v.node(c);
+    const node_ref cn = v.node(c);
     if (passes_through(cn.op_type())) {
-      if (first_output(cn) == nullptr) {
-        return nullptr;
+      if (!first_output(cn)) {
+        return std::nullopt;
       }
       t = *first_output(cn);
       continue;
     }
     if (cn.op_type() == "Add" && cn.input_size() == 2) {
-      const std::string& other = cn.input(0) == t ? cn.input(1) : cn.input(0);
-      return v.is_weight(other) ? &other : nullptr;
+      const std::string_view other = cn.input(0) == t ? cn.input(1) : cn.input(0);
+      return v.is_weight(other) ? std::optional(other) : std::nullopt;
     }
-    return nullptr;
+    return std::nullopt;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // Whether `layer`'s output rejoins the residual stream: through bias Adds
 // and casts into an Add of two activations. Returns that Add, or -1.
 int residual_join(const graph_view& v, int layer) {
-  const std::string* out = first_output(v.node(layer));
-  if (out == nullptr) {
+  const auto out = first_output(v.node(layer));
+  if (!out) {
     return -1;
   }
-  std::string t = *out;
+  std::string_view t = *out;
   for (int hops = 0; hops < 8; ++hops) {
     const int c = v.single_consumer(t);
     if (c < 0) {
       return -1;
     }
-    const auto& cn = v.node(c);
+    const node_ref cn = v.node(c);
     if (passes_through(cn.op_type())) {
-      if (first_output(cn) == nullptr) {
+      if (!first_output(cn)) {
         return -1;
       }
       t = *first_output(cn);
@@ -218,11 +279,11 @@ int residual_join(const graph_view& v, int layer) {
     if (cn.op_type() != "Add" || cn.input_size() != 2) {
       return -1;
     }
-    const std::string& other = cn.input(0) == t ? cn.input(1) : cn.input(0);
+    const std::string_view other = cn.input(0) == t ? cn.input(1) : cn.input(0);
     if (!v.is_weight(other)) {
       return c;
     }
-    if (first_output(cn) == nullptr) {
+    if (!first_output(cn)) {
       return -1;
     }
     t = *first_output(cn); // a bias: on
@@ -235,16 +296,16 @@ int residual_join(const graph_view& v, int layer) {
 std::vector<int> column_partners(const graph_view& v, int row) {
   std::vector<int> found;
   std::set<int> seen;
-  std::vector<std::string> todo{v.node(row).input(0)};
+  std::vector<std::string_view> todo{v.node(row).input(0)};
   while (!todo.empty() && seen.size() < 512) {
-    const std::string t = todo.back();
+    const std::string_view t = todo.back();
     todo.pop_back();
     const int p = v.producer(t);
     if (p < 0 || !seen.insert(p).second) {
       continue;
     }
-    const auto& pn = v.node(p);
-    if (v.weight_of(p) != nullptr) {
+    const node_ref pn = v.node(p);
+    if (v.weight_of(p)) {
       found.push_back(p);
       continue;
     }
@@ -256,8 +317,8 @@ std::vector<int> column_partners(const graph_view& v, int row) {
         !v.is_weight(pn.input(1))) {
       continue;
     }
-    for (const auto& i : pn.input()) {
-      if (!i.empty() && !v.is_weight(i)) {
+    for (int k = 0; k < pn.input_size(); ++k) {
+      if (const std::string_view i = pn.input(k); !i.empty() && !v.is_weight(i)) {
         todo.push_back(i);
       }
     }
@@ -286,15 +347,15 @@ namespace {
 std::vector<io::layout_choice> derive_on(const graph_view& v, const ::onnx::GraphProto& graph,
                                          const node_graph& nodes) {
   std::map<std::string, io::layout_choice> chosen;
-  const auto choose = [&](const std::string& name, K how, std::string reason) {
-    auto [it, fresh] = chosen.try_emplace(name);
+  const auto choose = [&](std::string_view name, K how, std::string reason) {
+    auto [it, fresh] = chosen.try_emplace(std::string(name));
     if (fresh || it->second.how == K::replicated) {
-      it->second = {name, how, {}, "", std::move(reason)};
+      it->second = {std::string(name), how, {}, "", std::move(reason)};
     }
   };
-  for (int r = 0; r < graph.node_size(); ++r) {
-    const std::string* w = v.weight_of(r);
-    if (w == nullptr) {
+  for (int r = 0; r < v.size(); ++r) {
+    const auto w = v.weight_of(r);
+    if (!w) {
       continue;
     }
     const int join = residual_join(v, r);
@@ -307,19 +368,19 @@ std::vector<io::layout_choice> derive_on(const graph_view& v, const ::onnx::Grap
     }
     choose(*w, K::row,
            "row-parallel: " + v.label(r) + " rejoins the residual stream at " + v.label(join));
-    if (const auto* b = bias_of(v, r)) {
+    if (const auto b = bias_of(v, r)) {
       choose(*b, K::row, "bias of row-parallel " + v.label(r) + ": kept whole");
     }
     for (int c : partners) {
       choose(*v.weight_of(c), K::column,
              "column-parallel: " + v.label(c) + " opens the block of " + v.label(r));
-      if (const auto* b = bias_of(v, c)) {
+      if (const auto b = bias_of(v, c)) {
         choose(*b, K::column, "bias of column-parallel " + v.label(c));
       }
     }
   }
-  for (int n = 0; n < graph.node_size(); ++n) {
-    const auto& node = graph.node(n);
+  for (int n = 0; n < v.size(); ++n) {
+    const node_ref node = v.node(n);
     if (node.op_type() == "Gather" && node.input_size() >= 1 && v.is_weight(node.input(0)) &&
         v.initializer(node.input(0))->dims_size() == 2) {
       choose(node.input(0), K::vocab, "vocab-parallel: " + v.label(n) + " looks rows up in it");
@@ -466,9 +527,13 @@ std::vector<std::int64_t> shard_of(const io::layout_choice& c,
 
 } // namespace
 
-std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
-                                    const sharding_result& stages, const weight_options& options,
-                                    const std::vector<io::layout_choice>* file) {
+namespace {
+
+// decide() on the graph as `v` sees it.
+std::vector<weight_decision> decide_on(const graph_view& v, const node_graph& nodes,
+                                       const sharding_result& stages, const weight_options& options,
+                                       const std::vector<io::layout_choice>* file) {
+  const ::onnx::GraphProto& graph = v.g;
   const int T = options.tensor_parallel;
   if (T < 1) {
     throw bad_parameter_error("the tensor-parallel degree must be at least 1, not " +
@@ -480,15 +545,13 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
                               ") must be a positive multiple of the tensor-parallel degree (" +
                               std::to_string(T) + ")");
   }
-  const graph_view v(graph);
-  const auto names = node_names(graph);
   const auto readers = readers_of(v, nodes, stages);
   const auto choices = layouts_of(graph, v, nodes, readers, file);
   // Which layers are stored transposed (Gemm transB).
-  std::set<std::string> transposed;
-  for (int n = 0; n < graph.node_size(); ++n) {
-    if (const auto* w = v.weight_of(n); w != nullptr && v.transposed(n)) {
-      transposed.insert(*w);
+  std::set<std::string, std::less<>> transposed;
+  for (int n = 0; n < v.size(); ++n) {
+    if (const auto w = v.weight_of(n); w && v.transposed(n)) {
+      transposed.emplace(*w);
     }
   }
   std::vector<weight_decision> out;
@@ -510,8 +573,8 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
       const auto second = std::next(first);
       throw bad_input_error(
           "initializer " + io::quote(c.name) + " is read by stage " + std::to_string(first->first) +
-          " (node " + io::quote(names[first->second]) + ") and stage " +
-          std::to_string(second->first) + " (node " + io::quote(names[second->second]) +
+          " (node " + io::quote(v.display_name(first->second)) + ") and stage " +
+          std::to_string(second->first) + " (node " + io::quote(v.display_name(second->second)) +
           "); give --replicate-shared to write it to both");
     }
     d.shard = shard_of(c, d.shape, transposed.count(c.name) > 0, T);
@@ -523,6 +586,28 @@ std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_
     out.push_back(std::move(d));
   }
   return out;
+}
+
+} // namespace
+
+std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
+                                    const sharding_result& stages, const weight_options& options,
+                                    const std::vector<io::layout_choice>* file) {
+  return decide_on(graph_view(graph), nodes, stages, options, file);
+}
+
+std::vector<weight_decision> decide(const loaded_model& model, const node_graph& nodes,
+                                    const sharding_result& stages, const weight_options& options,
+                                    const std::vector<io::layout_choice>* file) {
+  // On the views where the model's nodes are views and its skeleton holds
+  // the initializers (node_reading::views_with_initializers): nothing
+  // parsed.
+  const wire::node_views* views = model.node_views();
+  if (views != nullptr && !views->initializers_as_views) {
+    return decide_on(graph_view(model.proto_without_nodes().graph(), views), nodes, stages, options,
+                     file);
+  }
+  return decide(model.proto().graph(), nodes, stages, options, file);
 }
 
 std::vector<split_extent> tensor_parallel_extents(const std::vector<weight_decision>& decisions) {

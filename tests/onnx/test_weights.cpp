@@ -10,6 +10,11 @@
 
 #include <sys/stat.h>
 
+#include <shardpoint/onnx/memory.hpp>
+#include <shardpoint/onnx/model.hpp>
+#include <shardpoint/onnx/synth.hpp>
+#include <shardpoint/onnx/weights.hpp>
+
 #include "onnx_support.hpp"
 #include "synth_support.hpp" // the synthetic models' deterministic weights
 
@@ -1048,4 +1053,111 @@ TEST_CASE("a strategy giving more ranks than shardpoint writes is refused before
                             2,
                             "the strategies give 65537 ranks (65537 devices a stage x 1 stages), "
                             "more than shardpoint splits or merges (65536)");
+}
+
+namespace {
+
+// Everything a decision says, and everything parameter_uses_of makes of the
+// decisions, as text: equal texts, equal results.
+std::string decided_text(const std::vector<sp::weight_decision>& decisions,
+                         const shardpoint::parameter_uses& uses) {
+  std::string out;
+  const auto list = [&](const auto& xs) {
+    for (const auto x : xs) {
+      out += std::to_string(x) + ",";
+    }
+    out += ";";
+  };
+  for (const auto& d : decisions) {
+    out += d.name + " " + std::to_string(d.onnx_type) + " " +
+           shardpoint::io::to_string(d.choice.how) + " " + d.choice.reason + " " + d.choice.where +
+           " ";
+    list(d.shape);
+    list(d.stages);
+    list(d.shard);
+    list(d.choice.shard);
+    out += "\n";
+  }
+  for (const auto& t : uses.tensors) {
+    out += std::to_string(t.elements) + " " + std::to_string(t.tensor_parallel_parts) + " " +
+           std::to_string(t.stored_element_bytes) + " " + std::to_string(t.trainable) + " " +
+           std::to_string(t.row_parallel) + "\n";
+  }
+  for (const auto& used : uses.used) {
+    list(used);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("weight decisions and parameter uses on node views are the parsed ones") {
+  std::vector<::onnx::ModelProto> models{sp::synth_decoder(3, 8, 5), sp::synth_decoder(40, 16, 7)};
+  // Gemm with transB (a view's attribute, parsed for it), Gather: vocab.
+  auto gemm = onnx_test::make_model({{"embed", {"emb", "ids"}, {"e"}, "Gather"},
+                                     {"up", {"e", "w1", "b1"}, {"u"}, "Gemm"},
+                                     {"act", {"u"}, {"a"}, "Relu"},
+                                     {"down", {"a", "w2", "b2"}, {"d"}, "Gemm"},
+                                     {"res", {"e", "d"}, {"y"}, "Add"}},
+                                    {"y"});
+  for (auto* n : {gemm.mutable_graph()->mutable_node(1), gemm.mutable_graph()->mutable_node(3)}) {
+    auto* a = n->add_attribute();
+    a->set_name("transB");
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(1);
+  }
+  for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
+           {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
+    sp::synth::add_weight(*gemm.mutable_graph(), name, dims, 0.5F, 0);
+  }
+  models.push_back(gemm);
+  if (!onnx_test::models_dir().empty()) {
+    for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
+      if (entry.path().extension() == ".onnx") {
+        models.push_back(sp::load_model(entry.path()));
+      }
+    }
+  }
+  int on_views = 0;
+  for (const auto& m : models) {
+    CAPTURE(m.graph().name());
+    const std::string bytes = m.SerializeAsString();
+    const auto parsed_graph = sp::build_graph(m.graph());
+    const std::size_t n = static_cast<std::size_t>(m.graph().node_size());
+    std::vector<int> stages(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      stages[v] = v < n / 2 ? 0 : 1;
+    }
+    const shardpoint::sharding_result two(n, stages, stages);
+    for (const int T : {1, 2}) {
+      for (const bool divisible : {false, true}) {
+        CAPTURE(T);
+        CAPTURE(divisible);
+        sp::weight_options options{T, std::nullopt, true};
+        options.divisible = divisible;
+        const auto loaded =
+            sp::parse_graph(bytes, "<bytes>", sp::node_reading::views_with_initializers);
+        const bool as_views = loaded.node_views() != nullptr;
+        on_views += as_views && T == 2 && divisible ? 1 : 0;
+        const auto graph = sp::build_graph(loaded);
+        std::string views_text;
+        std::string parsed_text;
+        try {
+          const auto d = sp::decide(loaded, graph, two, options, nullptr);
+          views_text = decided_text(d, sp::parameter_uses_of(loaded, graph, d));
+        } catch (const shardpoint::error& e) {
+          views_text = e.what();
+        }
+        try {
+          const auto d = sp::decide(m.graph(), parsed_graph, two, options, nullptr);
+          parsed_text = decided_text(d, sp::parameter_uses_of(m.graph(), parsed_graph, d));
+        } catch (const shardpoint::error& e) {
+          parsed_text = e.what();
+        }
+        CHECK(views_text == parsed_text);
+        CHECK((loaded.node_views() != nullptr) == as_views); // nothing parsed them
+      }
+    }
+  }
+  CHECK(on_views >= 3); // the decoders and the Gemm model
 }

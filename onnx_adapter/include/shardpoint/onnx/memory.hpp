@@ -97,6 +97,10 @@ std::optional<held_batch> measured_batch(::onnx::ModelProto& model,
 /// initializers and Constants; costs.hpp, node_weights::parameter_bytes).
 parameter_uses parameter_uses_of(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                  const std::vector<weight_decision>& decisions);
+/// The same of a loaded model: on its views where decide(loaded_model&)
+/// runs on them (weights.hpp), on proto() otherwise.
+parameter_uses parameter_uses_of(const loaded_model& model, const node_graph& nodes,
+                                 const std::vector<weight_decision>& decisions);
 
 /// Tensors made from constants alone that no weight count holds
 /// (shape_made_tensors, costs.hpp). Their outputs count as activations

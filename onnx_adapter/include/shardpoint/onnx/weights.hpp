@@ -84,6 +84,12 @@ std::vector<io::layout_choice> derive_layout(const ::onnx::GraphProto& graph,
 std::vector<weight_decision> decide(const ::onnx::GraphProto& graph, const node_graph& nodes,
                                     const sharding_result& stages, const weight_options& options,
                                     const std::vector<io::layout_choice>* file);
+/// The same of a loaded model: on its views, parsing no node, where it was
+/// read with node_reading::views_with_initializers and its nodes are views;
+/// on proto() otherwise. The same decisions either way.
+std::vector<weight_decision> decide(const loaded_model& model, const node_graph& nodes,
+                                    const sharding_result& stages, const weight_options& options,
+                                    const std::vector<io::layout_choice>* file);
 
 /// A length every tensor-parallel degree must divide, and where it is.
 struct split_extent {
