@@ -668,6 +668,27 @@ TEST_CASE("inferred_shapes: work handed to it runs, beside or before, its error 
   }
 }
 
+namespace {
+
+// Every figure measure_nodes gives, equal.
+void check_same_measures(const sp::node_weights& a, const sp::node_weights& b) {
+  CHECK(a.cost == b.cost);
+  CHECK(a.parameter_bytes == b.parameter_bytes);
+  CHECK(a.output_bytes == b.output_bytes);
+  CHECK(a.initializer_bytes == b.initializer_bytes);
+  CHECK(a.held_bytes == b.held_bytes);
+  CHECK(a.guessed.cost_nodes == b.guessed.cost_nodes);
+  CHECK(a.guessed.bytes_nodes == b.guessed.bytes_nodes);
+  CHECK(a.guessed.body_nodes == b.guessed.body_nodes);
+  CHECK(a.guessed.symbols == b.guessed.symbols);
+  CHECK(a.unsized_weights == b.unsized_weights);
+  CHECK(a.made_from_shapes.nodes == b.made_from_shapes.nodes);
+  CHECK(a.made_from_shapes.bytes == b.made_from_shapes.bytes);
+  CHECK(a.made_from_shapes.unsized == b.made_from_shapes.unsized);
+}
+
+} // namespace
+
 TEST_CASE("measure_nodes: output bytes found by node position, the weights beside inference") {
   std::size_t views_measured = 0;
   // Held to a reference by name: per tensor a node other than its producer
@@ -740,13 +761,7 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
     CHECK(m.SerializeAsString() == before);
     REQUIRE(built);
     CHECK(built->tensors == nodes.tensors);
-    CHECK(beside.cost == w.cost);
-    CHECK(beside.parameter_bytes == w.parameter_bytes);
-    CHECK(beside.output_bytes == w.output_bytes);
-    CHECK(beside.initializer_bytes == w.initializer_bytes);
-    CHECK(beside.held_bytes == w.held_bytes);
-    CHECK(beside.guessed.cost_nodes == w.guessed.cost_nodes);
-    CHECK(beside.guessed.bytes_nodes == w.guessed.bytes_nodes);
+    check_same_measures(beside, w);
     // A loaded model read with its nodes as views (and initializers
     // parsed): the same measures, every cost model, no node parsed where
     // the nodes are plain.
@@ -767,17 +782,7 @@ TEST_CASE("measure_nodes: output bytes found by node position, the weights besid
           how);
       CHECK((loaded.node_views() != nullptr) == as_views);
       const auto parsed = sp::measure_nodes(m, nodes, how);
-      CHECK(measured.cost == parsed.cost);
-      CHECK(measured.parameter_bytes == parsed.parameter_bytes);
-      CHECK(measured.output_bytes == parsed.output_bytes);
-      CHECK(measured.initializer_bytes == parsed.initializer_bytes);
-      CHECK(measured.held_bytes == parsed.held_bytes);
-      CHECK(measured.guessed.cost_nodes == parsed.guessed.cost_nodes);
-      CHECK(measured.guessed.bytes_nodes == parsed.guessed.bytes_nodes);
-      CHECK(measured.guessed.symbols == parsed.guessed.symbols);
-      CHECK(measured.unsized_weights == parsed.unsized_weights);
-      CHECK(measured.made_from_shapes.nodes == parsed.made_from_shapes.nodes);
-      CHECK(measured.made_from_shapes.bytes == parsed.made_from_shapes.bytes);
+      check_same_measures(measured, parsed);
       // estimate_costs likewise.
       sp::guesses on_views;
       sp::guesses on_protos;

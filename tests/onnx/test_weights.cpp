@@ -197,6 +197,33 @@ void round_trip(const fs::path& model, const temp_dir& dir, int T, int D, const 
 
 } // namespace
 
+namespace {
+
+// x -> Gather(emb) -> Gemm(w1, transB) -> Relu -> Gemm(w2, transB) -> + x:
+// a vocab table, a column and a row layer stored transposed, their biases.
+::onnx::ModelProto gemm_gather_model() {
+  auto m = onnx_test::make_model({{"embed", {"emb", "ids"}, {"e"}, "Gather"},
+                                  {"up", {"e", "w1", "b1"}, {"u"}, "Gemm"},
+                                  {"act", {"u"}, {"a"}, "Relu"},
+                                  {"down", {"a", "w2", "b2"}, {"d"}, "Gemm"},
+                                  {"res", {"e", "d"}, {"y"}, "Add"}},
+                                 {"y"});
+  auto& g = *m.mutable_graph();
+  for (auto* n : {g.mutable_node(1), g.mutable_node(3)}) {
+    auto* a = n->add_attribute();
+    a->set_name("transB");
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(1);
+  }
+  for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
+           {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
+    sp::synth::add_weight(g, name, dims, 0.5F, 0);
+  }
+  return m;
+}
+
+} // namespace
+
 TEST_CASE("element sizes: every ONNX type by its name; no size for strings and unknown types") {
   using T = ::onnx::TensorProto;
   const std::map<int, std::size_t> sizes{
@@ -307,24 +334,10 @@ TEST_CASE("initializers no node reads: in no strategy file, and said") {
 
 TEST_CASE("Gemm with transB: the transposed tuples; Gather: vocab") {
   temp_dir dir;
-  // x -> Gather(emb) -> Gemm(w1, transB) -> Relu -> Gemm(w2, transB) -> + x
-  auto m = onnx_test::make_model({{"embed", {"emb", "ids"}, {"e"}, "Gather"},
-                                  {"up", {"e", "w1", "b1"}, {"u"}, "Gemm"},
-                                  {"act", {"u"}, {"a"}, "Relu"},
-                                  {"down", {"a", "w2", "b2"}, {"d"}, "Gemm"},
-                                  {"res", {"e", "d"}, {"y"}, "Add"}},
-                                 {"y"});
+  auto m = gemm_gather_model();
   auto& g = *m.mutable_graph();
-  for (auto* n : {g.mutable_node(1), g.mutable_node(3)}) {
-    auto* a = n->add_attribute();
-    a->set_name("transB");
-    a->set_type(::onnx::AttributeProto::INT);
-    a->set_i(1);
-  }
-  for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
-           {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
-    sp::synth::add_weight(g, name, dims, 0.5F, 0);
-    onnx_test::to_float_data(*g.mutable_initializer(g.initializer_size() - 1));
+  for (auto& t : *g.mutable_initializer()) {
+    onnx_test::to_float_data(t);
   }
   const auto model = dir / "gemm.onnx";
   sp::save_model(m, model);
@@ -1093,24 +1106,7 @@ std::string decided_text(const std::vector<sp::weight_decision>& decisions,
 
 TEST_CASE("weight decisions and parameter uses on node views are the parsed ones") {
   std::vector<::onnx::ModelProto> models{sp::synth_decoder(3, 8, 5), sp::synth_decoder(40, 16, 7)};
-  // Gemm with transB (a view's attribute, parsed for it), Gather: vocab.
-  auto gemm = onnx_test::make_model({{"embed", {"emb", "ids"}, {"e"}, "Gather"},
-                                     {"up", {"e", "w1", "b1"}, {"u"}, "Gemm"},
-                                     {"act", {"u"}, {"a"}, "Relu"},
-                                     {"down", {"a", "w2", "b2"}, {"d"}, "Gemm"},
-                                     {"res", {"e", "d"}, {"y"}, "Add"}},
-                                    {"y"});
-  for (auto* n : {gemm.mutable_graph()->mutable_node(1), gemm.mutable_graph()->mutable_node(3)}) {
-    auto* a = n->add_attribute();
-    a->set_name("transB");
-    a->set_type(::onnx::AttributeProto::INT);
-    a->set_i(1);
-  }
-  for (const auto& [name, dims] : std::map<std::string, std::vector<std::int64_t>>{
-           {"emb", {16, 4}}, {"w1", {8, 4}}, {"b1", {8}}, {"w2", {4, 8}}, {"b2", {4}}}) {
-    sp::synth::add_weight(*gemm.mutable_graph(), name, dims, 0.5F, 0);
-  }
-  models.push_back(gemm);
+  models.push_back(gemm_gather_model()); // (a view's transB parsed for it)
   if (!onnx_test::models_dir().empty()) {
     for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
       if (entry.path().extension() == ".onnx") {
