@@ -199,9 +199,8 @@ std::vector<std::int64_t> estimate_costs(::onnx::ModelProto& model, cost_model h
 
 std::vector<std::int64_t> estimate_costs(loaded_model& model, cost_model how, guesses* guessed,
                                          const input_sizes* sizes) {
-  const wire::node_views* views = model.node_views();
-  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
-      !shapes::node_inference::handles(model.proto_without_nodes())) {
+  const wire::node_views* views = shapes::inferable_views(model, sizes);
+  if (views == nullptr) {
     return estimate_costs(model.proto(), how, guessed, sizes);
   }
   // As measure_nodes(loaded_model&): on the views, nothing parsed.
@@ -218,7 +217,7 @@ std::vector<std::int64_t> estimate_costs(loaded_model& model, cost_model how, gu
     }
     return costs;
   }
-  const inferred_shapes types(skeleton, *views, [] {});
+  const inferred_shapes types(skeleton, *views, std::function<void()>());
   return flops_costs(nodes, types, guessed);
 }
 
@@ -345,9 +344,8 @@ node_weights measure_nodes(::onnx::ModelProto& model,
 
 node_weights measure_nodes(loaded_model& model, const std::function<const node_graph&()>& graph_of,
                            cost_model how, const input_sizes* sizes) {
-  const wire::node_views* views = model.node_views();
-  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
-      !shapes::node_inference::handles(model.proto_without_nodes())) {
+  const wire::node_views* views = shapes::inferable_views(model, sizes);
+  if (views == nullptr) {
     return measure_nodes(model.proto(), graph_of, how, sizes); // parsed
   }
   // Nodes as views, initializers parsed (node_reading::views_with_initializers),

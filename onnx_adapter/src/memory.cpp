@@ -477,9 +477,8 @@ std::vector<std::int64_t> activation_bytes(loaded_model& model, const node_graph
                                            std::int64_t micro_batch_size,
                                            std::vector<std::string>& notes,
                                            const input_sizes* sizes, guesses* guessed) {
-  const wire::node_views* views = model.node_views();
-  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
-      !shapes::node_inference::handles(model.proto_without_nodes())) {
+  const wire::node_views* views = shapes::inferable_views(model, sizes);
+  if (views == nullptr) {
     return activation_bytes(model.proto(), nodes, micro_batch_size, notes, sizes, guessed);
   }
   // As measure_nodes(loaded_model&): the views inferred, nothing parsed; the
@@ -487,7 +486,9 @@ std::vector<std::int64_t> activation_bytes(loaded_model& model, const node_graph
   auto& skeleton = model.mutable_proto_without_nodes();
   return activations_on(
       view_nodes{*views}, skeleton,
-      [&](bool) { return std::make_unique<shapes::inferred_shapes>(skeleton, *views, [] {}); },
+      [&](bool) {
+        return std::make_unique<shapes::inferred_shapes>(skeleton, *views, std::function<void()>());
+      },
       nodes, micro_batch_size, notes, sizes, guessed);
 }
 

@@ -124,9 +124,8 @@ report make_report(::onnx::ModelProto& model, const node_graph& nodes,
 report make_report(loaded_model& model, const node_graph& nodes, const sharding_result& result,
                    std::vector<diagnostic> diagnostics, const input_sizes* sizes,
                    const std::function<void()>& also) {
-  const wire::node_views* views = model.node_views();
-  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
-      !shapes::node_inference::handles(model.proto_without_nodes())) {
+  const wire::node_views* views = shapes::inferable_views(model, sizes);
+  if (views == nullptr) {
     return make_report(model.proto(), nodes, result, std::move(diagnostics), sizes, also);
   }
   // As measure_nodes(loaded_model&): on the views, nothing parsed.

@@ -19,6 +19,7 @@
 #include "graph_nodes.hpp"
 #include "infer.hpp"
 #include "name_ids.hpp"
+#include "node_view.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx::shapes {
@@ -286,6 +287,10 @@ inferred_shapes::inferred_shapes(::onnx::ModelProto& model, bool propagate_data,
 inferred_shapes::inferred_shapes(const ::onnx::ModelProto& skeleton, const wire::node_views& nodes,
                                  const std::function<void()>& unshaped)
     : graph_(&skeleton.graph()), views_(&nodes) {
+  if (!unshaped) { // (nothing to run beside it)
+    by_node_ = node_inference::make_handled(skeleton, nodes);
+    return;
+  }
   auto beside = std::async(std::launch::async, unshaped);
   by_node_ = node_inference::make_handled(skeleton, nodes); // (bad_alloc at most)
   beside.get();
@@ -598,6 +603,15 @@ model_weights weights_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g,
 }
 
 } // namespace
+
+const wire::node_views* inferable_views(const loaded_model& model, const input_sizes* sizes) {
+  const wire::node_views* views = model.node_views();
+  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+      !node_inference::handles(model.proto_without_nodes())) {
+    return nullptr;
+  }
+  return views;
+}
 
 model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes) {
   return weights_on(proto_nodes{g}, g, nodes);

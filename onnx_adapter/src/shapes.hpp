@@ -97,6 +97,7 @@ public:
   /// node_reading::views_with_initializers: its skeleton
   /// (proto_without_nodes()), which node_inference::handles(), and its
   /// nodes as views, which are not parsed (node_inference::make_handled).
+  /// `unshaped` may be empty.
   inferred_shapes(const ::onnx::ModelProto& skeleton, const wire::node_views& nodes,
                   const std::function<void()>& unshaped);
   inferred_shapes(const inferred_shapes&) = delete;
@@ -172,6 +173,13 @@ struct model_weights {
   /// `sized` (counted as 0 bytes).
   [[nodiscard]] std::size_t unsized() const;
 };
+
+/// The views of `model`'s nodes where shapes, costs and weights can be
+/// found on them: its nodes are views with the initializers parsed into the
+/// skeleton (node_reading::views_with_initializers), no size is given
+/// (sizes propagate data: InferShapes on the whole model) and
+/// node_inference handles the skeleton. nullptr otherwise: proto() then.
+const wire::node_views* inferable_views(const loaded_model& model, const input_sizes* sizes);
 
 model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes);
 /// The same of a model whose nodes are views, and whose skeleton's graph
