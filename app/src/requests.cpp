@@ -12,20 +12,6 @@
 namespace shardpoint::app {
 namespace fs = std::filesystem;
 
-namespace {
-
-// The graph whose tensors may name external data files, without parsing
-// nodes read as views: those hold no tensors, and initializers read as
-// views name no file (onnx/src/node_view.hpp); the skeleton's graph then
-// has none, and only the parsed ones are checked. (Called as the model is
-// loaded, before any other thread may parse them into it.)
-const ::onnx::GraphProto& tensors_of(const onnx::loaded_model& model) {
-  return model.node_views() != nullptr ? model.proto_without_nodes().graph()
-                                       : model.proto().graph();
-}
-
-} // namespace
-
 onnx::loaded_model load_model(const std::string& path, std::string_view data, reading what) {
   const auto nodes = what == reading::graph_views ? onnx::node_reading::views
                      : what == reading::graph_views_measured
@@ -37,7 +23,7 @@ onnx::loaded_model load_model(const std::string& path, std::string_view data, re
                                   : onnx::parse_graph(data, name, nodes);
   }
   auto model = what == reading::whole ? onnx::read_model(path) : onnx::read_graph(path, nodes);
-  onnx::check_external_locations(tensors_of(model), fs::path(path).parent_path());
+  onnx::check_external_locations(model, fs::path(path).parent_path());
   return model;
 }
 
@@ -116,7 +102,7 @@ void protect_inputs(io::output_set& outputs, const std::string& path,
                     std::initializer_list<std::pair<std::string_view, std::string_view>> files) {
   if (!path.empty()) {
     if (model != nullptr) { // (load_model checked its locations: inside its folder)
-      onnx::declare_model_inputs(outputs, path, tensors_of(*model));
+      onnx::declare_model_inputs(outputs, path, *model);
     } else {
       outputs.input(path, "the input model");
     }

@@ -353,10 +353,9 @@ private:
   }
 
   void subgraph_reads(std::size_t v, std::vector<std::uint32_t>& read_ids) {
-    name_set reads;                                     // copies, gone with the set
-    if constexpr (std::is_same_v<Nodes, proto_nodes>) { // (views have no subgraphs)
-      node_reads(nodes_.node(v), top_locals_, reads);
-    }
+    name_set reads;            // copies, gone with the set
+    ::onnx::NodeProto scratch; // (a view with subgraphs is parsed: never used)
+    node_reads(nodes_.node(v, scratch), top_locals_, reads);
     for (const auto& t : reads) {
       if (const auto known = ids_.find(t)) {
         read_ids.push_back(*known);

@@ -13,11 +13,12 @@
 //   for what needs attributes (an inference function, a Constant's value);
 //   initializer_names(g, f) and initializer_count(g) of the graph `g`.
 //
-// Views have no subgraphs and no attribute holding a tensor, graph or type
-// (node_view.hpp leaves those nodes to protobuf), so a pass may take what
-// those attributes hold from protobuf's nodes alone. A view parsed into
+// A view whose attributes hold a tensor, a graph or a type was parsed when
+// it was read (node_views::parsed): node(v, scratch) is then that node,
+// which lives as long as the views, so a pass may keep pointers into what
+// those attributes hold (a Constant's tensor). Any other view parsed into
 // `scratch` lives while `scratch` does and is unchanged: a pass keeps no
-// pointer into it.
+// pointer into it (and it holds no tensor, graph or type to point to).
 //
 // COST: the accessors are O(1); node(v, scratch) on a view copies its
 // strings and parses its attribute bytes, O(the node's bytes).
@@ -74,14 +75,23 @@ struct view_nodes {
   [[nodiscard]] std::string_view domain(std::size_t v) const { return w.nodes[v].domain(); }
   [[nodiscard]] auto inputs(std::size_t v) const { return w.inputs(v); }
   [[nodiscard]] auto outputs(std::size_t v) const { return w.outputs(v); }
-  [[nodiscard]] static bool subgraphs(std::size_t) { return false; }
+  [[nodiscard]] bool subgraphs(std::size_t v) const {
+    const auto* parsed = w.parsed_node(v);
+    return parsed != nullptr && has_subgraphs(*parsed);
+  }
+  /// Whether node v holds a tensor, a graph or a type (and was parsed).
+  [[nodiscard]] bool parsed(std::size_t v) const { return w.parsed_node(v) != nullptr; }
   /// The bytes of node v's attribute fields (node_view::attributes).
   [[nodiscard]] std::string_view attribute_bytes(std::size_t v) const {
     return w.nodes[v].attribute_bytes();
   }
   /// Node v parsed into `scratch`: its inputs, outputs, name, op type,
-  /// domain and attributes.
+  /// domain and attributes; or, when it was parsed as it was read, that
+  /// node.
   const ::onnx::NodeProto& node(std::size_t v, ::onnx::NodeProto& scratch) const {
+    if (const auto* parsed = w.parsed_node(v)) {
+      return *parsed;
+    }
     const std::string_view attributes = w.nodes[v].attribute_bytes();
     // (The views accepted these bytes: protobuf parses them, node_view.hpp.)
     if (!scratch.ParseFromArray(attributes.data(), static_cast<int>(attributes.size()))) {

@@ -301,10 +301,10 @@ public:
     append(key, inputs);
     append(key, static_cast<std::uint32_t>(nodes.outputs(v).size()));
     if constexpr (std::is_same_v<Nodes, view_nodes>) {
-      // A view's attributes by their bytes: equal bytes, equal attributes
-      // (and the views hold no tensor, graph or type attribute).
+      // A view's attributes by their bytes: equal bytes, equal attributes.
+      // One holding a tensor, a graph or a type is not keyed, as below.
       const std::string_view bytes = nodes.attribute_bytes(v);
-      if (bytes.size() > largest_data) {
+      if (bytes.size() > largest_data || nodes.parsed(v)) {
         return false;
       }
       append(key, static_cast<std::uint64_t>(bytes.size()));
@@ -479,10 +479,13 @@ public:
           initializer_typed(t, at);
         }
       }
-      if constexpr (std::is_same_v<Nodes, proto_nodes>) { // (a view holds no tensor)
-        for (const auto v : s_.constants) {
-          constants(nodes_.node(v));
+      for (const auto v : s_.constants) {
+        if constexpr (std::is_same_v<Nodes, view_nodes>) {
+          if (!nodes_.parsed(v)) {
+            continue; // (it holds no tensor)
+          }
         }
+        constants(nodes_.node(v, scratch_)); // (a parsed view: it outlives the pass)
       }
       for (std::size_t v = 0; v < nodes_.size(); ++v) {
         node(v, s_.node_names.data() + s_.node_offsets[v]);

@@ -107,14 +107,43 @@ private:
 };
 
 bool is_singular_attribute_field(int field) {
-  return field != ::onnx::AttributeProto::kFloatsFieldNumber &&
-         field != ::onnx::AttributeProto::kIntsFieldNumber &&
-         field != ::onnx::AttributeProto::kStringsFieldNumber;
+  switch (field) {
+  case ::onnx::AttributeProto::kFloatsFieldNumber:
+  case ::onnx::AttributeProto::kIntsFieldNumber:
+  case ::onnx::AttributeProto::kStringsFieldNumber:
+  case ::onnx::AttributeProto::kTensorsFieldNumber:
+  case ::onnx::AttributeProto::kGraphsFieldNumber:
+  case ::onnx::AttributeProto::kTypeProtosFieldNumber:
+  case ::onnx::AttributeProto::kSparseTensorsFieldNumber:
+    return false;
+  default:
+    return true;
+  }
+}
+
+// Whether an attribute's field `field` holds a tensor, a graph or a type:
+// what protobuf reads for the views (node_view.hpp).
+bool is_held_attribute_field(int field) {
+  switch (field) {
+  case ::onnx::AttributeProto::kTFieldNumber:
+  case ::onnx::AttributeProto::kGFieldNumber:
+  case ::onnx::AttributeProto::kTensorsFieldNumber:
+  case ::onnx::AttributeProto::kGraphsFieldNumber:
+  case ::onnx::AttributeProto::kTpFieldNumber:
+  case ::onnx::AttributeProto::kTypeProtosFieldNumber:
+  case ::onnx::AttributeProto::kSparseTensorFieldNumber:
+  case ::onnx::AttributeProto::kSparseTensorsFieldNumber:
+    return true;
+  default:
+    return false;
+  }
 }
 
 // An attribute of the kinds a plain node holds (node_view.hpp); a sharding
-// attribute's value into `sharding`.
-bool plain_attribute(std::string_view bytes, node_sharding& sharding) {
+// attribute's value into `sharding`. With `held`, also one holding a
+// tensor, a graph or a type, whose bytes are left to protobuf: `*held` is
+// then set.
+bool plain_attribute(std::string_view bytes, node_sharding& sharding, bool* held) {
   fields f(bytes);
   int previous = 0;
   std::string_view name;
@@ -150,7 +179,12 @@ bool plain_attribute(std::string_view bytes, node_sharding& sharding) {
            ::onnx::AttributeProto_AttributeType_IsValid(static_cast<int>(type));
       break;
     default: // a tensor, graph, type or sparse tensor, or an unknown field
-      return false;
+      if (held == nullptr || !is_held_attribute_field(f.field()) || !f.bytes(s)) {
+        return false;
+      }
+      *held = true; // (its bytes are protobuf's to check)
+      ok = true;
+      break;
     }
     if (!ok) {
       return false;
@@ -273,8 +307,13 @@ bool decode_tensor(std::string_view value, std::size_t kept, tensor_view& out) {
   return true;
 }
 
-bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
-                 node_sharding& sharding) {
+namespace {
+
+// decode_node(); with `held`, a node with attributes holding a tensor, a
+// graph or a type is accepted too (`*held` set), its bytes checked by the
+// caller.
+bool decode(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+            node_sharding& sharding, bool* held) {
   const std::size_t had = names.size();
   const auto refuse = [&] {
     names.resize(had);
@@ -327,7 +366,7 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
       node.domain_size = static_cast<std::uint32_t>(s.size());
       break;
     case ::onnx::NodeProto::kAttributeFieldNumber:
-      if (!plain_attribute(s, marks)) {
+      if (!plain_attribute(s, marks, held)) {
         return refuse();
       }
       break;
@@ -341,6 +380,39 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
     return refuse();
   }
   node.attributes_at = static_cast<std::uint32_t>(attributes); // (<= splice)
+  out = node;
+  sharding = marks;
+  return true;
+}
+
+} // namespace
+
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+                 node_sharding& sharding) {
+  return decode(value, out, names, sharding, nullptr);
+}
+
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+                 node_sharding& sharding, std::unique_ptr<::onnx::NodeProto>& parsed) {
+  const std::size_t had = names.size();
+  bool held = false;
+  node_view node;
+  node_sharding marks;
+  if (!decode(value, node, names, marks, &held)) {
+    return false;
+  }
+  if (held) { // protobuf's bytes, or not a view
+    auto message = std::make_unique<::onnx::NodeProto>();
+    CodedInputStream in(reinterpret_cast<const std::uint8_t*>(value.data()),
+                        static_cast<int>(value.size()));
+    in.SetRecursionLimit(node_recursion_budget);
+    if (!message->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage() ||
+        message->ByteSizeLong() != value.size() || message->SerializeAsString() != value) {
+      names.resize(had);
+      return false;
+    }
+    parsed = std::move(message);
+  }
   out = node;
   sharding = marks;
   return true;

@@ -22,11 +22,21 @@
 //   - every varint (tags, lengths, values) in its shortest encoding, an
 //     attribute's type one of AttributeType's values;
 //   - and, for what this reader is for: no attribute holding a tensor, a
-//     graph or a type (those nodes need protobuf); a sharding attribute
-//     (`__ipu_number`, `__pipeline_stage`) only as read_annotations() takes
-//     it -- of type INT, its value in 0..max_group_id + 1, at most once in
-//     the node -- and then its value is read (`sharding`): what the
-//     function would throw on is left to it.
+//     graph or a type (those nodes need protobuf, see below); a sharding
+//     attribute (`__ipu_number`, `__pipeline_stage`) only as
+//     read_annotations() takes it -- of type INT, its value in
+//     0..max_group_id + 1, at most once in the node -- and then its value
+//     is read (`sharding`): what the function would throw on is left to it.
+//
+//   A node plain but for attributes holding a tensor, a graph or a type (a
+//   Constant's value, an If's branches) is a view too when the caller asks
+//   for it (`parsed`): protobuf then parses its bytes, with the recursion
+//   budget a top-level node has in a model, into a NodeProto the caller
+//   keeps, and the node is accepted only when protobuf writes that message
+//   back to the same bytes. What needs those attributes reads the parsed
+//   node; what needs names, edges and attribute bytes reads the view, as
+//   for any other node. One such node no longer sends a whole model to
+//   protobuf: an exported model's Constants are most of them.
 //
 //   A node holding a sharding attribute is read, never written as a view:
 //   annotate(loaded_model&) parses the nodes first when any view holds one
@@ -47,9 +57,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
+
+#include <onnx/onnx_pb.h>
 
 namespace shardpoint::onnx::wire {
 
@@ -77,6 +90,7 @@ struct node_view {
   [[nodiscard]] std::string_view attribute_bytes() const {
     return {value + attributes_at, splice - attributes_at};
   }
+  friend bool operator==(const node_view&, const node_view&) = default;
 };
 
 /// A node's sharding attributes as a view read them: each value, or -1
@@ -88,7 +102,8 @@ struct node_sharding {
 };
 
 /// Every top-level node of a graph as views, in order: what `wire::scan`
-/// gives instead of parsing the nodes, when every one of them is plain.
+/// gives instead of parsing the nodes, when every one of them is plain or
+/// plain but for attributes protobuf holds (`parsed`).
 /// With them, when every initializer is plain too (see decode_tensor), the
 /// initializers' names, and then none is parsed either.
 struct node_views {
@@ -101,6 +116,12 @@ struct node_views {
   /// Every node's sharding attributes, by node; empty when no node has one
   /// (most models: nothing is kept for them).
   std::vector<node_sharding> sharding;
+  /// By node, the nodes with an attribute holding a tensor, a graph or a
+  /// type, parsed (see above), null for the others; empty when no node has
+  /// one. They live as long as the views.
+  std::vector<std::unique_ptr<::onnx::NodeProto>> parsed;
+  /// Whether a parsed node holds a graph (an If's, a Loop's body).
+  bool subgraphs = false;
 
   [[nodiscard]] std::size_t size() const { return nodes.size(); }
   [[nodiscard]] std::span<const std::string_view> inputs(std::size_t v) const {
@@ -109,7 +130,15 @@ struct node_views {
   [[nodiscard]] std::span<const std::string_view> outputs(std::size_t v) const {
     return {names.data() + nodes[v].first_input + nodes[v].inputs, nodes[v].outputs};
   }
+  /// Node v parsed, when it holds a tensor, a graph or a type; else null.
+  [[nodiscard]] const ::onnx::NodeProto* parsed_node(std::size_t v) const {
+    return parsed.empty() ? nullptr : parsed[v].get();
+  }
 };
+
+/// The recursion budget a top-level node has in protobuf's parse of a
+/// model: its default, 100, less the model's and the graph's levels.
+inline constexpr int node_recursion_budget = 98;
 
 /// Decodes a NodeProto's value bytes (no tag, no length) into `out`,
 /// appending its inputs and then its outputs to `names`, and its sharding
@@ -117,6 +146,11 @@ struct node_views {
 /// the bytes are not plain (see above).
 bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
                  node_sharding& sharding);
+/// The same, also taking a node plain but for attributes holding a
+/// tensor, a graph or a type, which it parses into `parsed` (see above);
+/// `parsed` stays null for a plain node.
+bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
+                 node_sharding& sharding, std::unique_ptr<::onnx::NodeProto>& parsed);
 
 /// An initializer (a TensorProto's value bytes) as views: its name, and
 /// how many bytes of its data fields are longer than `kept` -- what the

@@ -606,7 +606,8 @@ model_weights weights_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g,
 
 const wire::node_views* inferable_views(const loaded_model& model, const input_sizes* sizes) {
   const wire::node_views* views = model.node_views();
-  if (views == nullptr || views->initializers_as_views || (sizes != nullptr && !sizes->empty()) ||
+  if (views == nullptr || views->initializers_as_views || views->subgraphs ||
+      (sizes != nullptr && !sizes->empty()) ||
       !node_inference::handles(model.proto_without_nodes())) {
     return nullptr;
   }

@@ -176,9 +176,10 @@ struct model_weights {
 
 /// The views of `model`'s nodes where shapes, costs and weights can be
 /// found on them: its nodes are views with the initializers parsed into the
-/// skeleton (node_reading::views_with_initializers), no size is given
-/// (sizes propagate data: InferShapes on the whole model) and
-/// node_inference handles the skeleton. nullptr otherwise: proto() then.
+/// skeleton (node_reading::views_with_initializers), no node holds a
+/// subgraph, no size is given (sizes propagate data: InferShapes on the
+/// whole model) and node_inference handles the skeleton. nullptr
+/// otherwise: proto() then.
 const wire::node_views* inferable_views(const loaded_model& model, const input_sizes* sizes);
 
 model_weights weights_of(const ::onnx::GraphProto& g, const node_graph& nodes);

@@ -17,6 +17,7 @@
 #include <shardpoint/onnx/tensor_data.hpp>
 
 #include "chunks.hpp"
+#include "node_view.hpp"
 
 namespace shardpoint::onnx {
 namespace fs = std::filesystem;
@@ -91,7 +92,8 @@ void collect_locations(const ::onnx::GraphProto& g, std::set<std::string>& seen,
   }
 }
 
-// A node's: its tensor attributes' and its subgraphs'.
+// A node's: its tensor attributes' (sparse ones' values and indices too)
+// and its subgraphs'.
 void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations& out) {
   for (const auto& a : n.attribute()) {
     if (a.has_t()) {
@@ -99,6 +101,14 @@ void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations
     }
     for (const auto& t : a.tensors()) {
       add_tensor(t, seen, out);
+    }
+    if (a.has_sparse_tensor()) {
+      add_tensor(a.sparse_tensor().values(), seen, out);
+      add_tensor(a.sparse_tensor().indices(), seen, out);
+    }
+    for (const auto& t : a.sparse_tensors()) {
+      add_tensor(t.values(), seen, out);
+      add_tensor(t.indices(), seen, out);
     }
     if (a.has_g()) {
       collect_locations(a.g(), seen, out);
@@ -109,29 +119,35 @@ void add_node(const ::onnx::NodeProto& n, std::set<std::string>& seen, locations
   }
 }
 
-// collect_locations() on a whole model's graph: the initializers and the
-// nodes that can name a location are found first, in chunks side by side
-// (a pass over 10^6 nodes, to find none in most models), then visited in
-// the same order.
-locations top_locations(const ::onnx::GraphProto& g) {
-  const auto which = [](std::size_t n, const auto& pick) {
-    return gather_in_chunks<std::size_t>(n, 0, [&](std::size_t i, std::vector<std::size_t>& out) {
-      if (pick(static_cast<int>(i))) {
-        out.push_back(i);
-      }
-    });
+// collect_locations() on a top-level graph `g` whose nodes are node(v),
+// v < n (null: a node that holds no tensor, graph or type), its
+// initializers read when `initializers`: those and the nodes that can name
+// a location are found first, in chunks side by side (a pass over 10^6
+// nodes, to find none in most models), then visited in the same order.
+template <class Node>
+locations top_locations(const ::onnx::GraphProto& g, bool initializers, std::size_t n, Node node) {
+  const auto which = [](std::size_t count, const auto& pick) {
+    return gather_in_chunks<std::size_t>(count, 0,
+                                         [&](std::size_t i, std::vector<std::size_t>& out) {
+                                           if (pick(i)) {
+                                             out.push_back(i);
+                                           }
+                                         });
   };
-  const auto initializers = which(static_cast<std::size_t>(g.initializer_size()),
-                                  [&](int k) { return is_external(g.initializer(k)); });
-  const auto nodes = which(static_cast<std::size_t>(g.node_size()), [&](int v) {
-    const auto& attributes = g.node(v).attribute();
-    return std::any_of(attributes.begin(), attributes.end(), [](const auto& a) {
-      return a.has_t() || a.tensors_size() > 0 || a.has_g() || a.graphs_size() > 0;
-    });
+  const auto external =
+      which(initializers ? static_cast<std::size_t>(g.initializer_size()) : 0,
+            [&](std::size_t k) { return is_external(g.initializer(static_cast<int>(k))); });
+  const auto nodes = which(n, [&](std::size_t v) {
+    const ::onnx::NodeProto* p = node(v);
+    return p != nullptr &&
+           std::any_of(p->attribute().begin(), p->attribute().end(), [](const auto& a) {
+             return a.has_t() || a.tensors_size() > 0 || a.has_g() || a.graphs_size() > 0 ||
+                    a.has_sparse_tensor() || a.sparse_tensors_size() > 0;
+           });
   });
   std::set<std::string> seen;
   locations out;
-  for (const auto& chunk : initializers) {
+  for (const auto& chunk : external) {
     for (const std::size_t k : chunk) {
       add_tensor(g.initializer(static_cast<int>(k)), seen, out);
     }
@@ -142,36 +158,80 @@ locations top_locations(const ::onnx::GraphProto& g) {
   }
   for (const auto& chunk : nodes) {
     for (const std::size_t v : chunk) {
-      add_node(g.node(static_cast<int>(v)), seen, out);
+      add_node(*node(v), seen, out);
     }
   }
   return out;
 }
 
-} // namespace
+locations top_locations(const ::onnx::GraphProto& g) {
+  return top_locations(g, true, static_cast<std::size_t>(g.node_size()),
+                       [&](std::size_t v) { return &g.node(static_cast<int>(v)); });
+}
 
-std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
+// The same of a loaded model, without parsing nodes read as views: a view
+// names a location only where its node was parsed (node_view.hpp: only
+// those hold tensors), and initializers read as views name none (nor are
+// they in the skeleton to read).
+locations top_locations(const loaded_model& model) {
+  const auto* views = model.node_views();
+  if (views == nullptr) {
+    return top_locations(model.proto().graph());
+  }
+  return top_locations(model.proto_without_nodes().graph(), !views->initializers_as_views,
+                       views->size(), [&](std::size_t v) { return views->parsed_node(v); });
+}
+
+std::vector<std::string> location_names(locations found) {
   std::vector<std::string> out;
-  for (auto& [location, tensor] : top_locations(graph)) {
+  for (auto& [location, tensor] : found) {
     out.push_back(std::move(location));
   }
   return out;
 }
 
-void declare_model_inputs(io::output_set& outputs, const fs::path& model_path,
-                          const ::onnx::GraphProto& graph) {
+void declare_locations(io::output_set& outputs, const fs::path& model_path,
+                       const std::vector<std::string>& locations) {
   outputs.input(model_path, "the input model");
   const fs::path dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
-  for (const auto& location : external_locations(graph)) {
+  for (const auto& location : locations) {
     outputs.input(dir / location, "the external data of the input model " +
                                       io::quote(model_path.string()) + ", file");
   }
 }
 
-void check_external_locations(const ::onnx::GraphProto& graph, const fs::path& model_dir) {
-  for (const auto& [location, tensor] : top_locations(graph)) {
+void check_locations(const locations& found, const fs::path& model_dir) {
+  for (const auto& [location, tensor] : found) {
     io::check_external_location(model_dir, location, tensor);
   }
+}
+
+} // namespace
+
+std::vector<std::string> external_locations(const ::onnx::GraphProto& graph) {
+  return location_names(top_locations(graph));
+}
+
+std::vector<std::string> external_locations(const loaded_model& model) {
+  return location_names(top_locations(model));
+}
+
+void declare_model_inputs(io::output_set& outputs, const fs::path& model_path,
+                          const ::onnx::GraphProto& graph) {
+  declare_locations(outputs, model_path, external_locations(graph));
+}
+
+void declare_model_inputs(io::output_set& outputs, const fs::path& model_path,
+                          const loaded_model& model) {
+  declare_locations(outputs, model_path, external_locations(model));
+}
+
+void check_external_locations(const ::onnx::GraphProto& graph, const fs::path& model_dir) {
+  check_locations(top_locations(graph), model_dir);
+}
+
+void check_external_locations(const loaded_model& model, const fs::path& model_dir) {
+  check_locations(top_locations(model), model_dir);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <google/protobuf/wire_format_lite.h>
 
 #include <shardpoint/error.hpp>
+#include <shardpoint/onnx/graph.hpp>
 #include <shardpoint/onnx/model.hpp>
 
 #include "chunks.hpp"
@@ -287,14 +288,17 @@ std::size_t field_size(std::size_t length) {
 namespace {
 
 // Every node as views (node_view.hpp), in chunks side by side, each
-// gathering its names (and the nodes with a sharding attribute), joined in
-// order. False when one is not plain.
+// gathering its names (and the nodes with a sharding attribute, and those
+// protobuf parsed), joined in order. False when one is not plain, or plain
+// but for attributes protobuf holds.
 bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, node_views& out) {
+  static_assert(node_recursion_budget == model_depth - 2);
   const std::size_t n = values.size();
   struct chunk_names {
     std::size_t from = 0, to = 0;
     std::vector<std::string_view> names;
     std::vector<std::pair<std::size_t, node_sharding>> sharded;
+    std::vector<std::pair<std::size_t, std::unique_ptr<::onnx::NodeProto>>> parsed;
   };
   std::vector<chunk_names> chunks(chunk_count(n));
   out.nodes.resize(n);
@@ -308,10 +312,16 @@ bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, no
       const std::string_view value(reinterpret_cast<const char*>(input) + values[i].begin,
                                    values[i].end - values[i].begin);
       node_sharding sharding;
-      if (!decode_node(value, out.nodes[i], mine.names, sharding)) {
+      std::unique_ptr<::onnx::NodeProto> parsed;
+      if (!decode_node(value, out.nodes[i], mine.names, sharding, parsed)) {
         ok = false;
-      } else if (sharding != node_sharding{}) {
+        break;
+      }
+      if (sharding != node_sharding{}) {
         mine.sharded.emplace_back(i, sharding);
+      }
+      if (parsed != nullptr) {
+        mine.parsed.emplace_back(i, std::move(parsed));
       }
     }
   });
@@ -336,6 +346,13 @@ bool decode_nodes(const std::uint8_t* input, const std::vector<span>& values, no
     }
     for (const auto& [v, sharding] : chunk.sharded) {
       out.sharding[v] = sharding;
+    }
+    if (!chunk.parsed.empty() && out.parsed.empty()) {
+      out.parsed.resize(n);
+    }
+    for (auto& [v, node] : chunk.parsed) {
+      out.subgraphs = out.subgraphs || has_subgraphs(*node);
+      out.parsed[v] = std::move(node);
     }
   }
   return true;

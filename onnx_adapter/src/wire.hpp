@@ -33,12 +33,15 @@
 // NODES AS VIEWS
 //
 //   Asked to (`scan(..., views)`), the scan reads every node as views into
-//   the input (node_view.hpp), in chunks side by side like the parse, and
-//   parses none of them when every one is plain: protobuf would write it
-//   back unchanged and it holds no tensor, graph, type or sharding
-//   attribute. One node that is not, and all are parsed as above. The
-//   skeleton then has no nodes until parse_views(), which parses them as
-//   the scan would have (loaded_model::proto() calls it on first use).
+//   the input (node_view.hpp), in chunks side by side like the parse, when
+//   every one is plain -- protobuf would write it back unchanged, and it
+//   holds a sharding attribute only as read_annotations() takes it -- or
+//   plain but for attributes holding a tensor, a graph or a type (a
+//   Constant's value, an If's branches), and then parses only those, one
+//   by one, into node_views::parsed. One node that is neither, and all are
+//   parsed as above. The skeleton then has no nodes until parse_views(),
+//   which parses them as the scan would have (loaded_model::proto() calls
+//   it on first use).
 //   The initializers likewise: their names read as views when every one is
 //   plain (no external data, no segment, no unknown field), and none parsed
 //   until parse_views(); their left-out bytes counted as the parse counts
@@ -113,8 +116,10 @@ struct layout {
 /// more than `kept` bytes. Nothing when the scan gives up (see above);
 /// `skeleton` is then in an unspecified state.
 /// With `views`, the nodes are read as views (node_view.hpp) into `*views`
-/// when every one is plain, and then not parsed: the skeleton's graph has
-/// no nodes until parse_views(); otherwise `*views` is left empty. With
+/// when every one is plain or plain but for attributes holding a tensor, a
+/// graph or a type (those alone parsed, into views->parsed), and then the
+/// skeleton's graph has no nodes until parse_views(); otherwise `*views`
+/// is left empty. With
 /// them (and at least one node), the initializers' names are read as views
 /// when every initializer is plain (decode_tensor), and then none is parsed
 /// either until parse_views(); `where.stripped` is set as the parse would

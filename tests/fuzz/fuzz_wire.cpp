@@ -14,7 +14,10 @@
 //   - a node's bytes (every node span's, and the input itself taken as a
 //     node) that node views accept (node_view.hpp) protobuf parses to the
 //     views' fields and serialises to the same bytes, and read_annotations()
-//     reads to the views' sharding attributes, without throwing;
+//     reads to the views' sharding attributes, without throwing; asked to
+//     parse a node holding a tensor, a graph or a type, the views read a
+//     plain node as without being asked, and accept no other node than
+//     those, parsed as protobuf parses them, under the same checks;
 //   - parse_graph() with the nodes read as views answers as with them
 //     parsed, and writes the same bytes after the same annotation;
 //   - an initializer's bytes (every initializer span's, and the input
@@ -29,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,22 +63,81 @@ bool same(const google::protobuf::MessageLite& a, const google::protobuf::Messag
   return a.SerializeAsString() == b.SerializeAsString();
 }
 
-// The node views' rule on `bytes` (a NodeProto's value): accepted, they are
-// a node protobuf reads to the views' fields and writes back unchanged.
-void check_node_view(std::string_view bytes) {
+// Whether `node` has an attribute holding a tensor, a graph or a type.
+bool holds_for_protobuf(const ::onnx::NodeProto& node) {
+  for (const auto& a : node.attribute()) {
+    if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
+        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A node's views, as decode_node gives them; `parsed` where asked for.
+struct decoded {
+  bool accepted = false;
   std::vector<std::string_view> names;
   wire::node_view v;
   wire::node_sharding sharding;
-  if (!wire::decode_node(bytes, v, names, sharding)) {
-    if (!names.empty()) {
+  std::unique_ptr<::onnx::NodeProto> parsed;
+};
+
+// A node the views accepted (`d`, from `bytes`): protobuf reads it to the
+// views' fields and writes it back unchanged.
+void check_accepted(std::string_view bytes, const decoded& d);
+
+// The node views' rule on `bytes` (a NodeProto's value): accepted, they are
+// a node protobuf reads to the views' fields and writes back unchanged;
+// asked to parse what they leave to protobuf, they take the same nodes and
+// those holding a tensor, a graph or a type that protobuf writes back
+// unchanged, which they parse as protobuf does.
+void check_node_view(std::string_view bytes) {
+  decoded plain;
+  plain.accepted = wire::decode_node(bytes, plain.v, plain.names, plain.sharding);
+  decoded held;
+  held.accepted = wire::decode_node(bytes, held.v, held.names, held.sharding, held.parsed);
+  for (const decoded* d : {&plain, &held}) {
+    if (!d->accepted && !d->names.empty()) {
       disagree("node views refused a node but kept its names");
+    }
+    if (!d->accepted && d->parsed != nullptr) {
+      disagree("node views refused a node but parsed it");
+    }
+  }
+  if (plain.accepted) {
+    check_accepted(bytes, plain);
+    if (!held.accepted || held.parsed != nullptr) {
+      disagree("node views asked to parse a node took a plain node otherwise");
+    }
+    if (plain.names != held.names || plain.sharding != held.sharding || !(plain.v == held.v)) {
+      disagree("node views asked to parse a node read a plain node otherwise");
     }
     return;
   }
+  if (!held.accepted) {
+    return;
+  }
+  if (held.parsed == nullptr) {
+    disagree("node views took a node they refused as plain without parsing it");
+  }
+  check_accepted(bytes, held);
+  if (!holds_for_protobuf(*held.parsed)) {
+    disagree("node views parsed a node that holds no tensor, graph or type");
+  }
+}
+
+void check_accepted(std::string_view bytes, const decoded& d) {
+  const wire::node_view& v = d.v;
+  const auto& names = d.names;
+  const wire::node_sharding& sharding = d.sharding;
   ::onnx::NodeProto node;
   if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
       !node.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     disagree("node views accepted a node protobuf refuses");
+  }
+  if (d.parsed != nullptr && !same(*d.parsed, node)) {
+    disagree("node views parsed a node otherwise than protobuf");
   }
   if (node.SerializeAsString() != bytes) {
     disagree("node views accepted a node protobuf writes otherwise");
@@ -104,11 +167,8 @@ void check_node_view(std::string_view bytes) {
       !same(attributes, only)) {
     disagree("node views' attribute bytes are not the node's attributes");
   }
-  for (const auto& a : node.attribute()) {
-    if (a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
-        a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0) {
-      disagree("node views accepted an attribute they leave to protobuf");
-    }
+  if (d.parsed == nullptr && holds_for_protobuf(node)) {
+    disagree("node views accepted an attribute they leave to protobuf");
   }
   // Sharding attributes: only as read_annotations() takes them, read as it
   // reads them.

@@ -116,19 +116,30 @@ inline std::optional<std::pair<int, int>> node_annotations(const ::onnx::NodePro
   }
 }
 
-// Whether node views (onnx_adapter/src/node_view.hpp) leave `node` to
-// protobuf by what it holds: an attribute with a tensor, graph, type or
-// sparse tensor, or a sharding attribute read_annotations() throws on.
-// Stated here, apart from the views' own rule, for the tests to hold that
-// rule to.
+// Whether `node` has an attribute holding a tensor, graph, type or sparse
+// tensor: what node views (onnx_adapter/src/node_view.hpp) read only as
+// protobuf parses it.
+inline bool holds_for_protobuf(const ::onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto& a) {
+    return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() || a.tensors_size() > 0 ||
+           a.graphs_size() > 0 || a.type_protos_size() > 0 || a.sparse_tensors_size() > 0;
+  });
+}
+
+// Whether node views leave `node` to protobuf by what it holds: an
+// attribute holding a tensor, graph, type or sparse tensor, or a sharding
+// attribute read_annotations() throws on. Stated here, apart from the
+// views' own rule, for the tests to hold that rule to. Asked to parse
+// the first kind (decode_node's `parsed`), the views leave to protobuf
+// only the second (of a node protobuf wrote): see views_refuse.
 inline bool left_to_protobuf(const ::onnx::NodeProto& node) {
-  return std::any_of(node.attribute().begin(), node.attribute().end(),
-                     [](const auto& a) {
-                       return a.has_t() || a.has_g() || a.has_tp() || a.has_sparse_tensor() ||
-                              a.tensors_size() > 0 || a.graphs_size() > 0 ||
-                              a.type_protos_size() > 0 || a.sparse_tensors_size() > 0;
-                     }) ||
-         !node_annotations(node);
+  return holds_for_protobuf(node) || !node_annotations(node);
+}
+
+// Whether node views, asked to parse what they leave to protobuf (the
+// scan's way), refuse `node` as protobuf writes it.
+inline bool views_refuse(const ::onnx::NodeProto& node) {
+  return !node_annotations(node);
 }
 
 /// A FLOAT tensor's raw_data moved into float_data: the other form a

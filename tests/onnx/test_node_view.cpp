@@ -81,6 +81,18 @@ void check_model(const ::onnx::ModelProto& model) {
       CHECK(names.size() == had);
     }
     names.clear(); // (they view `bytes`)
+    // Asked to parse what they leave to protobuf: those nodes too, parsed.
+    std::unique_ptr<::onnx::NodeProto> parsed;
+    const bool taken = wire::decode_node(bytes, v, names, s, parsed);
+    CHECK(taken == !onnx_test::views_refuse(node));
+    CHECK((parsed != nullptr) == (taken && onnx_test::holds_for_protobuf(node)));
+    if (taken) {
+      check_views(node, v, names, s);
+    }
+    if (parsed != nullptr) {
+      CHECK(parsed->SerializeAsString() == bytes);
+    }
+    names.clear();
   }
 }
 
@@ -131,6 +143,29 @@ void check_against_protobuf(const std::string& bytes) {
     check_views(node, v, names, s);
   } else {
     CHECK(names.empty());
+  }
+  // Asked to parse what they leave to protobuf: a plain node as above,
+  // another only as protobuf writes it back, parsed as protobuf does.
+  std::vector<std::string_view> held_names;
+  wire::node_view held_v;
+  wire::node_sharding held_s;
+  std::unique_ptr<::onnx::NodeProto> held;
+  const bool taken = wire::decode_node(bytes, held_v, held_names, held_s, held);
+  if (accepted) {
+    CHECK(taken);
+    CHECK(held == nullptr);
+    CHECK(held_v == v);
+    CHECK(held_names == names);
+    CHECK(held_s == s);
+  } else if (taken) {
+    REQUIRE(parsed);
+    REQUIRE(held != nullptr);
+    CHECK(node.SerializeAsString() == bytes);
+    CHECK(held->SerializeAsString() == bytes);
+    CHECK(onnx_test::holds_for_protobuf(node));
+    check_views(node, held_v, held_names, held_s);
+  } else {
+    CHECK(held_names.empty());
   }
 }
 
@@ -201,6 +236,29 @@ TEST_CASE("what protobuf writes: every shared model's nodes, generated models") 
   auto* tensor = made.mutable_graph()->add_node();
   tensor->set_op_type("Constant");
   tensor->add_attribute()->mutable_t()->add_dims(1);
+  // What the views read only as protobuf parses it (asked to): a graph, a
+  // type, several tensors, beside plain attributes and sharding ones.
+  auto* branch = made.mutable_graph()->add_node();
+  *branch = full_node();
+  branch->set_op_type("If");
+  auto* g = branch->add_attribute();
+  g->set_name("then_branch");
+  g->set_type(::onnx::AttributeProto::GRAPH);
+  g->mutable_g()->add_node()->set_op_type("Identity");
+  so::annotate(*branch, 1, 0);
+  auto* typed = made.mutable_graph()->add_node();
+  auto* tp = typed->add_attribute();
+  tp->set_name("type");
+  tp->set_type(::onnx::AttributeProto::TYPE_PROTO);
+  tp->mutable_tp()->mutable_tensor_type()->set_elem_type(1);
+  auto* ts = typed->add_attribute();
+  ts->set_name("tensors");
+  ts->set_type(::onnx::AttributeProto::TENSORS);
+  ts->add_tensors()->set_name("one");
+  ts->add_tensors()->set_name("two");
+  auto* held_sharded = made.mutable_graph()->add_node(); // and a bad sharding attribute
+  *held_sharded = *typed;
+  held_sharded->add_attribute()->set_name(so::ipu_attribute);
   check_model(made);
   SKIP_WITHOUT_MODELS();
   for (const auto& entry : fs::directory_iterator(onnx_test::models_dir())) {
@@ -257,6 +315,27 @@ TEST_CASE("bytes protobuf reads but would write otherwise are refused") {
     CHECK_FALSE(wire::decode_node(c.bytes, v, names, s)); // ... the views do not
     CHECK(names.empty());
     CHECK((node.SerializeAsString() != c.bytes) == c.rewritten);
+    // Asked to parse a tensor attribute, they take that one alone.
+    std::unique_ptr<::onnx::NodeProto> parsed;
+    const bool tensor = std::string_view(c.what) == "a tensor attribute";
+    CHECK(wire::decode_node(c.bytes, v, names, s, parsed) == tensor);
+    CHECK((parsed != nullptr) == tensor);
+    names.clear();
+  }
+  // A tensor attribute protobuf would write otherwise: refused, parsed or not.
+  for (const std::string& tensor : {field(8, "t") + "\x08\x01", std::string("\x08\x81\x00", 3)}) {
+    CAPTURE(tensor);
+    const std::string bytes = name + field(5, attribute_name + field(5, tensor));
+    ::onnx::NodeProto node;
+    REQUIRE(node.ParseFromString(bytes));
+    CHECK(node.SerializeAsString() != bytes);
+    std::vector<std::string_view> names;
+    wire::node_view v;
+    wire::node_sharding s;
+    std::unique_ptr<::onnx::NodeProto> parsed;
+    CHECK_FALSE(wire::decode_node(bytes, v, names, s, parsed));
+    CHECK(parsed == nullptr);
+    CHECK(names.empty());
   }
   // And what protobuf refuses.
   for (const std::string& bytes : {std::string("\x1a\x05n", 3), std::string("\x1a", 1),
@@ -268,7 +347,15 @@ TEST_CASE("bytes protobuf reads but would write otherwise are refused") {
 TEST_CASE("random corruptions: accepted only as protobuf reads and writes them") {
   auto sharded = full_node();
   so::annotate(sharded, 1, 2);
-  std::vector<std::string> seeds = {full_node().SerializeAsString(), sharded.SerializeAsString()};
+  auto constant = full_node(); // one the views take only parsed (when asked to)
+  auto* value = constant.add_attribute();
+  value->set_name("value");
+  value->set_type(::onnx::AttributeProto::TENSOR);
+  value->mutable_t()->add_dims(2);
+  value->mutable_t()->set_data_type(1);
+  value->mutable_t()->set_raw_data(std::string(8, '\x01'));
+  std::vector<std::string> seeds = {full_node().SerializeAsString(), sharded.SerializeAsString(),
+                                    constant.SerializeAsString()};
   const auto decoder = so::synth_decoder(1);
   for (const auto& node : decoder.graph().node()) {
     seeds.push_back(node.SerializeAsString());

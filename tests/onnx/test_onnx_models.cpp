@@ -374,18 +374,38 @@ TEST_CASE("weights in external data files are never opened, and their references
            {"escape.bin", "leaves the model's folder through a symbolic link"}}) {
     location->set_value(where);
     sp::save_model(m, dir / "m" / "bad.onnx");
-    for (const std::string& command : {"shard --shard a=0:0 --output-model " + q(dir / "o.onnx"),
-                                       std::string("inspect"), std::string("suggest --stages 2"),
-                                       std::string("strip --output-model ") + q(dir / "o.onnx")}) {
-      const bool positional = command == "inspect";
-      const auto bad = onnx_test::shardpoint_cli(
-          command + (positional ? " " : " --input-model ") + q(dir / "m" / "bad.onnx"), dir.path());
-      CAPTURE(command);
-      CAPTURE(bad.err);
-      CHECK(bad.code == 2);
-      CHECK(bad.err.find("tensor 'w': its external data location '" + where + "' " + why) !=
-            std::string::npos);
-      CHECK_FALSE(fs::exists(dir / "o.onnx"));
+    // The same location held by a Constant's value (its node read as a
+    // view where the command reads views, and parsed beside it).
+    auto held = m;
+    held.mutable_graph()->mutable_initializer()->Clear();
+    auto& constant = *held.mutable_graph()->add_node();
+    constant.set_op_type("Constant");
+    constant.add_output("w");
+    auto& value = *constant.add_attribute();
+    value.set_name("value");
+    value.set_type(::onnx::AttributeProto::TENSOR);
+    *value.mutable_t() = w;
+    std::rotate(held.mutable_graph()->mutable_node()->rbegin(),
+                held.mutable_graph()->mutable_node()->rbegin() + 1,
+                held.mutable_graph()->mutable_node()->rend()); // (first: it writes `w`)
+    sp::save_model(held, dir / "m" / "held.onnx");
+    for (const auto* bad_model : {"bad.onnx", "held.onnx"}) {
+      for (const std::string& command :
+           {"shard --shard a=0:0 --output-model " + q(dir / "o.onnx"), std::string("inspect"),
+            std::string("suggest --stages 2"),
+            std::string("strip --output-model ") + q(dir / "o.onnx")}) {
+        const bool positional = command == "inspect";
+        const auto bad = onnx_test::shardpoint_cli(
+            command + (positional ? " " : " --input-model ") + q(dir / "m" / bad_model),
+            dir.path());
+        CAPTURE(command);
+        CAPTURE(bad_model);
+        CAPTURE(bad.err);
+        CHECK(bad.code == 2);
+        CHECK(bad.err.find("tensor 'w': its external data location '" + where + "' " + why) !=
+              std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "o.onnx"));
+      }
     }
   }
 }
@@ -793,5 +813,28 @@ TEST_CASE("many nodes, hashed and checked in chunks side by side: the references
       }
     }
     CHECK(sp::external_locations(g) == expected);
+    // The same of the model loaded, its nodes read as views or not (a view
+    // holding a tensor is parsed, and its locations found there).
+    // Sparse tensors' values and indices name locations too.
+    auto& sparse = *g.mutable_node(*special.begin())->add_attribute();
+    sparse.set_name("sparse_value");
+    sparse.set_type(::onnx::AttributeProto::SPARSE_TENSOR);
+    external(*sparse.mutable_sparse_tensor()->mutable_values(), "values.bin");
+    external(*sparse.mutable_sparse_tensor()->mutable_indices(), "indices.bin");
+    // (The first node naming any: after its own value, where it has one.)
+    auto first = std::find_if(expected.begin(), expected.end(),
+                              [](const std::string& l) { return l.starts_with("node"); });
+    const bool before = *special.begin() % 3 == 0;
+    first = expected.insert(first + (before ? 1 : 0), "values.bin");
+    expected.insert(first + 1, "indices.bin");
+    CHECK(sp::external_locations(g) == expected);
+    const std::string bytes = m.SerializeAsString();
+    for (const auto how : {sp::node_reading::parsed, sp::node_reading::views,
+                           sp::node_reading::views_with_initializers}) {
+      const auto loaded = sp::parse_graph(bytes, "<bytes>", how);
+      CHECK((loaded.node_views() != nullptr) == (how != sp::node_reading::parsed));
+      CHECK(sp::external_locations(loaded) == expected);
+      CHECK((loaded.node_views() != nullptr) == (how != sp::node_reading::parsed));
+    }
   }
 }

@@ -723,9 +723,10 @@ TEST_CASE("nodes read as views: shard's every figure and byte as with parsed nod
     const auto& g = whole.proto().graph();
     const bool named = std::none_of(g.node().begin(), g.node().end(),
                                     [](const auto& node) { return node.name().empty(); });
-    // Every node one the views read (and at least one).
+    // Every node one the scan reads as a view (and at least one): plain,
+    // or plain but for a tensor, graph or type, which it parses.
     const bool plain = g.node_size() > 0 &&
-                       std::none_of(g.node().begin(), g.node().end(), onnx_test::left_to_protobuf);
+                       std::none_of(g.node().begin(), g.node().end(), onnx_test::views_refuse);
     const bool sharded = so::has_annotations(g);
     for (unsigned seed = 0; seed < 3; ++seed) {
       CAPTURE(seed);

@@ -44,9 +44,10 @@ enum class node_reading {
   /// Parsed by protobuf, as everything else.
   parsed,
   /// As views into the input where every node is plain (src/node_view.hpp:
-  /// bytes protobuf would write back unchanged, no attribute holding a
-  /// tensor, graph or type, a sharding attribute only as read_annotations()
-  /// takes it), parsed only when proto() is first called; parsed otherwise.
+  /// bytes protobuf would write back unchanged, a sharding attribute only
+  /// as read_annotations() takes it), those with an attribute holding a
+  /// tensor, a graph or a type parsed one by one beside their views, all
+  /// parsed only when proto() is first called; parsed otherwise.
   /// For commands that need of the nodes only their names, edges and
   /// sharding attributes (`shard` and `validate` without a report,
   /// `inspect`), and only through the functions that take a loaded_model

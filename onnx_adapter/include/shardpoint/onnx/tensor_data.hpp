@@ -21,6 +21,8 @@ class output_set;
 
 namespace shardpoint::onnx {
 
+class loaded_model;
+
 /// Bytes per element of an ONNX tensor type; nothing for STRING and types
 /// without a fixed size.
 std::optional<std::size_t> element_bytes(int data_type);
@@ -32,14 +34,20 @@ std::uint64_t element_count(const ::onnx::TensorProto& t);
 bool is_external(const ::onnx::TensorProto& t);
 
 /// The external-data locations of every tensor of `graph`, its subgraphs'
-/// included (initializers, Constant values), each once, as written.
+/// included (initializers, Constant values, sparse tensors' values and
+/// indices), each once, as written.
 std::vector<std::string> external_locations(const ::onnx::GraphProto& graph);
+/// The same of a loaded model's graph (model.hpp), without parsing nodes
+/// read as views: the locations proto()'s graph would give.
+std::vector<std::string> external_locations(const loaded_model& model);
 
 /// Declares the model `model_path` and each external data file its `graph`
 /// names as inputs of `outputs`, which then refuses to write over them or
 /// into a folder holding them, naming the model and the file.
 void declare_model_inputs(io::output_set& outputs, const std::filesystem::path& model_path,
                           const ::onnx::GraphProto& graph);
+void declare_model_inputs(io::output_set& outputs, const std::filesystem::path& model_path,
+                          const loaded_model& model);
 
 /// Refuses (bad_input_error naming the tensor) an external-data location of
 /// `graph` that is absolute, holds '..' or leaves `model_dir` through a
@@ -47,6 +55,7 @@ void declare_model_inputs(io::output_set& outputs, const std::filesystem::path& 
 /// (io::check_external_location).
 void check_external_locations(const ::onnx::GraphProto& graph,
                               const std::filesystem::path& model_dir);
+void check_external_locations(const loaded_model& model, const std::filesystem::path& model_dir);
 
 /// Calls `sink(data, size)` with the tensor's data as raw little-endian
 /// bytes, row-major, in order, in chunks of at most 1 MiB: from raw_data,
