@@ -29,22 +29,16 @@ onnx::loaded_model load_model(const std::string& path, std::string_view data, re
 
 sharded_model load_sharded(const model_points& m, bool unsharded_ok, reading what) {
   sharded_model out{load_model(m.input, m.data, what), {}, {}, false, {}};
-  if (!m.has_points()) {
-    auto& graph = *out.model.proto().mutable_graph();
-    if (!onnx::has_annotations(graph) && unsharded_ok) {
-      out.nodes = onnx::build_graph(graph);
-      onnx::check_acyclic(out.model, out.nodes); // (points would have refused a cycle)
-      out.result = sharding_result(static_cast<std::size_t>(graph.node_size()), {}, {});
-      return out;
-    }
-    if (!onnx::has_annotations(graph)) {
+  if (!m.has_points()) { // (through the loaded model: nodes read as views stay views)
+    const bool annotated = onnx::has_annotations(out.model);
+    if (!annotated && !unsharded_ok) {
       throw usage_error("give --manual-sharding-config FILE or at least one --shard "
                         "NODE=DEVICE[:STAGE] (the model has no sharding attributes)");
     }
-    out.nodes = onnx::build_graph(graph);
-    onnx::check_acyclic(out.model, out.nodes);
-    out.result = onnx::read_annotations(graph);
-    out.from_attributes = true;
+    out.nodes = onnx::build_graph(out.model);
+    onnx::check_acyclic(out.model, out.nodes);      // (points would have refused a cycle)
+    out.result = onnx::read_annotations(out.model); // (none: every node unsharded)
+    out.from_attributes = annotated;
     return out;
   }
   const std::vector<onnx::config_entry> entries = m.read();

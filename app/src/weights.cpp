@@ -116,15 +116,17 @@ strategy_outcome write_strategy(const weights_options& a) {
   auto& out = outputs.folder(a.strategy_dir, "--output-dir", a.force);
   const io::staged_file* layout_out =
       a.layout_out.empty() ? nullptr : &outputs.file(a.layout_out, "--layout-out");
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model, true);
-  const auto& graph = file.proto().graph();
+  // (Nodes read as views where the model allows it, the initializers
+  // parsed: what the decisions read.)
+  auto [file, nodes, result, from_attributes, renamed] =
+      load_sharded(a.model, true, reading::graph_views_measured);
   std::vector<io::layout_choice> layout;
   if (!a.layout.empty()) {
     layout = io::read_layout_file(a.layout);
   }
   const onnx::weight_options options{a.tensor_parallel, a.devices_per_stage, a.replicate_shared};
   const auto decisions =
-      onnx::decide(graph, nodes, result, options, a.layout.empty() ? nullptr : &layout);
+      onnx::decide(file, nodes, result, options, a.layout.empty() ? nullptr : &layout);
   const auto strategies = onnx::strategies(decisions, options, result.num_stages());
   const std::size_t files = write_strategy_files(strategies, out, "", json, form).size();
   if (files == 0) {
@@ -156,9 +158,9 @@ strategy_outcome write_strategy(const weights_options& a) {
     listed.insert(d.choice.name);
   }
   std::vector<std::string> unread;
-  for (const auto& t : graph.initializer()) {
-    if (listed.count(t.name()) == 0) {
-      unread.push_back(t.name());
+  for (const std::string_view name : onnx::initializer_names(file)) {
+    if (listed.count(name) == 0) {
+      unread.emplace_back(name);
     }
   }
   if (!unread.empty()) {

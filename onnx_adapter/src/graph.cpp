@@ -157,6 +157,15 @@ std::vector<std::string> node_names(const loaded_model& model) {
   return on_nodes(model, [&](const auto& nodes, const auto&) { return names_of(nodes); });
 }
 
+std::vector<std::string_view> initializer_names(const loaded_model& model) {
+  return on_nodes(model, [&](const auto& nodes, const ::onnx::GraphProto& g) {
+    std::vector<std::string_view> out;
+    out.reserve(nodes.initializer_count(g));
+    nodes.initializer_names(g, [&](std::string_view name) { out.push_back(name); });
+    return out;
+  });
+}
+
 namespace {
 
 // build_graph's last pass: each node's reads (node v's are read_ids from

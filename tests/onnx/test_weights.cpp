@@ -1154,6 +1154,19 @@ TEST_CASE("weight decisions and parameter uses on node views are the parsed ones
         CHECK((loaded.node_views() != nullptr) == as_views); // nothing parsed them
       }
     }
+    // The initializers' names (what `weights strategy` lists unread) read
+    // either way, nothing parsed.
+    std::vector<std::string_view> names;
+    for (const auto& t : m.graph().initializer()) {
+      names.emplace_back(t.name());
+    }
+    for (const auto how : {sp::node_reading::parsed, sp::node_reading::views,
+                           sp::node_reading::views_with_initializers}) {
+      const auto loaded = sp::parse_graph(bytes, "<bytes>", how);
+      const bool as_views = loaded.node_views() != nullptr;
+      CHECK(sp::initializer_names(loaded) == names);
+      CHECK((loaded.node_views() != nullptr) == as_views);
+    }
   }
   CHECK(on_views >= 3); // the decoders and the Gemm model
 }

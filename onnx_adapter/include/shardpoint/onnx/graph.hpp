@@ -156,6 +156,10 @@ struct node_fields {
 void for_each_node(const loaded_model& model,
                    const std::function<void(std::size_t, const node_fields&)>& f);
 
+/// The names of the model's initializers, in order, viewing the model;
+/// without parsing nodes read as views.
+std::vector<std::string_view> initializer_names(const loaded_model& model);
+
 /// The core's validate() with node names in the messages, and rule (f) in
 /// ONNX's sense: a graph input or initializer read on several devices (its
 /// data is copied to each).
