@@ -151,8 +151,7 @@ const ::onnx::GraphProto& onnx_source::tensors() {
   }
   // (Read with the initializers parsed: the skeleton holds them, and the
   // inputs, while the nodes are views.)
-  return model_->node_views() != nullptr ? model_->proto_without_nodes().graph()
-                                         : model_->proto().graph();
+  return onnx::graph_with_initializers(*model_);
 }
 
 ::onnx::ModelProto& onnx_source::skeleton() {

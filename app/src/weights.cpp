@@ -203,7 +203,9 @@ std::vector<std::string> split_weights(const weights_options& a) {
     left_out = onnx::write_rank_weights(onnx::ranks_weight_source(from, a.from_ranks), strategies,
                                         ranks, safetensors);
   } else {
-    const auto file = load_model(a.model.input, {}, reading::graph); // weights: as streamed
+    // Weights as streamed; nodes as views where the model allows it, the
+    // initializers parsed (what model_weight_source lists).
+    const auto file = load_model(a.model.input, {}, reading::graph_views_measured);
     protect_inputs(outputs, a.model.input, &file);
     onnx::write_rank_weights(onnx::model_weight_source(file, a.model.input), strategies, ranks,
                              safetensors);

@@ -349,6 +349,12 @@ const wire::node_views* loaded_model::node_views() const noexcept {
                                                                                   : nullptr;
 }
 
+const ::onnx::GraphProto& graph_with_initializers(const loaded_model& model) {
+  const auto* views = model.node_views();
+  return views != nullptr && !views->initializers_as_views ? model.proto_without_nodes().graph()
+                                                           : model.proto().graph();
+}
+
 const ::onnx::ModelProto& loaded_model::proto() const {
   if (node_views() != nullptr) {
     // Nothing is thrown out of call_once (libstdc++'s call_once does not

@@ -184,31 +184,35 @@ tensor_layout with_source_shape(const weights::strategy_entry& p, const source_t
 
 namespace {
 
-// model_weight_source, each initializer k's bytes streamed by `chunks(k, t,
-// base, sink)`.
-template <class Chunks>
-weight_source initializers_of(const ::onnx::ModelProto& model, const fs::path& model_path,
-                              Chunks chunks) {
+// model_weight_source, each initializer k of `g` (the graph, or a
+// skeleton's holding the initializers) streamed by `chunks(k, t, base,
+// sink)`; `nodes` the node graph and `names(reads)` the names of the nodes
+// reads[i].second, for each i (the first reader of each weight).
+template <class Chunks, class Names>
+weight_source initializers_of(const ::onnx::GraphProto& g, const node_graph& nodes,
+                              const fs::path& model_path, Chunks chunks, Names names) {
   weight_source source;
   source.what = "the model";
   const fs::path base = model_path.has_parent_path() ? model_path.parent_path() : ".";
-  const auto& g = model.graph();
   for (int k = 0; k < g.initializer_size(); ++k) {
     const auto& t = g.initializer(k);
     source.tensors[t.name()] = {
         std::vector<std::int64_t>(t.dims().begin(), t.dims().end()), t.data_type(),
         [&t, k, base, chunks](const auto& sink) { chunks(k, t, base, sink); }};
   }
-  const auto nodes = build_graph(g);
   std::set<std::string_view> named;
+  std::vector<std::pair<std::string_view, std::size_t>> first_readers;
   for (std::size_t v = 0; v + 1 < nodes.read_offsets.size(); ++v) {
     for (const auto t : nodes.reads(v)) {
       const auto& name = nodes.tensors[t];
       if (source.tensors.count(name) > 0 && named.insert(name).second) {
-        source.required.emplace_back(name, "read by node " +
-                                               io::quote(g.node(static_cast<int>(v)).name()));
+        first_readers.emplace_back(name, v);
       }
     }
+  }
+  const std::vector<std::string> readers = names(first_readers);
+  for (std::size_t i = 0; i < first_readers.size(); ++i) {
+    source.required.emplace_back(first_readers[i].first, "read by node " + io::quote(readers[i]));
   }
   return source;
 }
@@ -216,23 +220,50 @@ weight_source initializers_of(const ::onnx::ModelProto& model, const fs::path& m
 } // namespace
 
 weight_source model_weight_source(const ::onnx::ModelProto& model, const fs::path& model_path) {
-  return initializers_of(model, model_path,
-                         [](int, const ::onnx::TensorProto& t, const fs::path& base,
-                            const auto& sink) { for_each_chunk(t, base, sink); });
+  const auto& g = model.graph();
+  return initializers_of(
+      g, build_graph(g), model_path,
+      [](int, const ::onnx::TensorProto& t, const fs::path& base, const auto& sink) {
+        for_each_chunk(t, base, sink);
+      },
+      [&](const auto& reads) {
+        std::vector<std::string> out;
+        for (const auto& [weight, v] : reads) {
+          out.push_back(g.node(static_cast<int>(v)).name());
+        }
+        return out;
+      });
 }
 
 weight_source model_weight_source(const loaded_model& model, const fs::path& model_path) {
   // A weight the skeleton left out is read again from the input each time
   // it is streamed (once for each rank of its stage): one tensor in memory
-  // at a time, never the model's.
+  // at a time, never the model's. Nodes read as views stay views: the
+  // skeleton holds the initializers where they are (views_with_initializers).
   return initializers_of(
-      model.proto(), model_path,
+      graph_with_initializers(model), build_graph(model), model_path,
       [&model](int k, const ::onnx::TensorProto& t, const fs::path& base, const auto& sink) {
         if (const auto whole = initializer_with_data(model, k)) {
           for_each_chunk(*whole, base, sink);
         } else {
           for_each_chunk(t, base, sink);
         }
+      },
+      [&](const auto& reads) { // the names, in one pass over the nodes
+        std::vector<std::string> out(reads.size());
+        std::vector<std::size_t> order(reads.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+          order[i] = i;
+        }
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return reads[a].second < reads[b].second; });
+        std::size_t next = 0;
+        for_each_node(model, [&](std::size_t v, const node_fields& fields) {
+          for (; next < order.size() && reads[order[next]].second == v; ++next) {
+            out[order[next]] = std::string(fields.name);
+          }
+        });
+        return out;
       });
 }
 

@@ -131,6 +131,13 @@ private:
   bool complete_ = false; ///< loaded: what keep_models_until_exit() keeps
 };
 
+/// (internal) The graph holding `model`'s initializers, parsing no node
+/// read as views: the skeleton's (proto_without_nodes()) where the nodes
+/// are views and the initializers were parsed beside them
+/// (node_reading::views_with_initializers), proto()'s otherwise. Read its
+/// initializers, inputs and outputs, never its node list.
+const ::onnx::GraphProto& graph_with_initializers(const loaded_model& model);
+
 /// For a program about to end with its models (the command line): from
 /// now on, a model that loaded is not freed when destroyed but left to the
 /// process's exit, which returns its memory at once. Freeing a model of
