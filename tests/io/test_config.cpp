@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <shardpoint/error.hpp>
 #include <shardpoint/io/config.hpp>
+#include <shardpoint/io/detail/json_input.hpp>
 #include <shardpoint/io/files.hpp>
 
 #include "io_support.hpp"
@@ -391,4 +394,95 @@ TEST_CASE("aliases that repeat nodes without end are refused before anything wal
         }) == "no error");
   CHECK(error_of([&] { config::parse(bomb.substr(0, bomb.find("a5:")), "c.yaml"); }) ==
         "c.yaml:1:1: unknown key 'a0' (expected sharding_info, pipelining_info)");
+}
+
+TEST_CASE("JSON read as nlohmann reads it, each key's place found, in one pass however large") {
+  namespace d = shardpoint::io::detail;
+  // A random document against nlohmann's own parser: the same value, key
+  // order kept (ordered_json), keys sorted (json).
+  std::mt19937 rng(20261130);
+  const auto random_value = [&](auto& self, int depth) -> std::string {
+    const int kind = std::uniform_int_distribution<int>(0, depth > 3 ? 4 : 6)(rng);
+    switch (kind) {
+    case 0:
+      return "null";
+    case 1:
+      return rng() % 2 != 0 ? "true" : "false";
+    case 2:
+      return std::to_string(static_cast<int>(rng() % 2000) - 1000);
+    case 3:
+      return std::to_string(rng() % 1000) + ".5e" + std::to_string(rng() % 5);
+    case 4:
+      return "\"s" + std::to_string(rng() % 100) + "\\u00e9\"";
+    case 5: {
+      std::string out = "[";
+      for (int i = static_cast<int>(rng() % 5); i > 0; --i) {
+        out += self(self, depth + 1) + (i > 1 ? ",\n" : "");
+      }
+      return out + "]";
+    }
+    default: {
+      std::string out = "{";
+      const int n = static_cast<int>(rng() % 6);
+      for (int i = 0; i < n; ++i) { // distinct keys, in no order
+        out += "\"k" + std::to_string(n - i) + "_" + std::to_string(rng() % 7) + std::to_string(i) +
+               "\": " + self(self, depth + 1) + (i + 1 < n ? ", " : "");
+      }
+      return out + "}";
+    }
+    }
+  };
+  for (int round = 0; round < 300; ++round) {
+    const std::string text = random_value(random_value, 0);
+    CAPTURE(text);
+    CHECK(d::parse_json<nlohmann::ordered_json>(text, "r.json") ==
+          nlohmann::ordered_json::parse(text));
+    CHECK(d::parse_json<nlohmann::json>(text, "r.json") == nlohmann::json::parse(text));
+  }
+  // One object of 50,000 members, objects themselves (a MindSpore strategy
+  // of as many weights: nlohmann's callback parser took minutes on 10^5),
+  // then the same with its last key given again.
+  constexpr int n = 50000;
+  std::string big = "{\"items\": {\n";
+  for (int i = 0; i < n; ++i) {
+    big += "\"w" + std::to_string(n - i) + "\": {\"dev_matrix\": [" + std::to_string(i) + "]}" +
+           (i + 1 < n ? ",\n" : "\n");
+  }
+  d::json_places places;
+  const auto j = d::parse_json<nlohmann::ordered_json>(big + "}}", "big.json", &places);
+  const auto& items = j.at("items");
+  REQUIRE(items.size() == static_cast<std::size_t>(n));
+  int i = 0;
+  for (const auto& [key, value] : items.items()) { // in the file's order
+    REQUIRE(key == "w" + std::to_string(n - i));
+    REQUIRE(value.at("dev_matrix").at(0) == i);
+    ++i;
+  }
+  REQUIRE(places.inner_keys.size() == static_cast<std::size_t>(n));
+  for (const int k : {0, 1, n / 2, n - 1}) { // member k sits on line k + 2
+    const std::string key = "w" + std::to_string(n - k);
+    CHECK(places.inner_keys.at({"items", key}) ==
+          std::to_string(k + 2) + ":" + std::to_string(key.size() + 2)); // its closing quote
+  }
+  CHECK(error_of([&] {
+          d::parse_json<nlohmann::ordered_json>(big + ",\"w1\": 0}}", "big.json");
+        }) == "big.json:" + std::to_string(n + 2) + ":5: key 'w1' appears twice in one object " +
+                  "(first at big.json:" + std::to_string(n + 1) + ":4)");
+  // A root array's items, placed.
+  std::string list = "[\n";
+  for (int k = 0; k < n; ++k) {
+    list += "  {\"node\": \"n" + std::to_string(k) + "\"}" + (k + 1 < n ? ",\n" : "\n");
+  }
+  d::json_places at;
+  (void)d::parse_json<nlohmann::json>(list + "]", "l.json", &at);
+  REQUIRE(at.root_items.size() == static_cast<std::size_t>(n));
+  CHECK(at.root_items[0] == "2:3");
+  CHECK(at.root_items[n - 1] == std::to_string(n + 1) + ":3");
+  // A syntax error and a number out of range, said as before.
+  CHECK(error_of([] { d::parse_json<nlohmann::json>("{\"a\": }", "e.json"); }) ==
+        "e.json: JSON parse error at line 1, column 7: syntax error while parsing value - "
+        "unexpected '}'; expected '[', '{', or a literal");
+  CHECK(error_of([] {
+          d::parse_json<nlohmann::json>("[1e999]", "e.json");
+        }).starts_with("e.json: JSON number overflow parsing '1e999'"));
 }

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <shardpoint/error.hpp>
@@ -70,6 +71,28 @@ inline std::string json_place(std::string_view text, std::size_t offset) {
   return std::to_string(line) + ":" + std::to_string(column);
 }
 
+/// json_place() of offsets that never decrease, each found from the last:
+/// O(text) for all of them, where json_place() is O(text) each.
+class json_placer {
+public:
+  explicit json_placer(std::string_view text) : text_(text) {}
+  std::string operator()(std::size_t offset) {
+    for (; i_ + 1 < offset && i_ < text_.size(); ++i_) {
+      if (text_[i_] == '\n') {
+        ++line_;
+        column_ = 1;
+      } else {
+        ++column_;
+      }
+    }
+    return std::to_string(line_) + ":" + std::to_string(column_);
+  }
+
+private:
+  std::string_view text_;
+  std::size_t i_ = 0, line_ = 1, column_ = 1;
+};
+
 /// Where parse_json found what a later message may name, as "line:column"
 /// (json_place): each key of an object that is a value of the root object,
 /// by that value's key and its own (a sharding_info's node names), and each
@@ -79,51 +102,138 @@ struct json_places {
   std::vector<std::string> root_items;
 };
 
+/// parse_json's SAX handler (nlohmann's SAX interface): builds the document
+/// as nlohmann's own DOM parser would, notes each open object's keys to
+/// find one given twice, and where `places` asks. Linear in the document:
+/// nlohmann's callback parser, which this replaces, walks an object's
+/// members at the end of each member that is an object, and its
+/// ordered_json looks each key up among those before it -- quadratic in
+/// the members of one object, minutes for a MindSpore strategy of 10^5
+/// weights. A key is appended without that lookup (a key given twice is an
+/// error anyway).
+template <class Json>
+class json_reader {
+public:
+  using number_integer_t = typename Json::number_integer_t;
+  using number_unsigned_t = typename Json::number_unsigned_t;
+  using number_float_t = typename Json::number_float_t;
+  using string_t = typename Json::string_t;
+  using binary_t = typename Json::binary_t;
+
+  json_reader(std::string_view text, const std::string& source, const std::size_t& read,
+              json_places* places)
+      : text_(text), source_(source), read_(read), places_(places), placer_(text) {}
+
+  Json root;
+  std::string duplicate; ///< the first key given twice, said
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(number_integer_t v) { return value(v); }
+  bool number_unsigned(number_unsigned_t v) { return value(v); }
+  bool number_float(number_float_t v, const string_t&) { return value(v); }
+  bool string(string_t& v) { return value(std::move(v)); }
+  bool binary(binary_t& v) { return value(Json::binary(std::move(v))); }
+  bool start_object(std::size_t) {
+    open(Json::value_t::object);
+    keys_.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) {
+    const std::size_t depth = stack_.size();
+    if (places_ != nullptr) {
+      if (depth == 1 && !root_array_) {
+        root_key_ = k;
+      } else if (depth == 2 && !root_array_) {
+        places_->inner_keys.emplace(std::pair{root_key_, k}, placer_(read_));
+      }
+    }
+    if (const auto [first, fresh] = keys_.back().emplace(k, read_); !fresh && duplicate.empty()) {
+      duplicate = source_ + ":" + json_place(text_, read_) + ": key " + quote(k) +
+                  " appears twice in one object (first at " + source_ + ":" +
+                  json_place(text_, first->second) + ")";
+    }
+    auto& object = stack_.back()->template get_ref<typename Json::object_t&>();
+    if constexpr (requires { typename Json::object_t::Container; }) { // ordered_json
+      auto& members = static_cast<typename Json::object_t::Container&>(object);
+      members.emplace_back(std::move(k), nullptr);
+      member_ = &members.back().second;
+    } else {
+      member_ = &object[std::move(k)];
+    }
+    return true;
+  }
+  bool end_object() {
+    keys_.pop_back();
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (stack_.empty()) {
+      root_array_ = true;
+    }
+    open(Json::value_t::array);
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& e) {
+    throw e; // (as nlohmann's DOM parser does)
+  }
+
+private:
+  // Where the next value goes: the root, the open array's end, or the
+  // member the last key made.
+  Json* place(Json&& v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    if (stack_.back()->is_array()) {
+      if (places_ != nullptr && root_array_ && stack_.size() == 1) {
+        places_->root_items.push_back(placer_(read_));
+      }
+      auto& items = stack_.back()->template get_ref<typename Json::array_t&>();
+      items.push_back(std::move(v));
+      return &items.back();
+    }
+    *member_ = std::move(v);
+    return member_;
+  }
+  template <class V>
+  bool value(V&& v) {
+    place(Json(std::forward<V>(v)));
+    return true;
+  }
+  void open(typename Json::value_t type) { stack_.push_back(place(Json(type))); }
+
+  std::string_view text_;
+  const std::string& source_;
+  const std::size_t& read_;
+  json_places* places_;
+  json_placer placer_;
+  std::vector<Json*> stack_; // the open objects and arrays (a parent grows only once they close)
+  std::vector<std::map<string_t, std::size_t>> keys_; // of each open object: where read
+  Json* member_ = nullptr;
+  std::string root_key_;
+  bool root_array_ = false;
+};
+
 /// `text` parsed as JSON of type `Json` (nlohmann::json or ordered_json).
 /// bad_input_error "source: JSON <what>" for a syntax error or a number out
 /// of range, "source:line:column: key 'k' appears twice in one object" for
-/// a duplicate key. With `places`, where its keys and items are.
+/// a duplicate key. With `places`, where its keys and items are. Linear in
+/// the text (json_reader).
 template <class Json>
 Json parse_json(std::string_view text, const std::string& source, json_places* places = nullptr) {
   std::size_t read = 0;
-  std::vector<std::map<std::string, std::size_t>> keys; // of each open object: where read
-  std::string duplicate;
-  std::string root_key;    // the root object's key being read
-  bool root_array = false; // the root is an array
-  const auto check = [&](int depth, typename Json::parse_event_t event, Json& parsed) {
-    using E = typename Json::parse_event_t;
-    if (places != nullptr) {
-      if (depth == 0 && event == E::array_start) {
-        root_array = true;
-      } else if (root_array && depth == 1 &&
-                 (event == E::object_start || event == E::array_start || event == E::value)) {
-        places->root_items.push_back(json_place(text, read));
-      } else if (event == E::key && depth == 1) {
-        root_key = parsed.template get_ref<const std::string&>();
-      } else if (event == E::key && depth == 2 && !root_array) {
-        places->inner_keys.emplace(
-            std::pair{root_key, parsed.template get_ref<const std::string&>()},
-            json_place(text, read));
-      }
-    }
-    if (event == E::object_start) {
-      keys.emplace_back();
-    } else if (event == E::object_end && !keys.empty()) {
-      keys.pop_back();
-    } else if (event == E::key && !keys.empty() && duplicate.empty()) {
-      const auto& key = parsed.template get_ref<const std::string&>();
-      if (const auto [first, fresh] = keys.back().emplace(key, read); !fresh) {
-        duplicate = source + ":" + json_place(text, read) + ": key " + quote(key) +
-                    " appears twice in one object (first at " + source + ":" +
-                    json_place(text, first->second) + ")";
-      }
-    }
-    return true;
-  };
-  Json root;
+  json_reader<Json> reader(text, source, read, places);
   try {
-    root = Json::parse(counting_iterator(text.data(), &read),
-                       counting_iterator(text.data() + text.size(), &read), check);
+    Json::sax_parse(counting_iterator(text.data(), &read),
+                    counting_iterator(text.data() + text.size(), &read), &reader);
   } catch (const typename Json::exception& e) { // syntax, or a number out of range
     std::string msg = e.what();
     if (const auto p = msg.find("] "); p != std::string::npos) {
@@ -131,10 +241,10 @@ Json parse_json(std::string_view text, const std::string& source, json_places* p
     }
     throw bad_input_error(source + ": JSON " + printable(msg));
   }
-  if (!duplicate.empty()) {
-    throw bad_input_error(duplicate);
+  if (!reader.duplicate.empty()) {
+    throw bad_input_error(reader.duplicate);
   }
-  return root;
+  return std::move(reader.root);
 }
 
 } // namespace shardpoint::io::detail
