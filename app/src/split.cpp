@@ -11,16 +11,19 @@ split_outcome split_model(const split_options& a) {
   io::output_set outputs;
   protect_inputs(outputs, a.model.input, nullptr, {{a.model.config, "the sharding config"}});
   auto& folder = outputs.folder(a.output_dir, "--output-dir", a.force);
-  auto [file, nodes, result, from_attributes, renamed] = load_sharded(a.model);
+  // Nodes read as views where the model allows it, the initializers parsed:
+  // each stage's nodes are then copied from the input, none parsed.
+  auto [file, nodes, result, from_attributes, renamed] =
+      load_sharded(a.model, false, reading::graph_views_measured);
   protect_inputs(outputs, a.model.input, &file);
-  auto& model = file.proto();
-  // Nodes named only to resolve the config keep their empty names.
+  // Nodes named only to resolve the config keep their empty names (naming
+  // them parsed the nodes).
   for (auto v : renamed) {
-    model.mutable_graph()->mutable_node(static_cast<int>(v))->clear_name();
+    file.proto().mutable_graph()->mutable_node(static_cast<int>(v))->clear_name();
   }
   onnx::split_options options = a.split;
   options.by_device = a.by == "device";
-  const auto plan = onnx::plan_split(model.graph(), nodes, result, options);
+  const auto plan = onnx::plan_split(file, nodes, result, options);
   onnx::write_split(file, nodes, plan, folder, a.model.input, options);
   outputs.commit();
   if (a.report.format == "none") {

@@ -44,6 +44,7 @@
 #include "arena.hpp"
 #include "chunks.hpp"
 #include "fd_stream.hpp"
+#include "node_view.hpp"
 #include "wire.hpp"
 
 namespace shardpoint::onnx {
@@ -604,8 +605,20 @@ void save_model(const loaded_model& model, const fs::path& path) {
        model.marks_.get(), views);
 }
 
-void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
-               const std::vector<int>& from, const fs::path& path) {
+// save_part(), with `nodes` (views of `whole`'s, the part without nodes)
+// written first in its graph, or none (nullptr).
+struct part_writer {
+  static void save_part_with(const ::onnx::ModelProto& part, const loaded_model& whole,
+                             const std::vector<int>& from, const wire::node_runs* nodes,
+                             const fs::path& path);
+  static const loaded_model::wire_source& source(const loaded_model& whole) {
+    return *whole.source_;
+  }
+};
+
+void part_writer::save_part_with(const ::onnx::ModelProto& part, const loaded_model& whole,
+                                 const std::vector<int>& from, const wire::node_runs* nodes,
+                                 const fs::path& path) {
   const auto* src = whole.source_.get();
   if (src == nullptr) {
     save(nullptr, part, path);
@@ -622,12 +635,12 @@ void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
     spans.push_back(copied ? &src->where.initializers[i] : nullptr);
     any = any || copied;
   }
-  if (!any) {
+  if (!any && nodes == nullptr) {
     save(nullptr, part, path);
     return;
   }
   const std::string small = serialize_model(part); // the graph, no large data
-  const wire::splice pieces(small, src->input, spans);
+  const wire::splice pieces(small, src->input, spans, nodes);
   write_file(path, pieces.size(),
              [&](google::protobuf::io::CodedOutputStream& out, fd_output_stream& file) {
                if (src->fd != -1) {
@@ -637,6 +650,32 @@ void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
                  pieces.write(out);
                }
              });
+}
+
+void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+               const std::vector<int>& from, const fs::path& path) {
+  part_writer::save_part_with(part, whole, from, nullptr, path);
+}
+
+void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+               const std::vector<int>& from, std::span<const std::size_t> nodes, bool keep_sharding,
+               const fs::path& path) {
+  const auto* views = whole.node_views();
+  if (views == nullptr || part.graph().node_size() != 0) {
+    throw internal_error("save_part() given nodes of a model not read as views");
+  }
+  const auto& src = part_writer::source(whole);
+  wire::node_runs runs;
+  runs.ends.reserve(nodes.size());
+  runs.runs.reserve(nodes.size());
+  for (const std::size_t v : nodes) {
+    const wire::span& value = src.where.node_values.at(v);
+    const bool sharded = !views->sharding.empty() && views->sharding[v] != wire::node_sharding{};
+    wire::node_runs_of(src.input.substr(value.begin, value.end - value.begin), views->nodes[v],
+                       sharded && !keep_sharding, runs.runs);
+    runs.ends.push_back(runs.runs.size());
+  }
+  part_writer::save_part_with(part, whole, from, &runs, path);
 }
 
 std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k) {

@@ -392,6 +392,44 @@ bool decode_node(std::string_view value, node_view& out, std::vector<std::string
   return decode(value, out, names, sharding, nullptr);
 }
 
+void node_runs_of(std::string_view value, const node_view& node, bool drop_sharding,
+                  std::vector<std::string_view>& runs) {
+  if (!drop_sharding) {
+    runs.push_back(value);
+    return;
+  }
+  // The attribute fields, [attributes_at, splice): each a tag, a length and
+  // an attribute whose name, where it has one, is its first field.
+  const auto* base = reinterpret_cast<const std::uint8_t*>(value.data());
+  CodedInputStream in(base + node.attributes_at,
+                      static_cast<int>(node.splice - node.attributes_at));
+  std::size_t kept = 0; // where the run being kept began
+  for (;;) {
+    const std::size_t start = node.attributes_at + static_cast<std::size_t>(in.CurrentPosition());
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      break;
+    }
+    std::uint32_t length = 0;
+    in.ReadVarint32(&length);
+    const std::size_t body = node.attributes_at + static_cast<std::size_t>(in.CurrentPosition());
+    in.Skip(static_cast<int>(length));
+    std::string_view name;
+    CodedInputStream attribute(base + body, static_cast<int>(length));
+    std::uint32_t name_size = 0;
+    if (attribute.ReadTag() == wfl::MakeTag(::onnx::AttributeProto::kNameFieldNumber,
+                                            wfl::WIRETYPE_LENGTH_DELIMITED) &&
+        attribute.ReadVarint32(&name_size)) {
+      name = value.substr(body + static_cast<std::size_t>(attribute.CurrentPosition()), name_size);
+    }
+    if (name == ipu_attribute || name == stage_attribute) {
+      runs.push_back(value.substr(kept, start - kept));
+      kept = body + length;
+    }
+  }
+  runs.push_back(value.substr(kept));
+}
+
 bool decode_node(std::string_view value, node_view& out, std::vector<std::string_view>& names,
                  node_sharding& sharding, std::unique_ptr<::onnx::NodeProto>& parsed) {
   const std::size_t had = names.size();

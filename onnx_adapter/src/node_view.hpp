@@ -136,6 +136,14 @@ struct node_views {
   }
 };
 
+/// `value`, the bytes `node` views (decode_node accepted them), as runs of
+/// those bytes appended to `runs`: without its sharding attributes' fields
+/// when `drop_sharding` (the runs between them), else whole. Joined, they
+/// are protobuf's bytes of the node with those attributes removed, as the
+/// node is plain (its fields in order, each attribute one field).
+void node_runs_of(std::string_view value, const node_view& node, bool drop_sharding,
+                  std::vector<std::string_view>& runs);
+
 /// The recursion budget a top-level node has in protobuf's parse of a
 /// model: its default, 100, less the model's and the graph's levels.
 inline constexpr int node_recursion_budget = 98;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -25,6 +26,8 @@
 #include <shardpoint/onnx/split.hpp>
 #include <shardpoint/onnx/tensor_data.hpp>
 
+#include "graph_nodes.hpp"
+#include "node_view.hpp"
 #include "shapes.hpp"
 
 namespace shardpoint::onnx {
@@ -32,8 +35,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string node_text(const std::vector<std::string>& names, std::size_t v) {
-  return "node " + std::to_string(v) + " '" + names[v] + "'";
+// "node 3 'name'": node v by its display name (node_name()), said only
+// in an error.
+using name_of_node = std::function<std::string(std::size_t)>;
+
+std::string node_text(const name_of_node& name, std::size_t v) {
+  return "node " + std::to_string(v) + " '" + name(v) + "'";
 }
 
 } // namespace
@@ -44,11 +51,9 @@ namespace {
 // stage parts, refusing what a chain of stage models cannot be: a node
 // without a group, a stage on two devices, an empty group, data flowing to
 // an earlier group.
-std::vector<int> group_nodes(const ::onnx::GraphProto& g, const node_graph& nodes,
+std::vector<int> group_nodes(std::size_t n, const name_of_node& names, const node_graph& nodes,
                              const sharding_result& result, const split_options& options,
                              io::split_plan& plan) {
-  const auto n = static_cast<std::size_t>(g.node_size());
-  const auto names = node_names(g);
   const char* what = options.by_device ? "device" : "stage";
   const char* attribute = options.by_device ? ipu_attribute : stage_attribute;
   std::vector<int> group(n);
@@ -115,8 +120,11 @@ struct tensor_places {
   std::unordered_map<std::string_view, std::uint32_t> id;
   std::vector<std::pair<std::size_t, int>> rank;
 
-  tensor_places(const ::onnx::GraphProto& g, const node_graph& nodes) {
-    const auto n = static_cast<std::size_t>(g.node_size());
+  // (`g` the graph, or a skeleton's: its initializers and outputs; its
+  // nodes `graph_nodes`.)
+  template <class Nodes>
+  tensor_places(const Nodes& graph_nodes, const ::onnx::GraphProto& g, const node_graph& nodes) {
+    const auto n = graph_nodes.size();
     for (const auto& t : g.initializer()) {
       initializer_bytes.emplace(t.name(), shapes::tensor_bytes(t));
     }
@@ -131,9 +139,9 @@ struct tensor_places {
       id.emplace(nodes.tensors[t], t);
     }
     for (std::size_t v = 0; v < n; ++v) {
-      const auto& outs = g.node(static_cast<int>(v)).output();
-      for (int k = 0; k < outs.size(); ++k) {
-        if (const auto it = id.find(outs[k]); it != id.end()) {
+      const auto& outs = graph_nodes.outputs(v);
+      for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
+        if (const auto it = id.find(std::string_view(outs[k])); it != id.end()) {
           rank[it->second] = {v, k};
         }
       }
@@ -178,8 +186,8 @@ std::vector<std::set<std::uint32_t>> stage_reads(const node_graph& nodes,
 // Every weight each stage holds, as every other figure counts them
 // (shapes::model_weights): the initializers and Constant values its nodes
 // read, once each, and what its nodes hold themselves.
-void stage_weights(const ::onnx::GraphProto& g, const node_graph& nodes, io::split_plan& plan) {
-  const shapes::model_weights weights = shapes::weights_of(g, nodes);
+void stage_weights(const shapes::model_weights& weights, const node_graph& nodes,
+                   io::split_plan& plan) {
   for (auto& part : plan.stages) {
     std::set<std::uint32_t> read;
     std::int64_t bytes = 0;
@@ -231,7 +239,8 @@ passing route(const node_graph& nodes, const std::vector<int>& group,
 // order, then what earlier stages pass it in the order the model makes
 // them -- and outputs: what later stages or the model need, in production
 // order. Records which stages read each graph input.
-void stage_interface(const ::onnx::GraphProto& g, const node_graph& nodes,
+template <class Nodes>
+void stage_interface(const Nodes& graph_nodes, const ::onnx::GraphProto& g, const node_graph& nodes,
                      const tensor_places& places, const std::set<std::uint32_t>& inputs_read,
                      passing& passed, io::stage_part& part,
                      std::map<std::string, std::vector<int>>& graph_input_readers) {
@@ -262,7 +271,7 @@ void stage_interface(const ::onnx::GraphProto& g, const node_graph& nodes,
     out.push_back(t);
   }
   for (auto v : part.nodes) {
-    for (const auto& o : g.node(static_cast<int>(v)).output()) {
+    for (const std::string_view o : graph_nodes.outputs(v)) {
       if (places.graph_outputs.count(o) && !sent.count(places.id.at(o))) {
         out.push_back(places.id.at(o));
       }
@@ -282,19 +291,29 @@ void stage_interface(const ::onnx::GraphProto& g, const node_graph& nodes,
 
 } // namespace
 
-io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
-                          const sharding_result& result, const split_options& options) {
+namespace {
+
+// plan_split on `graph_nodes`, the nodes of `g` (graph_nodes.hpp: `g` the
+// graph, or the skeleton's holding its initializers and outputs), their
+// weights `weights_of()` and display names `names`.
+template <class Nodes, class Weights>
+io::split_plan plan_on(const Nodes& graph_nodes, const ::onnx::GraphProto& g,
+                       const node_graph& nodes, const sharding_result& result,
+                       const split_options& options, const name_of_node& names,
+                       Weights weights_of) {
   io::split_plan plan;
-  const std::vector<int> group = group_nodes(g, nodes, result, options, plan);
-  const tensor_places places(g, nodes);
+  const std::vector<int> group =
+      group_nodes(graph_nodes.size(), names, nodes, result, options, plan);
+  const tensor_places places(graph_nodes, g, nodes);
   std::map<std::uint32_t, std::set<int>> readers;
   const auto graph_inputs_read = stage_reads(nodes, group, places, plan, readers);
-  stage_weights(g, nodes, plan);
+  stage_weights(weights_of(), nodes, plan);
   passing passed = route(nodes, group, readers, plan.stages.size(), options.relay);
   std::map<std::string, std::vector<int>> graph_input_readers;
   for (auto& part : plan.stages) {
-    stage_interface(g, nodes, places, graph_inputs_read[static_cast<std::size_t>(part.stage)],
-                    passed, part, graph_input_readers);
+    stage_interface(graph_nodes, g, nodes, places,
+                    graph_inputs_read[static_cast<std::size_t>(part.stage)], passed, part,
+                    graph_input_readers);
   }
   // The chain's own inputs and outputs, in the model's order.
   for (const auto& i : g.input()) {
@@ -313,6 +332,26 @@ io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
     plan.outputs.push_back({o.name(), from});
   }
   return plan;
+}
+
+} // namespace
+
+io::split_plan plan_split(const ::onnx::GraphProto& g, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options) {
+  return plan_on(
+      proto_nodes{g}, g, nodes, result, options, [&](std::size_t v) { return node_name(g, v); },
+      [&] { return shapes::weights_of(g, nodes); });
+}
+
+io::split_plan plan_split(const loaded_model& model, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options) {
+  const name_of_node names = [&](std::size_t v) { return node_name(model, v); };
+  if (const auto* views = model.node_views(); views != nullptr && !views->initializers_as_views) {
+    const auto& g = model.proto_without_nodes().graph(); // (holds the initializers)
+    return plan_on(view_nodes{*views}, g, nodes, result, options, names,
+                   [&] { return shapes::weights_of(*views, g, nodes); });
+  }
+  return plan_split(model.proto().graph(), nodes, result, options);
 }
 
 namespace {
@@ -334,11 +373,11 @@ const ::onnx::TypeProto& type_of(const crossing_type_map& types, const std::stri
   return it->second;
 }
 
-// The types of the tensors crossing stages, from ONNX shape inference, which
-// is done (and the model restored) before any node is copied into a stage.
-std::unordered_map<std::string, ::onnx::TypeProto> crossing_types(::onnx::ModelProto& model,
-                                                                  const io::split_plan& plan) {
-  const shapes::inferred_shapes types(model);
+// The types of the tensors crossing stages, from ONNX shape inference
+// (`types`), which is done (and the model restored) before any node is
+// copied into a stage.
+std::unordered_map<std::string, ::onnx::TypeProto>
+crossing_types(const shapes::inferred_shapes& types, const io::split_plan& plan) {
   std::unordered_map<std::string, ::onnx::TypeProto> out;
   const auto note = [&](const std::string& name) {
     const auto* type = types.find(name);
@@ -520,11 +559,11 @@ void check_crossing_names(const io::split_plan& plan) {
 
 // A stage model with the model's header (IR version, opsets, producer,
 // metadata, functions) and the stage's nodes, sharding attributes removed
-// unless kept. Returns the names its nodes produce.
-std::unordered_set<std::string_view> start_stage(const ::onnx::ModelProto& model,
-                                                 const io::stage_part& part,
-                                                 const split_options& options,
-                                                 ::onnx::ModelProto& stage) {
+// unless kept -- none where the nodes are `views`, which the writer copies
+// (save_part). Returns the names its nodes produce.
+std::unordered_set<std::string_view>
+start_stage(const ::onnx::ModelProto& model, const wire::node_views* views,
+            const io::stage_part& part, const split_options& options, ::onnx::ModelProto& stage) {
   const auto& g = model.graph();
   stage.set_ir_version(model.ir_version());
   *stage.mutable_opset_import() = model.opset_import();
@@ -539,6 +578,14 @@ std::unordered_set<std::string_view> start_stage(const ::onnx::ModelProto& model
   sg.set_name(g.name() + "_" + part.file.substr(0, part.file.size() - 5));
   sg.set_doc_string(g.doc_string());
   std::unordered_set<std::string_view> produced;
+  if (views != nullptr) {
+    for (auto v : part.nodes) {
+      for (const std::string_view o : views->outputs(v)) {
+        produced.insert(o);
+      }
+    }
+    return produced;
+  }
   for (auto v : part.nodes) {
     auto& node = *sg.add_node();
     node = g.node(static_cast<int>(v));
@@ -629,14 +676,24 @@ void relocate_external(::onnx::GraphProto& sg, std::vector<int>& from, const loa
   }
 }
 
-void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
+// write_split() on `model`: the whole model, or a skeleton's proto()
+// (`whole`), or, where `views` are given, the skeleton's graph without its
+// nodes (proto_without_nodes(), holding the initializers), whose nodes are
+// those views.
+void write_stages(::onnx::ModelProto& model, const loaded_model* whole,
+                  const wire::node_views* views, const node_graph& nodes,
                   const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
                   const split_options& options) {
   auto& g = *model.mutable_graph();
   const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
   const model_index index(g);
   check_crossing_names(plan);
-  const auto types = crossing_types(model, plan);
+  const auto types = [&] {
+    if (views != nullptr) {
+      return crossing_types(shapes::inferred_shapes(model, *views, {}), plan);
+    }
+    return crossing_types(shapes::inferred_shapes(model), plan);
+  }();
   std::unordered_map<std::string, std::string> linked; // external data locations
   std::set<std::string> taken{"pipeline.json"};        // the split's own files
   for (const auto& part : plan.stages) {
@@ -651,7 +708,7 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
     auto* stage = arena != nullptr
                       ? google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(arena)
                       : (owned = std::make_unique<::onnx::ModelProto>()).get();
-    const auto produced = start_stage(model, part, options, *stage);
+    const auto produced = start_stage(model, views, part, options, *stage);
     auto& sg = *stage->mutable_graph();
     declare_inputs(index, types, part, sg);
     // Initializers, moved in from the model (Swap on one arena copies no
@@ -706,7 +763,10 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
       relocate_external(sg, from, whole, {model_path, model_dir, out, linked, taken});
     }
     declare_outputs(g, index, types, part, produced, sg);
-    if (whole != nullptr) {
+    if (views != nullptr) {
+      save_part(*stage, *whole, from, part.nodes, options.keep_sharding_attributes,
+                out.file(part.file));
+    } else if (whole != nullptr) {
       save_part(*stage, *whole, from, out.file(part.file));
     } else {
       save_model(*stage, out.file(part.file));
@@ -720,24 +780,32 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole, const no
 void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
                  io::staged_folder& folder, const fs::path& model_path,
                  const split_options& options) {
-  write_stages(model, nullptr, nodes, plan, folder, model_path, options);
+  write_stages(model, nullptr, nullptr, nodes, plan, folder, model_path, options);
 }
 
 void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
                  io::staged_folder& folder, const fs::path& model_path,
                  const split_options& options) {
-  write_stages(model.proto(), &model, nodes, plan, folder, model_path, options);
+  // On the views where their shapes can be found on them (no subgraph):
+  // each stage's nodes copied from the input, none parsed.
+  if (const auto* views = shapes::inferable_views(model, nullptr)) {
+    write_stages(model.mutable_proto_without_nodes(), &model, views, nodes, plan, folder,
+                 model_path, options);
+    return;
+  }
+  write_stages(model.proto(), &model, nullptr, nodes, plan, folder, model_path, options);
 }
 
 namespace {
 
-void write_split_to(::onnx::ModelProto& model, const loaded_model* whole, const node_graph& nodes,
-                    const io::split_plan& plan, const fs::path& folder, const fs::path& model_path,
-                    const split_options& options, bool replace) {
+// Both in one call: the model's inputs declared (`declare`), the folder
+// written by `write` and committed.
+template <class Declare, class Write>
+void write_split_to(const fs::path& folder, bool replace, Declare declare, Write write) {
   io::output_set outputs;
-  declare_model_inputs(outputs, model_path, model.graph());
+  declare(outputs);
   auto& out = outputs.folder(folder, "the output folder", replace);
-  write_stages(model, whole, nodes, plan, out, model_path, options);
+  write(out);
   outputs.commit();
 }
 
@@ -746,13 +814,19 @@ void write_split_to(::onnx::ModelProto& model, const loaded_model* whole, const 
 void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
                  const fs::path& folder, const fs::path& model_path, const split_options& options,
                  bool replace) {
-  write_split_to(model, nullptr, nodes, plan, folder, model_path, options, replace);
+  write_split_to(
+      folder, replace,
+      [&](io::output_set& outputs) { declare_model_inputs(outputs, model_path, model.graph()); },
+      [&](io::staged_folder& out) { write_split(model, nodes, plan, out, model_path, options); });
 }
 
 void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
                  const fs::path& folder, const fs::path& model_path, const split_options& options,
                  bool replace) {
-  write_split_to(model.proto(), &model, nodes, plan, folder, model_path, options, replace);
+  write_split_to(
+      folder, replace,
+      [&](io::output_set& outputs) { declare_model_inputs(outputs, model_path, model); },
+      [&](io::staged_folder& out) { write_split(model, nodes, plan, out, model_path, options); });
 }
 
 } // namespace shardpoint::onnx

@@ -2,6 +2,7 @@
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <climits>
 
@@ -667,7 +668,8 @@ void rewrite(std::string_view input, const layout& where, const node_views& view
       });
 }
 
-splice::splice(std::string_view model, std::string_view input, const std::vector<const span*>& from)
+splice::splice(std::string_view model, std::string_view input, const std::vector<const span*>& from,
+               const node_runs* nodes)
     : input_(input) {
   const std::uint8_t* base = bytes_of(model);
   std::size_t graph_start = 0;
@@ -697,6 +699,29 @@ splice::splice(std::string_view model, std::string_view input, const std::vector
   std::size_t k = 0;
   std::size_t at = graph_value;
   std::size_t value_size = 0;
+  if (nodes != nullptr) { // each node's field: tag, length, then its runs
+    node_heads_.reserve(nodes->ends.size() * (1 + 5)); // (never grows: the views stay put)
+    std::size_t run = 0;
+    for (const std::size_t end : nodes->ends) {
+      std::size_t length = 0;
+      for (std::size_t r = run; r < end; ++r) {
+        length += nodes->runs[r].size();
+      }
+      std::array<std::uint8_t, 6> head{};
+      auto* p = CodedOutputStream::WriteTagToArray(
+          wfl::MakeTag(::onnx::GraphProto::kNodeFieldNumber, wfl::WIRETYPE_LENGTH_DELIMITED),
+          head.data());
+      p = CodedOutputStream::WriteVarint32ToArray(static_cast<std::uint32_t>(length), p);
+      const auto size = static_cast<std::size_t>(p - head.data());
+      const std::size_t from_head = node_heads_.size();
+      node_heads_.append(reinterpret_cast<const char*>(head.data()), size);
+      nodes_.emplace_back(node_heads_.data() + from_head, size);
+      for (; run < end; ++run) {
+        nodes_.push_back(nodes->runs[run]);
+      }
+      value_size += size + length;
+    }
+  }
   const auto keep = [&](std::string_view piece) {
     after_.push_back(piece);
     value_size += piece.size();
@@ -736,6 +761,9 @@ void splice::write(CodedOutputStream& out, range_copier* copier) const {
     out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
   }
   out.WriteRaw(prefix_.data(), static_cast<int>(prefix_.size()));
+  for (const auto piece : nodes_) { // (short runs, written as they are)
+    out.WriteRaw(piece.data(), static_cast<int>(piece.size()));
+  }
   const auto begin = reinterpret_cast<std::uintptr_t>(input_.data());
   for (const auto piece : after_) {
     const auto at = reinterpret_cast<std::uintptr_t>(piece.data());

@@ -195,13 +195,24 @@ void rewrite(std::string_view input, const layout& where, const node_views& view
              google::protobuf::io::CodedOutputStream& out, const marks* marks = nullptr,
              range_copier* copier = nullptr);
 
+/// Top-level nodes to write into a graph that has none, each as runs of
+/// bytes of the input joined: node i's value is runs[ends[i - 1] ..
+/// ends[i]) (from 0 for i = 0).
+struct node_runs {
+  std::vector<std::string_view> runs;
+  std::vector<std::size_t> ends;
+};
+
 /// A model serialised by protobuf (`model`: small, a skeleton's part) with
 /// some of its graph's initializer fields replaced by fields of `input`
 /// copied verbatim: initializer k of the graph becomes `from[k]` when that
-/// is set. The pieces of the output, in order, without copying either side.
+/// is set. With `nodes`, the graph of `model` has no nodes, and gains those
+/// first, where protobuf writes a graph's nodes (field 1). The pieces of the
+/// output, in order, without copying either side.
 class splice {
 public:
-  splice(std::string_view model, std::string_view input, const std::vector<const span*>& from);
+  splice(std::string_view model, std::string_view input, const std::vector<const span*>& from,
+         const node_runs* nodes = nullptr);
   [[nodiscard]] std::size_t size() const { return size_; }
   /// With `copier`, the pieces of `input` go through it.
   void write(google::protobuf::io::CodedOutputStream& out, range_copier* copier = nullptr) const;
@@ -210,6 +221,8 @@ private:
   std::string_view input_;
   std::vector<std::string_view> before_; ///< up to the graph's length prefix
   std::string prefix_;                   ///< the graph's tag and new length
+  std::string node_heads_;               ///< each node's tag and length (sized once)
+  std::vector<std::string_view> nodes_;  ///< the nodes: each head, then its runs
   std::vector<std::string_view> after_;
   std::size_t size_ = 0;
 };

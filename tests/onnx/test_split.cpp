@@ -636,3 +636,95 @@ TEST_CASE("models ONNX forbids or JSON and YAML cannot name: bad input, not a cr
   expect(bytes, "suggest --stages 2 --output-config " + q(dir / "c.yaml"), 2,
          "the name 'a\\xfe' is not UTF-8 text, which a YAML file cannot hold");
 }
+
+TEST_CASE("stages written from node views: the bytes of the parsed nodes' stages, none parsed") {
+  // Each model split through the library twice: its nodes parsed, and read
+  // as views (with the initializers parsed), whose stages get their nodes
+  // as runs of the input, sharding attributes cut out unless kept.
+  temp_dir dir;
+  std::vector<std::pair<std::string, ::onnx::ModelProto>> models;
+  const auto sharded = [](::onnx::ModelProto m, int stages, bool first) {
+    auto& g = *m.mutable_graph();
+    const auto n = static_cast<std::size_t>(g.node_size());
+    std::vector<int> groups(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      groups[v] = static_cast<int>(v * static_cast<std::size_t>(stages) / n);
+    }
+    sp::annotate(g, shardpoint::sharding_result(n, groups, groups));
+    if (first) { // the sharding attributes before the others, as another tool may write them
+      for (auto& node : *g.mutable_node()) {
+        auto& a = *node.mutable_attribute();
+        std::rotate(a.begin(), a.end() - 2, a.end());
+      }
+    }
+    return m;
+  };
+  models.emplace_back("decoder", sharded(sp::synth_decoder(3, 8), 3, false));
+  models.emplace_back("decoder, attributes first", sharded(sp::synth_decoder(2, 8), 2, true));
+  models.emplace_back("resnet50", sharded(sp::synth_resnet50(), 4, false));
+  { // Constants holding tensors (views parsed alone), one read across the cut
+    auto m = sp::synth_decoder(2, 8);
+    auto& g = *m.mutable_graph();
+    auto& c = *g.mutable_node()->Add();
+    c.set_op_type("Constant");
+    c.set_name("held");
+    c.add_output("held_unread");
+    auto& value = *c.add_attribute();
+    value.set_name("value");
+    value.set_type(::onnx::AttributeProto::TENSOR);
+    value.mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+    value.mutable_t()->add_dims(2);
+    value.mutable_t()->set_raw_data(std::string(8, '\x01'));
+    std::rotate(g.mutable_node()->rbegin(), g.mutable_node()->rbegin() + 1,
+                g.mutable_node()->rend());
+    models.emplace_back("a Constant", sharded(m, 2, false));
+  }
+  int on_views = 0;
+  int k = 0;
+  for (const auto& [what, m] : models) {
+    CAPTURE(what);
+    const auto path = dir / ("m" + std::to_string(k++) + ".onnx");
+    sp::save_model(m, path);
+    for (const bool keep : {false, true}) {
+      for (const bool external : {false, true}) {
+        CAPTURE(keep);
+        CAPTURE(external);
+        sp::split_options options;
+        options.keep_sharding_attributes = keep;
+        options.external_data = external;
+        const auto split = [&](sp::node_reading how, const fs::path& out) {
+          auto model = sp::read_graph(path, how);
+          const auto nodes = sp::build_graph(model);
+          const auto result = sp::read_annotations(model);
+          const auto plan = sp::plan_split(model, nodes, result, options);
+          sp::write_split(model, nodes, plan, out, path, options);
+          return model.node_views() != nullptr;
+        };
+        const auto a = dir / "parsed";
+        const auto b = dir / "views";
+        fs::remove_all(a);
+        fs::remove_all(b);
+        CHECK_FALSE(split(sp::node_reading::parsed, a));
+        const bool kept = split(sp::node_reading::views_with_initializers, b);
+        CHECK(kept); // no node parsed
+        on_views += kept ? 1 : 0;
+        std::set<std::string> names;
+        for (const auto& entry : fs::directory_iterator(a)) {
+          names.insert(entry.path().filename().string());
+          CAPTURE(entry.path().filename().string());
+          CHECK(onnx_test::read_file(entry.path()) ==
+                onnx_test::read_file(b / entry.path().filename()));
+        }
+        std::set<std::string> other;
+        for (const auto& entry : fs::directory_iterator(b)) {
+          other.insert(entry.path().filename().string());
+        }
+        CHECK(names == other);
+        // And the stages hold the attributes as asked.
+        const auto stage = sp::load_model(b / "stage_0.onnx");
+        CHECK(sp::has_annotations(stage.graph()) == keep);
+      }
+    }
+  }
+  CHECK(on_views == 16);
+}

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,8 +117,7 @@ private:
                                   node_reading nodes);
   friend void save_model(const loaded_model& model, const std::filesystem::path& path);
   friend std::string serialize_model(const loaded_model& model);
-  friend void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
-                        const std::vector<int>& from, const std::filesystem::path& path);
+  friend struct part_writer; ///< (internal) model.cpp's
   friend std::optional<::onnx::TensorProto> initializer_with_data(const loaded_model& whole, int k);
   friend std::size_t serialized_size(const loaded_model& model);
   friend void annotate(loaded_model& model, const sharding_result& result);
@@ -194,6 +194,15 @@ std::string serialize_model(const loaded_model& model);
 /// left its data out (from[k] < 0: as `part` has it).
 void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
                const std::vector<int>& from, const std::filesystem::path& path);
+/// The same of a part built without nodes, given instead as `nodes`,
+/// indices of `whole`'s top-level nodes, which `whole` holds as views
+/// (node_views()): they are written first in the part's graph, where
+/// protobuf writes a graph's nodes, each copied verbatim from the input,
+/// without its sharding attributes unless `keep_sharding` -- the bytes
+/// save_part() would write of the part holding those nodes.
+void save_part(const ::onnx::ModelProto& part, const loaded_model& whole,
+               const std::vector<int>& from, std::span<const std::size_t> nodes, bool keep_sharding,
+               const std::filesystem::path& path);
 
 /// `whole`'s initializer `k` with its data, read again from the input, when
 /// the skeleton left data out of it (one tensor in memory, not the model's);

@@ -50,6 +50,11 @@ struct split_options {
 /// or data flowing to an earlier stage.
 io::split_plan plan_split(const ::onnx::GraphProto& graph, const node_graph& nodes,
                           const sharding_result& result, const split_options& options);
+/// The same of a loaded model: on its views where its nodes are views and
+/// its initializers parsed (node_reading::views_with_initializers), parsing
+/// no node; on proto() otherwise. The same plan either way.
+io::split_plan plan_split(const loaded_model& model, const node_graph& nodes,
+                          const sharding_result& result, const split_options& options);
 
 /// Writes stage_<s>.onnx for every stage of `plan` and pipeline.json into
 /// `folder`, an output folder of the command's io::output_set (committed
@@ -61,7 +66,10 @@ void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::s
                  const split_options& options);
 /// The same on a model read by any of model.hpp's readers: a skeleton's
 /// stages get their initializers as byte ranges of its input, copied
-/// verbatim (with --external-data, read one tensor at a time).
+/// verbatim (with --external-data, read one tensor at a time); where its
+/// nodes are views whose shapes can be found on them (read with
+/// node_reading::views_with_initializers, no subgraph), their nodes too,
+/// none parsed. The same bytes either way.
 void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
                  io::staged_folder& folder, const std::filesystem::path& model_path,
                  const split_options& options);
