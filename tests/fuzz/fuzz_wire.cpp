@@ -17,7 +17,9 @@
 //     reads to the views' sharding attributes, without throwing; asked to
 //     parse a node holding a tensor, a graph or a type, the views read a
 //     plain node as without being asked, and accept no other node than
-//     those, parsed as protobuf parses them, under the same checks;
+//     those, parsed as protobuf parses them, under the same checks; an
+//     accepted node's runs without its sharding attributes (node_runs_of)
+//     are protobuf's bytes of the node with them removed;
 //   - parse_graph() with the nodes read as views answers as with them
 //     parsed, and writes the same bytes after the same annotation;
 //   - an initializer's bytes (every initializer span's, and the input
@@ -27,6 +29,7 @@
 //     on demand (parse_views) to the same skeleton.
 //
 // Any disagreement aborts with the two sides named.
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -169,6 +172,25 @@ void check_accepted(std::string_view bytes, const decoded& d) {
   }
   if (d.parsed == nullptr && holds_for_protobuf(node)) {
     disagree("node views accepted an attribute they leave to protobuf");
+  }
+  // The node's runs without its sharding attributes (split's stage nodes):
+  // protobuf's bytes of the node with them removed; and whole, the node.
+  for (const bool drop : {false, true}) {
+    std::vector<std::string_view> runs;
+    wire::node_runs_of(bytes, v, drop, runs);
+    std::string joined;
+    for (const auto run : runs) {
+      joined += run;
+    }
+    auto without = node;
+    if (drop) {
+      auto* a = without.mutable_attribute();
+      a->erase(std::remove_if(a->begin(), a->end(), shardpoint::onnx::is_sharding_attribute),
+               a->end());
+    }
+    if (joined != without.SerializeAsString()) {
+      disagree("a node's runs are not protobuf's bytes of it without its sharding attributes");
+    }
   }
   // Sharding attributes: only as read_annotations() takes them, read as it
   // reads them.
