@@ -56,23 +56,9 @@ private:
   std::size_t* read_;
 };
 
-/// "line:column" of the byte before `offset` in `text` (1-based).
-inline std::string json_place(std::string_view text, std::size_t offset) {
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(column);
-}
-
-/// json_place() of offsets that never decrease, each found from the last:
-/// O(text) for all of them, where json_place() is O(text) each.
+/// "line:column" (1-based) of the byte before each offset in `text` it is
+/// given, offsets that never decrease, each found from the last: O(text)
+/// for all of them.
 class json_placer {
 public:
   explicit json_placer(std::string_view text) : text_(text) {}
@@ -92,6 +78,11 @@ private:
   std::string_view text_;
   std::size_t i_ = 0, line_ = 1, column_ = 1;
 };
+
+/// "line:column" of the byte before `offset` in `text` (1-based).
+inline std::string json_place(std::string_view text, std::size_t offset) {
+  return json_placer(text)(offset);
+}
 
 /// Where parse_json found what a later message may name, as "line:column"
 /// (json_place): each key of an object that is a value of the root object,
