@@ -681,7 +681,9 @@ TEST_CASE("stages written from node views: the bytes of the parsed nodes' stages
   }
   int on_views = 0;
   int k = 0;
-  for (const auto& [what, m] : models) {
+  for (const auto& model : models) {
+    const std::string& what = model.first; // (not bound: CAPTURE's lambda takes it, clang 14)
+    const ::onnx::ModelProto& m = model.second;
     CAPTURE(what);
     const auto path = dir / ("m" + std::to_string(k++) + ".onnx");
     sp::save_model(m, path);
