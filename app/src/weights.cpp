@@ -19,25 +19,13 @@ namespace shardpoint::app {
 
 namespace {
 
-// The first five of `names`, quoted, and how many more.
-std::string first_names(const std::vector<std::string>& names) {
-  std::string list;
-  for (std::size_t i = 0; i < names.size() && i < 5; ++i) {
-    list.append(i == 0 ? "" : ", ").append(io::quote(names[i]));
-  }
-  if (names.size() > 5) {
-    list += " and " + std::to_string(names.size() - 5) + " more";
-  }
-  return list;
-}
-
 // One warning naming the tensors a source held that no strategy lists.
 std::vector<std::string> left_out_warning(const std::vector<std::string>& names,
                                           const std::string& into) {
   if (names.empty()) {
     return {};
   }
-  const std::string list = first_names(names);
+  const std::string list = io::quoted_names(names);
   return {std::to_string(names.size()) +
           " tensor(s) of the source are in no strategy file and "
           "left out of " +
@@ -168,7 +156,7 @@ strategy_outcome write_strategy(const weights_options& a) {
         shardpoint::detail::counted(unread.size(), "initializer") + " of the model " +
         (unread.size() == 1 ? "is" : "are") +
         " read by no node and in no strategy file: weights split and merge leave " +
-        (unread.size() == 1 ? "it" : "them") + " out (" + first_names(unread) + ")");
+        (unread.size() == 1 ? "it" : "them") + " out (" + io::quoted_names(unread) + ")");
   }
   return outcome;
 }

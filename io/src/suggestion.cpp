@@ -113,6 +113,14 @@ std::string to_table(const suggestion& s) {
                 human_number(m.bottleneck).c_str(), human_number(m.lower_bound).c_str(),
                 m.lower_bound > 0 ? m.bottleneck / m.lower_bound : 1.0, m.imbalance);
   os << line;
+  if (!s.sources_behind.empty()) {
+    os << "note: " << s.sources_behind.size()
+       << " node(s) without a node input stay in an earlier stage than every node reading them, "
+          "their outputs crossing a cut: "
+       << quoted_names(s.sources_behind)
+       << " (in their readers' stage, each would raise the bottleneck, break the cap or empty "
+          "a stage)\n";
+  }
   if (planned(s)) {
     os << "memory plan: the largest device holds " << human_bytes(*s.plan.planned_largest)
        << " (shardpoint memory with the same options)\n";
@@ -198,6 +206,7 @@ std::string to_json(const suggestion& s) {
   j["memory_capacity"] =
       s.memory_capacity ? detail::count_json(*s.memory_capacity) : nlohmann::json();
   j["communication_weight"] = s.communication_weight;
+  j["sources_behind"] = s.sources_behind;
   j["memory_plan"] =
       planned(s)
           ? nlohmann::json{{"largest_total_bytes", detail::count_json(*s.plan.planned_largest)},

@@ -158,6 +158,17 @@ std::string quote(std::string_view value, std::size_t most) {
   return out;
 }
 
+std::string quoted_names(std::span<const std::string> names, std::size_t most) {
+  std::string list;
+  for (std::size_t i = 0; i < names.size() && i < most; ++i) {
+    list.append(i == 0 ? "" : ", ").append(quote(names[i]));
+  }
+  if (names.size() > most) {
+    list += " and " + std::to_string(names.size() - most) + " more";
+  }
+  return list;
+}
+
 void check_yaml_text(std::string_view text, const std::string& source) {
   std::size_t line = 1;
   std::size_t column = 1;

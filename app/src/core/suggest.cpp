@@ -2,11 +2,14 @@
 // stages, against the splits other frameworks would give.
 //
 // Copyright 2026 The shardpoint authors. SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <future>
+#include <limits>
 
 #include <boost/property_map/property_map.hpp>
+#include <boost/range/iterator_range.hpp>
 
 #include <shardpoint/app/plans.hpp>
 #include <shardpoint/io/config.hpp>
@@ -212,6 +215,39 @@ balanced_sharding balanced_under_cap(const laid_out_model& m, const memory_items
   }
 }
 
+// The nodes without a node input (Constants) that `by_node` puts in an
+// earlier stage than every node reading them, by stage, then node: what
+// balanced_shard's step 3b could not move to their readers (the docs
+// promised a Constant its reader's stage; a trial found three crossing).
+std::vector<std::string> sources_behind(const laid_out_model& m, const sharding_result& by_node) {
+  const auto& g = m.graph;
+  const std::size_t n = m.node_order.size();
+  std::vector<bool> read(n, false);
+  for (const auto e : boost::make_iterator_range(edges(g))) {
+    read[target(e, g)] = true;
+  }
+  std::vector<std::pair<int, std::size_t>> behind; // (stage, node)
+  for (std::size_t v = 0; v < n; ++v) {
+    const std::optional<int> s = by_node.stage(v);
+    if (read[v] || out_degree(v, g) == 0 || !s) {
+      continue;
+    }
+    int first = std::numeric_limits<int>::max();
+    for (const auto e : boost::make_iterator_range(out_edges(v, g))) {
+      first = std::min(first, by_node.stage(target(e, g)).value_or(first));
+    }
+    if (first > *s) {
+      behind.emplace_back(*s, v);
+    }
+  }
+  std::sort(behind.begin(), behind.end());
+  std::vector<std::string> names;
+  for (const auto& [s, v] : behind) {
+    names.push_back(m.names[v]);
+  }
+  return names;
+}
+
 // The picture of the suggestion: its split (picture.hpp), the stage
 // counts around it (the best bottleneck of each against its lower bound,
 // from S - 8, at least 1, to 2S, at most S + 8: 17 solves at most -- from
@@ -313,6 +349,7 @@ suggest_outcome suggest(model_source& source, const suggest_request& a) {
     }
   }
   const sharding_result by_node = m.by_node_index(best.result);
+  s.sources_behind = sources_behind(m, by_node);
   pipeline_options checks;
   checks.num_devices = a.num_ipus;
   checks.spelling = flag_spelling;

@@ -43,6 +43,12 @@ struct suggestion {
   /// planner's bound), and how the planner measured the activations.
   std::vector<double> stage_parameter_bytes;
   std::vector<std::string> memory_notes;
+  /// Nodes without a node input (a Constant, a ConstantOfShape of an
+  /// initializer) in an earlier stage than every node that reads them, by
+  /// stage, then node order: their outputs cross a cut as runtime tensors. The split
+  /// leaves one there only where moving it to its readers' stage would raise
+  /// the bottleneck, break the cap or empty a stage.
+  std::vector<std::string> sources_behind;
 };
 
 std::string to_table(const suggestion& s);
@@ -51,6 +57,7 @@ std::string to_table(const suggestion& s);
 ///  "share"}], "bottleneck", "lower_bound", "exact", "exact_intervals",
 ///  "estimated" (a figure rests on a guess), "estimates" (what, in words),
 ///  "method", "cost_model", "memory_capacity", "communication_weight",
+///  "sources_behind" (node names: see above),
 ///  "memory_plan" (null, or {"largest_total_bytes", "notes"}: the planner's
 ///  largest device), "points": [{"node", "device", "stage"}],
 ///  "baselines": [{"name", "bottleneck", "ratio_to_lower_bound",

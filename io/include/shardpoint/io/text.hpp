@@ -18,6 +18,7 @@
 #define SHARDPOINT_IO_TEXT_HPP
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,10 @@ std::string printable(std::string_view text);
 /// `most` bytes, its first `most` bytes (cut at a character boundary) and
 /// "... (N bytes)".
 std::string quote(std::string_view value, std::size_t most = 200);
+
+/// The first `most` of `names`, each quote()d, separated by ", ", and
+/// " and N more" when there are more: a list in one line of a message.
+std::string quoted_names(std::span<const std::string> names, std::size_t most = 5);
 
 /// Checks that `text` is UTF-8 without C0 control characters but tab, line
 /// feed and carriage return, as YAML requires (yaml-cpp would otherwise read
