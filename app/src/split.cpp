@@ -24,12 +24,22 @@ split_outcome split_model(const split_options& a) {
   onnx::split_options options = a.split;
   options.by_device = a.by == "device";
   const auto plan = onnx::plan_split(file, nodes, result, options);
-  onnx::write_split(file, nodes, plan, folder, a.model.input, options);
+  const std::size_t data_files =
+      onnx::write_split(file, nodes, plan, folder, a.model.input, options);
   outputs.commit();
-  if (a.report.format == "none") {
-    return {"", plan.stages.size()};
+  split_outcome out{"", plan.stages.size(), {}};
+  // The same files as without the flag: said, not left to be found (a
+  // trial's Paddle export, weights in Constant nodes, got no data file).
+  if (options.external_data && data_files == 0) {
+    out.warnings.push_back(
+        "--external-data: no stage has an initializer of 1024 bytes or more, so no .data file "
+        "was written (weights held in Constant nodes stay in their nodes; smaller tensors stay "
+        "in the stage's file)");
   }
-  return {a.report.format == "json" ? io::to_json(plan) : io::to_table(plan), plan.stages.size()};
+  if (a.report.format != "none") {
+    out.report = a.report.format == "json" ? io::to_json(plan) : io::to_table(plan);
+  }
+  return out;
 }
 
 } // namespace shardpoint::app

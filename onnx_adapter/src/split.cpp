@@ -452,10 +452,39 @@ std::string relocated(const std::string& location, const std::string& tensor,
   return name;
 }
 
-// Writes the tensors of `part` into `data` (a new file) and rewrites the
-// stage's initializers to point at it, 64-byte aligned; tensors without a
-// fixed element size (strings) stay inline. No file when `data` is empty
-// (every tensor is such a one).
+// Below this many bytes a tensor stays in the stage's file, as onnx's own
+// convert_model_to_external_data keeps it (its size_threshold, 1024): the
+// shape and axes constants, which onnx's shape inference reads and cannot
+// read from external data (a trial's stages of light_resnet50, whose
+// ConstantOfShape nodes read 8-32-byte shapes, failed infer_shapes_path).
+constexpr std::int64_t inline_below = 1024;
+
+// Whether the stage's copy of `t` goes to its data file.
+bool moved_out(const ::onnx::TensorProto& t) {
+  return element_bytes(t.data_type()).has_value() && shapes::tensor_bytes(t) >= inline_below;
+}
+
+// `t` with its data in the message: a copy, or, when held as external data,
+// its bytes read into raw_data.
+void copy_inline(const ::onnx::TensorProto& source, const fs::path& model_dir,
+                 ::onnx::TensorProto& t) {
+  if (!is_external(source)) {
+    t.CopyFrom(source);
+    return;
+  }
+  t.Clear();
+  t.set_name(source.name());
+  t.set_data_type(source.data_type());
+  t.mutable_dims()->CopyFrom(source.dims());
+  t.set_doc_string(source.doc_string());
+  std::string& raw = *t.mutable_raw_data();
+  for_each_chunk(source, model_dir, [&](const char* p, std::size_t n) { raw.append(p, n); });
+}
+
+// Writes the tensors of `part` of inline_below bytes or more into `data` (a
+// new file) and rewrites the stage's initializers to point at it, 64-byte
+// aligned; smaller ones and those without a fixed element size (strings)
+// stay inline. No file when `data` is empty (no tensor is moved out).
 // `sources[k]` is the model's initializer for the stage's k-th, with its data
 // (`data_of(i)` when the model read is a skeleton that left it out).
 void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::TensorProto*>& sources,
@@ -469,8 +498,8 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
   if (data.empty()) {
     for (int k = 0; k < stage.initializer_size(); ++k) {
       const auto reread = with_data(k);
-      stage.mutable_initializer(k)->CopyFrom(reread ? *reread
-                                                    : *sources[static_cast<std::size_t>(k)]);
+      copy_inline(reread ? *reread : *sources[static_cast<std::size_t>(k)], model_dir,
+                  *stage.mutable_initializer(k));
     }
     return;
   }
@@ -486,8 +515,8 @@ void externalise(::onnx::GraphProto& stage, const std::vector<const ::onnx::Tens
       auto& t = *stage.mutable_initializer(k);
       const auto reread = with_data(k);
       const auto& source = reread ? *reread : *sources[static_cast<std::size_t>(k)];
-      if (!element_bytes(source.data_type())) {
-        t.CopyFrom(source); // strings stay inline
+      if (!moved_out(source)) {
+        copy_inline(source, model_dir, t);
         continue;
       }
       const std::uint64_t pad = (64 - at % 64) % 64;
@@ -680,11 +709,12 @@ void relocate_external(::onnx::GraphProto& sg, std::vector<int>& from, const loa
 // (`whole`), or, where `views` are given, the skeleton's graph without its
 // nodes (proto_without_nodes(), holding the initializers), whose nodes are
 // those views.
-void write_stages(::onnx::ModelProto& model, const loaded_model* whole,
-                  const wire::node_views* views, const node_graph& nodes,
-                  const io::split_plan& plan, io::staged_folder& out, const fs::path& model_path,
-                  const split_options& options) {
+std::size_t write_stages(::onnx::ModelProto& model, const loaded_model* whole,
+                         const wire::node_views* views, const node_graph& nodes,
+                         const io::split_plan& plan, io::staged_folder& out,
+                         const fs::path& model_path, const split_options& options) {
   auto& g = *model.mutable_graph();
+  std::size_t data_files = 0;
   const fs::path model_dir = model_path.has_parent_path() ? model_path.parent_path() : ".";
   const model_index index(g);
   check_crossing_names(plan);
@@ -748,12 +778,12 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole,
         }
       }
     } const restore{borrowed};
-    // A stage without a weight of fixed-size elements (a model holding its
-    // weights in Constant nodes) gets no data file: a trial found empty ones.
+    // A stage without a tensor to move out (a model holding its weights in
+    // Constant nodes) gets no data file: a trial found empty ones.
     const bool any_data =
-        std::any_of(sources.begin(), sources.end(), [](const ::onnx::TensorProto* t) {
-          return t != nullptr && element_bytes(t->data_type()).has_value();
-        });
+        std::any_of(sources.begin(), sources.end(),
+                    [](const ::onnx::TensorProto* t) { return t != nullptr && moved_out(*t); });
+    data_files += options.external_data && any_data ? 1 : 0;
     if (options.external_data) {
       const std::string data = part.file + ".data";
       externalise(sg, sources, from, whole, any_data ? out.file(data) : fs::path(), data,
@@ -773,27 +803,27 @@ void write_stages(::onnx::ModelProto& model, const loaded_model* whole,
     }
   }
   io::write_file_atomically(out.file("pipeline.json"), io::to_json(plan));
+  return data_files;
 }
 
 } // namespace
 
-void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
-                 io::staged_folder& folder, const fs::path& model_path,
-                 const split_options& options) {
-  write_stages(model, nullptr, nullptr, nodes, plan, folder, model_path, options);
+std::size_t write_split(::onnx::ModelProto& model, const node_graph& nodes,
+                        const io::split_plan& plan, io::staged_folder& folder,
+                        const fs::path& model_path, const split_options& options) {
+  return write_stages(model, nullptr, nullptr, nodes, plan, folder, model_path, options);
 }
 
-void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
-                 io::staged_folder& folder, const fs::path& model_path,
-                 const split_options& options) {
+std::size_t write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                        io::staged_folder& folder, const fs::path& model_path,
+                        const split_options& options) {
   // On the views where their shapes can be found on them (no subgraph):
   // each stage's nodes copied from the input, none parsed.
   if (const auto* views = shapes::inferable_views(model, nullptr)) {
-    write_stages(model.mutable_proto_without_nodes(), &model, views, nodes, plan, folder,
-                 model_path, options);
-    return;
+    return write_stages(model.mutable_proto_without_nodes(), &model, views, nodes, plan, folder,
+                        model_path, options);
   }
-  write_stages(model.proto(), &model, nullptr, nodes, plan, folder, model_path, options);
+  return write_stages(model.proto(), &model, nullptr, nodes, plan, folder, model_path, options);
 }
 
 namespace {

@@ -14,6 +14,7 @@ namespace shardpoint::cli {
 action add_split(CLI::App& app) {
   return add_command<split_options>(app, [](const split_options& a) {
     const auto r = split_model(a);
+    print_warnings(r.warnings);
     std::cout << r.report;
     std::cerr << "shardpoint: wrote " << r.stages << ' ' << a.by
               << " model(s) and pipeline.json to " << io::printable(a.output_dir) << '\n';

@@ -368,6 +368,9 @@ void options(B& b, split_options& a) {
 struct split_outcome {
   std::string report;
   std::size_t stages = 0; ///< stage models written
+  /// What the user would not otherwise see: --external-data that moved no
+  /// tensor out (the weights are in Constant nodes, or all small).
+  std::vector<std::string> warnings;
 };
 
 /// `split`: one runnable model per stage and pipeline.json, in a new folder.

@@ -36,12 +36,11 @@ struct split_options {
   /// Keep __ipu_number / __pipeline_stage on the stages' nodes.
   bool keep_sharding_attributes = false;
   /// Give each stage a data file of its own with only its weights
-  /// (stage_<s>.onnx.data); otherwise weights stay where they are: inside the
-  /// stage file, or in the original external data files, which are not
-  /// opened: hard-linked into the output folder under the same relative name
-  /// (ONNX Runtime refuses data paths outside a model's folder; under
-  /// external_data/ when the split has a file of that name), or, across
-  /// file systems, copied there.
+  /// (stage_<s>.onnx.data), those of 1024 bytes or more; otherwise weights stay where they are:
+  /// inside the stage file, or in the original external data files, which are not opened:
+  /// hard-linked into the output folder under the same relative name (ONNX Runtime refuses data
+  /// paths outside a model's folder; under external_data/ when the split has a file of that name),
+  /// or, across file systems, copied there.
   bool external_data = false;
 };
 
@@ -60,19 +59,23 @@ io::split_plan plan_split(const loaded_model& model, const node_graph& nodes,
 /// `folder`, an output folder of the command's io::output_set (committed
 /// with it, all or nothing). `model_path` locates external data, which must
 /// lie in the model's folder (io::external_data_file). The model is
-/// returned as it was.
-void write_split(::onnx::ModelProto& model, const node_graph& nodes, const io::split_plan& plan,
-                 io::staged_folder& folder, const std::filesystem::path& model_path,
-                 const split_options& options);
+/// returned as it was. Returns the data files written (with
+/// external_data: one a stage that has a tensor of 1024 bytes or more;
+/// smaller ones stay in the stage's file, as onnx's own
+/// convert_model_to_external_data keeps them, since onnx's shape inference
+/// cannot read the shape constants from external data).
+std::size_t write_split(::onnx::ModelProto& model, const node_graph& nodes,
+                        const io::split_plan& plan, io::staged_folder& folder,
+                        const std::filesystem::path& model_path, const split_options& options);
 /// The same on a model read by any of model.hpp's readers: a skeleton's
 /// stages get their initializers as byte ranges of its input, copied
 /// verbatim (with --external-data, read one tensor at a time); where its
 /// nodes are views whose shapes can be found on them (read with
 /// node_reading::views_with_initializers, no subgraph), their nodes too,
 /// none parsed. The same bytes either way.
-void write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
-                 io::staged_folder& folder, const std::filesystem::path& model_path,
-                 const split_options& options);
+std::size_t write_split(loaded_model& model, const node_graph& nodes, const io::split_plan& plan,
+                        io::staged_folder& folder, const std::filesystem::path& model_path,
+                        const split_options& options);
 
 /// Both in one call: `folder` an output of its own io::output_set, with the
 /// model and its external data files as the inputs it may not touch;
