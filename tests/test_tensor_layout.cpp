@@ -134,7 +134,7 @@ TEST_CASE("refusals, in MindSpore's words where it has them") {
                        "of this stage is 6, it can not be divisible by 4",
                        layout_error);
   CHECK_THROWS_WITH_AS(make_layout("b", {10}, {4}, 4),
-                       "For b, dimension 0 of (10,) (10) is not divisible by its shard 4",
+                       "For b, dimension 0 of shape (10,) is 10, not divisible by its shard 4",
                        layout_error);
   CHECK_THROWS_WITH_AS(make_layout("w", {8, 8}, {4}, 4),
                        "For w, the shard (4,) has 1 entries but the parameter has 2 dimensions "

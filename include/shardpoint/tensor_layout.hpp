@@ -168,8 +168,9 @@ inline std::int64_t check_shard(std::string_view name, const std::vector<std::in
   }
   for (std::size_t i = 0; i < shard.size(); ++i) {
     if (shape[i] % shard[i] != 0) {
-      throw layout_error(cat("For ", name, ", dimension ", i, " of ", tuple_text(shape), " (",
-                             shape[i], ") is not divisible by its shard ", shard[i]));
+      // (it read "dimension 1 of (8, 8) (8) is not divisible ...")
+      throw layout_error(cat("For ", name, ", dimension ", i, " of shape ", tuple_text(shape),
+                             " is ", shape[i], ", not divisible by its shard ", shard[i]));
     }
   }
   return *product;
@@ -413,8 +414,8 @@ inline placement place(const tensor_layout& layout) {
   }
   for (std::size_t d = 0; d < p.axes.size(); ++d) {
     if (layout.shape[d] % p.parts(d) != 0) {
-      throw fail(cat("dimension ", d, " of ", tuple_text(layout.shape, false), " (",
-                     layout.shape[d], ") is not divisible into ", p.parts(d), " parts"));
+      throw fail(cat("dimension ", d, " of shape ", tuple_text(layout.shape, false), " is ",
+                     layout.shape[d], ", not divisible into ", p.parts(d), " parts"));
     }
   }
   return p;

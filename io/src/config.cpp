@@ -379,6 +379,10 @@ std::optional<std::size_t> distance_up_to(std::string_view a, std::string_view b
 
 } // namespace
 
+std::size_t hint_within(std::string_view typed) {
+  return std::max<std::size_t>(2, typed.size() / 3);
+}
+
 std::vector<std::string> closest(std::string_view name,
                                  const std::vector<std::string_view>& candidates, std::size_t most,
                                  std::size_t within) {
@@ -451,7 +455,8 @@ resolve(const std::vector<entry>& entries, std::size_t num_vertices,
       std::sort(names.begin(), names.end());
       names.erase(std::unique(names.begin(), names.end()), names.end());
       std::string hint;
-      for (const auto& c : closest(e.node, names)) {
+      // Only names near it: a trial's "no_such_node" got three Constants.
+      for (const auto& c : closest(e.node, names, 3, hint_within(e.node))) {
         hint += (hint.empty() ? "" : ", ") + io::quote(c); // escaped, as every name (a NUL cut one)
       }
       throw bad_input_error(e.where + ": no node is named " + io::quote(e.node) +

@@ -81,13 +81,6 @@ void long_names(const CLI::App& cmd, std::vector<std::string>& names) {
   }
 }
 
-// How far a word typed may be from a hint given for it: a third of its
-// length, at least 2 edits ("--num_ipu" is 1 from "--num_ipus"; "--force"
-// is 4 from "--dim", which is no hint).
-std::size_t hint_within(std::string_view typed) {
-  return std::max<std::size_t>(2, typed.size() / 3);
-}
-
 // An argument meant as a long option but not written as one: "-input-model"
 // (one dash), "\u2014-output-model" or "\u2013output" (a dash pasted from a
 // web page). The option it was meant as ("--input-model", ...), or empty.
@@ -175,10 +168,11 @@ int unknown_arguments(CLI::App& app, int argc, char** argv) {
       shorter.push_back(v);
     }
   }
-  const auto hint = !longer.empty() ? shardpoint::config::closest(meant, longer, 3)
-                    : !shorter.empty()
-                        ? shardpoint::config::closest(meant, shorter, 1)
-                        : shardpoint::config::closest(meant, views, 1, hint_within(meant));
+  const auto hint =
+      !longer.empty() ? shardpoint::config::closest(meant, longer, 3)
+      : !shorter.empty()
+          ? shardpoint::config::closest(meant, shorter, 1)
+          : shardpoint::config::closest(meant, views, 1, shardpoint::config::hint_within(meant));
   std::cerr << "shardpoint: usage: unknown option '" << one_line(unknown) << "'" << context;
   for (std::size_t i = 0; i < hint.size(); ++i) {
     std::cerr << (i == 0                ? "; did you mean '"
@@ -269,7 +263,8 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
   std::cerr << "shardpoint: usage: " << what << " needs a command: " << list;
   if (!given.empty()) {
     std::vector<std::string_view> views(subcommands.begin(), subcommands.end());
-    const auto hint = shardpoint::config::closest(given, views, 1, hint_within(given));
+    const auto hint =
+        shardpoint::config::closest(given, views, 1, shardpoint::config::hint_within(given));
     std::string guess = hint.empty() ? std::string() : std::string(hint.front());
     for (const auto& s : subcommands) { // a prefix says more than a distance
       guess = s.starts_with(given) ? s : guess;
@@ -284,7 +279,8 @@ int missing_subcommand(CLI::App& app, int argc, char** argv) {
               << (guess.empty() ? std::string() : "; did you mean '" + guess + "'?");
   } else if (!cmd && !option.empty()) { // (--help and --version end the program before)
     const std::vector<std::string_view> own{"--help", "--version"};
-    const auto hint = shardpoint::config::closest(option, own, 1, hint_within(option));
+    const auto hint =
+        shardpoint::config::closest(option, own, 1, shardpoint::config::hint_within(option));
     std::cerr << "; '" << one_line(option) << "' is no option of shardpoint"
               << (hint.empty() ? std::string()
                                : "; did you mean '" + std::string(hint.front()) + "'?");

@@ -86,7 +86,13 @@ TEST_CASE("resolve through the caller's lookup, with suggestions") {
   CHECK(error_of([] {
           config::resolve(config::parse("- {node: ad1, device: 0}\n", "c.yaml"), names.size(),
                           name_of);
-        }) == "c.yaml:1:3: no node is named 'ad1'; closest: 'add1', 'add2', 'attn'");
+        }) == "c.yaml:1:3: no node is named 'ad1'; closest: 'add1', 'add2'");
+  // Nothing near it: no hint (a trial's "no_such_node" was offered three
+  // Constants, 9 edits away).
+  CHECK(error_of([] {
+          config::resolve(config::parse("- {node: no_such_node, device: 0}\n", "c.yaml"),
+                          names.size(), name_of);
+        }) == "c.yaml:1:3: no node is named 'no_such_node'");
   // A suggested name is escaped as every name is: a NUL in one cut the
   // message there (a trial's model had a node named "n\0" "6").
   const std::vector<std::string> odd{std::string("n\0"

@@ -329,7 +329,9 @@ TEST_CASE("bad configs: exit 2, one line naming file, line and column") {
     write_file(c, text);
     expect_failure(f, f.shard_args(f.model, c), 2, message);
   };
-  run("- {node: nope, device: 0}\n", "c.yaml:1:3: no node is named 'nope'; closest: 'a', 'b', 'c'");
+  // The model's names are 'a', 'b', 'c': none near enough to offer.
+  run("- {node: nope, device: 0}\n", "c.yaml:1:3: no node is named 'nope'\n");
+  run("- {node: bb, device: 0}\n", "c.yaml:1:3: no node is named 'bb'; closest: 'b', 'a', 'c'");
   run("- {node: a, device: 0\n", "c.yaml:2:1: YAML syntax error");
   run("- node: a\n  device: -1\n", "c.yaml:2:11: device '-1' is not an integer in 0..65535");
   run("- node: a\n  device: 99999999999999999999\n",

@@ -511,8 +511,8 @@ TEST_CASE("refusals: exit 2, one line, nothing written") {
          "l.yaml:1:1: the layout names 'no_such_weight', which is no initializer of the model");
   expect(layout("layer0/q_w: sideways\n") + " --tensor-parallel 4",
          "'sideways' for layer0/q_w is not column, row");
-  expect("--tensor-parallel 3", "For layer0/q_w, dimension 1 of (8, 8) (8) is not divisible by "
-                                "its shard 3");
+  expect("--tensor-parallel 3", "For layer0/q_w, dimension 1 of shape (8, 8) is 8, not "
+                                "divisible by its shard 3");
   // A name MindSpore cannot carry.
   auto m = sp::synth_decoder(1);
   m.mutable_graph()->mutable_initializer(0)->set_name("bad-name");

@@ -67,6 +67,11 @@ from_mapping_texts(const std::vector<std::pair<std::string, std::string>>& shard
                    const std::vector<std::pair<std::string, std::string>>& pipelining_info,
                    const std::string& source = "sharding_info/pipelining_info");
 
+/// How far a word typed may be from a hint given for it: a third of its
+/// length, at least 2 edits ("--num_ipu" is 1 from "--num_ipus"; "--force"
+/// is 4 from "--dim", and "no_such_node" 9 from "Constant_0": no hints).
+std::size_t hint_within(std::string_view typed);
+
 /// Up to `most` of `candidates` closest to `name` (Levenshtein distance,
 /// then alphabetical), for "did you mean" hints; only those within
 /// `within` edits of it (none farther is a hint worth giving).
@@ -77,7 +82,7 @@ std::vector<std::string> closest(std::string_view name,
 
 /// Resolves entries to sharding points on a graph of `num_vertices`
 /// vertices, `name_of(i)` being the name of vertex i. Throws bad_input_error
-/// for an unknown name (with the closest names), a name on two vertices, or
+/// for an unknown name (with the closest names within hint_within), a name on two vertices, or
 /// a vertex listed twice.
 std::vector<sharding_point<std::size_t>>
 resolve(const std::vector<entry>& entries, std::size_t num_vertices,
