@@ -36,22 +36,34 @@ namespace {
   throw bad_input_error(quote(path.string()) + ": " + what);
 }
 
+// Whether a file or folder is read-only: no one may write it (mode a-w,
+// which root's writes would otherwise ignore), or this user may not.
+bool read_only(const fs::path& path, const struct stat& st) {
+  return (st.st_mode & 0222) == 0 || ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0;
+}
+
+std::string mode_of(const struct stat& st) {
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return mode;
+}
+
 // Refuses to replace an existing file that is read-only: one no one may
 // write (mode a-w, which root's writes would otherwise ignore), or that this
 // user may not write -- as `cp` refuses it; a rename over it needs only the
 // folder's permission, and would replace what its owner protected (a
 // trial's --output-config replaced a 0444 file in a read-only folder).
 void refuse_read_only(const fs::path& path, const struct stat& st) {
-  if ((st.st_mode & 0222) == 0 || ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    fail(path, std::string("exists and is read-only (mode ") + mode +
+  if (read_only(path, st)) {
+    fail(path, "exists and is read-only (mode " + mode_of(st) +
                    "); shardpoint does not replace it: make it writable, or remove it");
   }
 }
 
-// Refuses an output whose folder is missing, is a file, or cannot be
-// reached ("file/o.onnx" where file is a file: not "does not exist").
+// Refuses an output whose folder is missing, is a file, cannot be reached
+// ("file/o.onnx" where file is a file: not "does not exist"), or is
+// read-only: a helper running as root made a folder of split's in a 0555
+// folder of shared models, which root's writes do not see as read-only.
 void require_output_folder(const fs::path& path, const fs::path& folder, const std::string& named) {
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) {
@@ -62,6 +74,10 @@ void require_output_folder(const fs::path& path, const fs::path& folder, const s
   }
   if (!S_ISDIR(st.st_mode)) {
     fail(path, named + quote(folder.string()) + " is not a folder");
+  }
+  if (read_only(folder, st)) {
+    fail(path, named + quote(folder.string()) + " is read-only (mode " + mode_of(st) +
+                   "); shardpoint does not write into it");
   }
 }
 
@@ -779,11 +795,11 @@ staged_folder& output_set::folder(const fs::path& given, std::string_view what, 
     if (!S_ISDIR(st.st_mode)) {
       fail(path, "exists and is not a folder");
     }
+    refuse_read_only(path, st); // replaced by a rename, which its mode does not stop
     f->existed_ = true;
     p.exists = true;
-  } else {
-    require_output_folder(path, folder_of(path), "the folder it goes in, ");
   }
+  require_output_folder(path, folder_of(path), "the folder it goes in, ");
   check_against_all(p);
   // What --force replaces is read where the checks above resolved the
   // path, as the rename at commit() goes there (target_), not by its text

@@ -277,6 +277,47 @@ TEST_CASE("folder outputs: '.', '..', '/', inputs and their folders, a user's fo
   CHECK(fs::exists(w.work / "out" / "pipeline.json"));
 }
 
+TEST_CASE("read-only folders: nothing is written into them, by root either") {
+  // A helper running as root made split's folder inside the 0555 folder of
+  // shared models: root's writes ignore the mode, shardpoint does not.
+  workspace w;
+  fs::create_directory(w.work / "shelf");
+  fs::copy_file(w.work / "model.onnx", w.work / "shelf" / "model.onnx");
+  fs::create_directory(w.work / "locked"); // empty, read-only
+  for (const auto* d : {"shelf", "locked"}) {
+    fs::permissions(w.work / d, fs::perms(0555));
+  }
+  for (const auto& args : std::vector<std::string>{
+           "split --input-model shelf/model.onnx --manual-sharding-config c.yaml "
+           "--output-dir shelf/stages",
+           "split --input-model model.onnx --manual-sharding-config c.yaml --output-dir locked",
+           "split --input-model model.onnx --manual-sharding-config c.yaml --output-dir "
+           "locked --force",
+           "split --input-model model.onnx --manual-sharding-config c.yaml --output-dir "
+           "locked/stages",
+           "shard --input-model shelf/model.onnx --manual-sharding-config c.yaml "
+           "--output-model shelf/sharded.onnx",
+           "suggest --input-model model.onnx --stages 2 --output-config shelf/c.yaml",
+           "weights strategy --input-model model.onnx --manual-sharding-config c.yaml "
+           "--tensor-parallel 2 --replicate-shared --output-dir shelf/st",
+           "synth decoder --layers 1 --hidden 8 locked/d.onnx",
+       }) {
+    expect_refused(w, args);
+  }
+  const auto r = run_in(w.work,
+                        "shard --input-model model.onnx --manual-sharding-config c.yaml "
+                        "--output-model shelf/sharded.onnx",
+                        w.scratch.path());
+  CHECK(r.err == "shardpoint: error: 'shelf/sharded.onnx': the output folder 'shelf' is "
+                 "read-only (mode 0555); shardpoint does not write into it\n");
+  // Writable again: written.
+  fs::permissions(w.work / "shelf", fs::perms(0755));
+  w.must("split --input-model shelf/model.onnx --manual-sharding-config c.yaml "
+         "--output-dir shelf/stages");
+  CHECK(fs::exists(w.work / "shelf" / "stages" / "pipeline.json"));
+  fs::permissions(w.work / "locked", fs::perms(0755));
+}
+
 namespace {
 
 // Runs `args` in `dir` once per instant in [0, the run's own duration), each
