@@ -118,8 +118,8 @@ std::string to_table(const suggestion& s) {
        << " node(s) without a node input stay in an earlier stage than every node reading them, "
           "their outputs crossing a cut: "
        << quoted_names(s.sources_behind)
-       << " (in their readers' stage, each would raise the bottleneck, break the cap or empty "
-          "a stage)\n";
+       << " (moving any of them to the stage of its first reader would raise the bottleneck, "
+          "break the memory cap or leave a stage empty)\n";
   }
   if (planned(s)) {
     os << "memory plan: the largest device holds " << human_bytes(*s.plan.planned_largest)
